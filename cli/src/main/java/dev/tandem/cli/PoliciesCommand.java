@@ -1,0 +1,24 @@
+package dev.tandem.cli;
+
+import dev.tandem.core.policies.PolicyCatalog;
+import picocli.CommandLine.Command;
+
+import java.util.Map;
+
+/** Lists the built-in policies. */
+@Command(name = "policies", mixinStandardHelpOptions = true, description = "List the built-in scheduling policies.")
+final class PoliciesCommand implements Runnable {
+    private static final Map<String, String> SUMMARY = Map.of(
+            "fifo", "first in, first out, one job per GPU, no backfill (the baseline)",
+            "sjf", "shortest expected job first, exclusive GPUs, with backfill",
+            "srtf", "shortest remaining time first, preemptive, exclusive GPUs",
+            "tiresias", "Tiresias discretised 2D-LAS, preemptive, exclusive GPUs (NSDI'19)",
+            "fifo-packed", "Gavel's FIFO with packing when normalised throughput sum >= 1.5 (OSDI'20)",
+            "lucid", "Lucid's indolent packing by sharing score and memory cap (ASPLOS'23)",
+            "gandiva", "Gandiva-style greedy packing by GPU utilisation with introspection (OSDI'18)",
+            "tandem", "tandem: matching by predicted combined throughput, memory- and slowdown-bounded");
+
+    @Override public void run() {
+        for (String n : PolicyCatalog.names()) System.out.printf("%-12s %s%n", n, SUMMARY.getOrDefault(n, ""));
+    }
+}

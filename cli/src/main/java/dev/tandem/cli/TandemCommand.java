@@ -1,0 +1,39 @@
+package dev.tandem.cli;
+
+import dev.tandem.sim.data.DataFormatException;
+import dev.tandem.sim.engine.SimulationException;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The one {@code tandem} command. */
+@Command(name = "tandem", mixinStandardHelpOptions = true, version = "tandem 0.1.0",
+        description = "Co-locating scheduler and simulator for deep-learning training jobs on GPU clusters.",
+        subcommands = {SimulateCommand.class, CompatCommand.class, PoliciesCommand.class, CommandLine.HelpCommand.class})
+public final class TandemCommand implements Runnable {
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override public void run() {
+        spec.commandLine().usage(System.out);
+    }
+
+    public static CommandLine commandLine() {
+        CommandLine cl = new CommandLine(new TandemCommand());
+        cl.setExecutionExceptionHandler((ex, cmd, parsed) -> {
+            Throwable t = ex;
+            if (t instanceof DataFormatException || t instanceof IllegalArgumentException || t instanceof SimulationException) {
+                cmd.getErr().println("tandem: error: " + t.getMessage());
+                return t instanceof SimulationException ? 3 : 2;
+            }
+            if (t instanceof java.io.UncheckedIOException || t instanceof java.io.IOException) {
+                cmd.getErr().println("tandem: error: " + t.getMessage());
+                return 1;
+            }
+            throw ex;
+        });
+        return cl;
+    }
+
+    public static void main(String[] args) {
+        System.exit(commandLine().execute(args));
+    }
+}

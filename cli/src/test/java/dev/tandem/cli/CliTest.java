@@ -1,0 +1,118 @@
+package dev.tandem.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class CliTest {
+    @TempDir Path dir;
+
+    record Run(int code, String out, String err) {}
+
+    static synchronized Run tandem(String... args) {
+        PrintStream saved = System.out;
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        StringWriter err = new StringWriter();
+        try {
+            System.setOut(new PrintStream(buf, true, StandardCharsets.UTF_8));
+            CommandLine cl = TandemCommand.commandLine();
+            cl.setErr(new PrintWriter(err, true));
+            int code = cl.execute(args);
+            return new Run(code, buf.toString(StandardCharsets.UTF_8), err.toString());
+        } finally {
+            System.setOut(saved);
+        }
+    }
+
+    @Test
+    void simulateWritesTheTableJsonAndReport() throws Exception {
+        Path json = dir.resolve("out/r.json"), html = dir.resolve("out/r.html");
+        Run r = tandem("simulate", "--jobs", "40", "--sizes", "1", "--policy", "fifo,tandem", "--output-json", json.toString(),
+                "--report", html.toString(), "--show-decisions", "3");
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.out()).contains("fifo").contains("tandem").contains("lower bound").contains("decisions of tandem");
+        JsonNode root = new ObjectMapper().readTree(json.toFile());
+        assertThat(root.get("results")).hasSize(2);
+        assertThat(root.get("results").get(1).get("policy").asText()).isEqualTo("tandem");
+        assertThat(root.has("lower_bound_makespan_s")).isTrue();
+        assertThat(Files.readString(html)).contains("echarts");
+    }
+
+    @Test
+    void badInputFailsWithAClearMessageAndNonZeroExit() throws Exception {
+        Run unknown = tandem("simulate", "--policy", "fifo,nope", "--jobs", "5");
+        assertThat(unknown.code()).isNotZero();
+        assertThat(unknown.err()).contains("unknown policy 'nope'");
+
+        Path bad = dir.resolve("bad.csv");
+        Files.writeString(bad, "model,dataset,batchsize,amp,speed,gpu_util,gmem_util,gmem\nA,D,32,0,10,50,20,1000\nB,D,32,0,10,50,200,1000\n");
+        Run badProfile = tandem("simulate", "--profiles", bad.toString(), "--jobs", "5");
+        assertThat(badProfile.code()).isEqualTo(2);
+        assertThat(badProfile.err()).contains("bad.csv:3").contains("gmem_util");
+
+        Run missing = tandem("simulate", "--truth", dir.resolve("none.csv").toString(), "--jobs", "5");
+        assertThat(missing.code()).isEqualTo(2);
+        assertThat(missing.err()).contains("none.csv").contains("file not found");
+
+        Run cluster = tandem("simulate", "--cluster", "eight", "--jobs", "5");
+        assertThat(cluster.code()).isEqualTo(2);
+        assertThat(cluster.err()).contains("NODESxGPUS:TYPE-MEM");
+
+        Run duration = tandem("simulate", "--duration-max", "soon", "--jobs", "5");
+        assertThat(duration.code()).isEqualTo(2);
+        assertThat(duration.err()).contains("'soon' is not a duration");
+    }
+
+    @Test
+    void compatPredictAddsColumnsAndKeepsRows() throws Exception {
+        Path pairs = dir.resolve("pairs.csv");
+        Files.writeString(pairs, "model1,dataset1,gpu_num1,batchsize1,amp1,model2,dataset2,gpu_num2,batchsize2,amp2\n"
+                + "ResNet50,ImageNet,1,32,0,PPO,LunarLander,1,32,0\nBERT,SQuAD,1,32,0,BERT,SQuAD,1,32,1\n");
+        Path out = dir.resolve("pred.csv");
+        Run r = tandem("compat", "predict", "--pairs", pairs.toString(), "--out", out.toString());
+        assertThat(r.code()).as(r.err()).isZero();
+        List<String> lines = Files.readAllLines(out);
+        assertThat(lines).hasSize(3);
+        assertThat(lines.get(0)).endsWith("pred_speed1,pred_speed2,pred_fits");
+        assertThat(lines.get(1)).startsWith("ResNet50,ImageNet,1,32,0,PPO").endsWith(",1");
+        assertThat(lines.get(2)).endsWith(",0"); // two BERTs (20 GB + 16 GB) do not fit in 24 GB
+
+        Files.writeString(pairs, "model1,dataset1,gpu_num1,batchsize1,amp1,model2,dataset2,gpu_num2,batchsize2,amp2\nNoSuch,X,1,32,0,PPO,LunarLander,1,32,0\n");
+        Files.writeString(out, "keep me");
+        Run bad = tandem("compat", "predict", "--pairs", pairs.toString(), "--out", out.toString());
+        assertThat(bad.code()).isEqualTo(2);
+        assertThat(bad.err()).contains("NoSuch/X/bs32").contains("no solo profile");
+        assertThat(Files.readString(out)).isEqualTo("keep me"); // nothing already there is lost
+    }
+
+    @Test
+    void compatEvaluateAndMatrixPrintTables() {
+        Run e = tandem("compat", "evaluate");
+        assertThat(e.code()).isZero();
+        assertThat(e.out()).contains("pooled").contains("per-job speed MAE: knn");
+        Run m = tandem("compat", "matrix");
+        assertThat(m.code()).isZero();
+        assertThat(m.out()).contains("BERT").contains("PPO");
+    }
+
+    @Test
+    void helpListsTheSubcommands() {
+        Run h = tandem("--help");
+        assertThat(h.code()).isZero();
+        assertThat(h.out()).contains("simulate").contains("compat").contains("policies");
+        assertThat(tandem("policies").out()).contains("fifo-packed").contains("tiresias");
+    }
+}

@@ -1,0 +1,106 @@
+package dev.tandem.core.compat;
+
+import dev.tandem.core.model.JobProfile;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * tandem's learned compatibility model: distance-weighted k-nearest-neighbour regression in profile space.
+ *
+ * <p>Each training pair (a, b) gives two samples: the point {@code x = (u_a, m_a, u_b, m_b)} (solo GPU
+ * utilisation and memory-bandwidth utilisation of the job and of its partner, as fractions) with target
+ * {@code speed_a}, and the mirrored point with target {@code speed_b}. A new pair is predicted from the k
+ * nearest samples, weighted {@code 1 / (d + eps)}. Because the features are solo metrics only, a job from a
+ * model never seen in any pair is predicted from jobs that look like it, which is what the leave-one-model-out
+ * evaluation measures.
+ *
+ * <p>Uncertainty is the weighted spread of the neighbours' targets, widened by the distance to the nearest
+ * sample, so a pair far from anything measured is flagged as uncertain rather than predicted confidently.
+ */
+public final class KernelRegressionModel implements CompatibilityModel {
+    public static final int DEFAULT_K = 10;
+    private static final double EPS = 0.02;
+    /** How much uncertainty grows per unit of distance to the nearest training sample. */
+    private static final double DISTANCE_PENALTY = 0.5;
+
+    private final double[][] points;
+    private final double[] targets;
+    private final int k;
+    /** Predictions depend only on the two profiles, and schedulers ask about the same pairs again and again. */
+    private final Map<List<JobProfile>, PairPrediction> cache = new ConcurrentHashMap<>();
+
+    private KernelRegressionModel(double[][] points, double[] targets, int k) {
+        this.points = points;
+        this.targets = targets;
+        this.k = k;
+    }
+
+    public static KernelRegressionModel fit(List<PairObservation> training) {
+        return fit(training, DEFAULT_K);
+    }
+
+    public static KernelRegressionModel fit(List<PairObservation> training, int k) {
+        if (k < 1) throw new IllegalArgumentException("k must be at least 1");
+        List<double[]> pts = new ArrayList<>();
+        List<Double> ys = new ArrayList<>();
+        for (PairObservation o : training) {
+            if (!o.a().hasUtilization() || !o.b().hasUtilization()) continue;
+            pts.add(features(o.a(), o.b()));
+            ys.add(o.speedA());
+            pts.add(features(o.b(), o.a()));
+            ys.add(o.speedB());
+        }
+        if (pts.isEmpty()) throw new IllegalArgumentException("the kernel-regression model needs at least one training pair with utilisation");
+        return new KernelRegressionModel(pts.toArray(double[][]::new), ys.stream().mapToDouble(Double::doubleValue).toArray(), Math.min(k, pts.size()));
+    }
+
+    static double[] features(JobProfile self, JobProfile other) {
+        return new double[] {self.gpuUtil() / 100, self.gmemUtil() / 100, other.gpuUtil() / 100, other.gmemUtil() / 100};
+    }
+
+    @Override public String name() { return "knn"; }
+
+    @Override public PairPrediction predict(JobProfile a, JobProfile b) {
+        if (!a.hasUtilization() || !b.hasUtilization()) return PairPrediction.unknown("no utilisation in profile");
+        return cache.computeIfAbsent(List.of(a, b), x -> compute(a, b));
+    }
+
+    private PairPrediction compute(JobProfile a, JobProfile b) {
+        double[] ra = regress(features(a, b));
+        double[] rb = regress(features(b, a));
+        return new PairPrediction(ra[0], rb[0], Math.max(ra[1], rb[1]), "knn");
+    }
+
+    /** Returns {prediction, uncertainty} at x. */
+    private double[] regress(double[] x) {
+        int n = points.length;
+        double[] dist = new double[n];
+        Integer[] order = new Integer[n];
+        for (int i = 0; i < n; i++) {
+            double d = 0;
+            for (int j = 0; j < x.length; j++) d += (points[i][j] - x[j]) * (points[i][j] - x[j]);
+            dist[i] = Math.sqrt(d);
+            order[i] = i;
+        }
+        Arrays.sort(order, (p, q) -> Double.compare(dist[p], dist[q]));
+        double wsum = 0, ysum = 0;
+        for (int i = 0; i < k; i++) {
+            double w = 1 / (dist[order[i]] + EPS);
+            wsum += w;
+            ysum += w * targets[order[i]];
+        }
+        double mean = ysum / wsum;
+        double var = 0;
+        for (int i = 0; i < k; i++) {
+            double w = 1 / (dist[order[i]] + EPS);
+            var += w * Math.pow(targets[order[i]] - mean, 2);
+        }
+        double spread = Math.sqrt(var / wsum);
+        double far = DISTANCE_PENALTY * dist[order[0]];
+        return new double[] {UtilSumModel.clamp(mean), Math.sqrt(spread * spread + far * far)};
+    }
+}

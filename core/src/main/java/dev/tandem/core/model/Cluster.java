@@ -1,0 +1,75 @@
+package dev.tandem.core.model;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** An immutable set of nodes; GPUs are numbered 0..gpuCount-1 across the cluster. */
+public final class Cluster {
+    private static final Pattern SPEC = Pattern.compile("(\\d+)x(\\d+):([A-Za-z0-9_.]+)-(\\d+)(GB|G|MB|M)");
+
+    private final List<Node> nodes;
+    private final List<Gpu> gpus;
+
+    public Cluster(List<Node> nodes) {
+        this.nodes = List.copyOf(nodes);
+        List<Gpu> all = new ArrayList<>();
+        for (Node n : nodes) all.addAll(n.gpus());
+        for (int i = 0; i < all.size(); i++) {
+            if (all.get(i).id() != i) throw new IllegalArgumentException("GPU ids must be 0..n-1 in node order; GPU " + all.get(i) + " is at position " + i);
+        }
+        this.gpus = List.copyOf(all);
+    }
+
+    /** Builds {@code nodes} identical nodes of {@code gpusPerNode} GPUs each. */
+    public static Cluster homogeneous(int nodes, int gpusPerNode, GpuType type, int cpusPerNode, long hostMemMiB) {
+        List<Node> list = new ArrayList<>();
+        int id = 0;
+        for (int n = 0; n < nodes; n++) {
+            String name = String.format(Locale.ROOT, "node%02d", n);
+            List<Gpu> g = new ArrayList<>();
+            for (int i = 0; i < gpusPerNode; i++) g.add(new Gpu(id++, name, i, type));
+            list.add(new Node(name, g, cpusPerNode, hostMemMiB));
+        }
+        return new Cluster(list);
+    }
+
+    /**
+     * Parses a compact spec {@code NODESxGPUS:TYPE-MEM}, e.g. {@code 4x8:RTX3090-24GB} or {@code 1x8:V100-16GB}.
+     * Several specs may be joined with {@code +} for a mixed cluster.
+     */
+    public static Cluster parse(String spec) {
+        List<Node> list = new ArrayList<>();
+        int id = 0;
+        for (String part : spec.split("\\+")) {
+            Matcher m = SPEC.matcher(part.trim());
+            if (!m.matches()) {
+                throw new IllegalArgumentException("cluster spec '" + part + "' is not NODESxGPUS:TYPE-MEM (e.g. 4x8:RTX3090-24GB)");
+            }
+            int nodes = Integer.parseInt(m.group(1));
+            int per = Integer.parseInt(m.group(2));
+            if (nodes <= 0 || per <= 0) throw new IllegalArgumentException("cluster spec '" + part + "' needs at least one node and one GPU per node");
+            long mem = Long.parseLong(m.group(4));
+            long mib = m.group(5).startsWith("G") ? mem * 1024 : mem;
+            GpuType type = new GpuType(m.group(3), mib);
+            for (int n = 0; n < nodes; n++) {
+                String name = String.format(Locale.ROOT, "%s-node%02d", m.group(3).toLowerCase(Locale.ROOT), list.size());
+                List<Gpu> g = new ArrayList<>();
+                for (int i = 0; i < per; i++) g.add(new Gpu(id++, name, i, type));
+                list.add(new Node(name, g, 8 * per, 64L * 1024 * per));
+            }
+        }
+        return new Cluster(list);
+    }
+
+    public List<Node> nodes() { return nodes; }
+    public List<Gpu> gpus() { return gpus; }
+    public int gpuCount() { return gpus.size(); }
+    public Gpu gpu(int id) { return gpus.get(id); }
+
+    @Override public String toString() {
+        return nodes.size() + " nodes, " + gpus.size() + " GPUs";
+    }
+}

@@ -1,0 +1,66 @@
+package dev.tandem.core.policies;
+
+import dev.tandem.core.model.Job;
+import dev.tandem.core.model.JobProfile;
+import dev.tandem.core.policy.ClusterView;
+import dev.tandem.core.policy.Decision;
+import dev.tandem.core.policy.Policy;
+import dev.tandem.core.policy.SchedulerSnapshot;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Gandiva-style greedy packing with introspection (Xiao et al., OSDI'18). Jobs are served FIFO on idle GPUs;
+ * when the head finds none it is packed, if memory fits, onto the running job with the lowest profiled GPU
+ * utilisation (Gandiva packs low-utilisation jobs). Packing is trial and error: once a pair's speeds have been
+ * observed, a pair whose normalised throughput sum is below {@code unpackBelow} (1.0 = no better than taking
+ * turns) is split by suspending the newer job, and that signature pair is not packed again.
+ */
+public final class GandivaPolicy implements Policy {
+    private final double unpackBelow;
+    private final Set<String> badPairs = new HashSet<>();
+
+    public GandivaPolicy() { this(1.0); }
+
+    public GandivaPolicy(double unpackBelow) { this.unpackBelow = unpackBelow; }
+
+    @Override public String name() { return "gandiva"; }
+
+    @Override public boolean actsOnRunningJobs() { return true; }
+
+    @Override public List<Decision> decide(SchedulerSnapshot s) {
+        ClusterView view = new ClusterView(s);
+        List<Decision> out = new ArrayList<>();
+        for (Packing.ObservedPair p : Packing.observedPairs(s)) {
+            if (p.combined() >= unpackBelow) continue;
+            badPairs.add(SchedulerSnapshot.oomKey(p.older().job().signature(), p.newer().job().signature()));
+            badPairs.add(SchedulerSnapshot.oomKey(p.newer().job().signature(), p.older().job().signature()));
+            view.remove(p.newer().id());
+            out.add(new Decision.Preempt(p.newer().id(), String.format(Locale.ROOT,
+                    "gandiva introspection: %s with %s observed %.2f < %.2f, unpacked", p.newer().id(), p.older().id(), p.combined(), unpackBelow)));
+        }
+        IndolentFifoPacking.schedule(s, view, name(), this::choose, out);
+        return out;
+    }
+
+    private Optional<IndolentFifoPacking.Choice> choose(SchedulerSnapshot s, ClusterView view, Job job, List<Packing.Host> hosts) {
+        Packing.Host best = null;
+        double bestUtil = Double.POSITIVE_INFINITY;
+        for (Packing.Host h : hosts) {
+            if (badPairs.contains(SchedulerSnapshot.oomKey(job.signature(), h.job().signature()))) continue;
+            double u = s.profile(h.job()).map(JobProfile::gpuUtil).filter(x -> !x.isNaN()).orElse(100.0);
+            if (u < bestUtil) {
+                best = h;
+                bestUtil = u;
+            }
+        }
+        if (best == null) return Optional.empty();
+        return Optional.of(new IndolentFifoPacking.Choice(best, String.format(Locale.ROOT, "gandiva: packed %s onto %s (GPU util %.0f %%), %s",
+                job.id(), best.job().id(), bestUtil, Packing.memoryNote(view, job, best.gpus(), s))));
+    }
+}

@@ -1,0 +1,45 @@
+package dev.tandem.core.policies;
+
+import dev.tandem.core.model.Job;
+import dev.tandem.core.policy.ClusterView;
+import dev.tandem.core.policy.Decision;
+import dev.tandem.core.policy.PendingJob;
+import dev.tandem.core.policy.SchedulerSnapshot;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The skeleton the peer packing policies share (Gavel's fifo_packed, Lucid, Gandiva): serve the queue in
+ * order on idle GPUs; only when the head finds none is it packed onto a running job that the policy's own
+ * rule picks; if the rule picks none, nothing behind the head starts (FIFO).
+ */
+final class IndolentFifoPacking {
+    /** A policy's packing rule: which host the blocked job should join, and why. */
+    interface HostRule {
+        Optional<Choice> choose(SchedulerSnapshot s, ClusterView view, Job job, List<Packing.Host> hosts);
+    }
+
+    record Choice(Packing.Host host, String reason) {}
+
+    private IndolentFifoPacking() {}
+
+    static void schedule(SchedulerSnapshot s, ClusterView view, String policy, HostRule rule, List<Decision> out) {
+        List<Job> placed = new ArrayList<>();
+        for (PendingJob p : s.queue()) {
+            Optional<List<Integer>> idle = view.findIdle(p.job().gpus());
+            if (idle.isPresent()) {
+                view.place(p.job(), idle.get());
+                placed.add(p.job());
+                out.add(new Decision.Start(p.id(), idle.get(), policy + " head: idle GPU(s) " + idle.get()));
+                continue;
+            }
+            List<Packing.Host> hosts = Packing.hostsFor(s, view, p.job(), Packing.runningIn(s, view, placed));
+            Optional<Choice> c = rule.choose(s, view, p.job(), hosts);
+            if (c.isEmpty()) return;
+            view.place(p.job(), c.get().host().gpus());
+            out.add(new Decision.Start(p.id(), c.get().host().gpus(), c.get().reason()));
+        }
+    }
+}

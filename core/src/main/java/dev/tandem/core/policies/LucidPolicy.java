@@ -1,0 +1,64 @@
+package dev.tandem.core.policies;
+
+import dev.tandem.core.model.Job;
+import dev.tandem.core.model.JobProfile;
+import dev.tandem.core.policy.ClusterView;
+import dev.tandem.core.policy.Decision;
+import dev.tandem.core.policy.Policy;
+import dev.tandem.core.policy.SchedulerSnapshot;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * Lucid-style indolent packing (Hu et al., ASPLOS'23). Each workload gets a sharing score from its solo
+ * profile: 0 (tiny), 1 (medium) or 2 (jumbo); the profile's own label where the data has one (Lucid's
+ * analyser output), otherwise by GPU utilisation (under 40 % tiny, under 70 % medium, else jumbo). Jobs are
+ * served FIFO on idle GPUs; only when the head finds none (indolent: no sharing while GPUs are idle) is it
+ * packed with a running job of the same GPU count whose score sum with it is at most 2, and whose summed
+ * profiled memory stays under a memory cap (24 GB in Lucid). Among allowed partners the lowest score wins.
+ */
+public final class LucidPolicy implements Policy {
+    private final long memoryCapMiB;
+
+    public LucidPolicy() { this(24 * 1024); }
+
+    public LucidPolicy(long memoryCapMiB) { this.memoryCapMiB = memoryCapMiB; }
+
+    @Override public String name() { return "lucid"; }
+
+    /** Lucid's sharing score, or 2 (never shared with anything but tiny jobs) when the profile lacks utilisation. */
+    static int score(Optional<JobProfile> p) {
+        if (p.isEmpty()) return 2;
+        JobProfile prof = p.get();
+        if (prof.shareLabel() >= 0) return prof.shareLabel();
+        if (Double.isNaN(prof.gpuUtil())) return 2;
+        return prof.gpuUtil() < 40 ? 0 : prof.gpuUtil() < 70 ? 1 : 2;
+    }
+
+    @Override public List<Decision> decide(SchedulerSnapshot s) {
+        List<Decision> out = new ArrayList<>();
+        IndolentFifoPacking.schedule(s, new ClusterView(s), name(), this::choose, out);
+        return out;
+    }
+
+    private Optional<IndolentFifoPacking.Choice> choose(SchedulerSnapshot s, ClusterView view, Job job, List<Packing.Host> hosts) {
+        int mine = score(s.profile(job));
+        Packing.Host best = null;
+        int bestScore = Integer.MAX_VALUE;
+        for (Packing.Host h : hosts) {
+            int theirs = score(s.profile(h.job()));
+            if (mine + theirs > 2) continue;
+            if (s.memoryNeed(job) + s.memoryNeed(h.job()) > memoryCapMiB) continue;
+            if (theirs < bestScore) {
+                best = h;
+                bestScore = theirs;
+            }
+        }
+        if (best == null) return Optional.empty();
+        return Optional.of(new IndolentFifoPacking.Choice(best, String.format(Locale.ROOT, "lucid: paired %s (score %d) with %s (score %d), %s",
+                job.id(), mine, best.job().id(), bestScore, Packing.memoryNote(view, job, best.gpus(), s))));
+    }
+}

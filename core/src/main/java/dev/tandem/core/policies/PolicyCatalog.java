@@ -1,0 +1,40 @@
+package dev.tandem.core.policies;
+
+import dev.tandem.core.policy.Policy;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/** Policies by the names the CLI and the API use. Each call returns a fresh instance (some policies keep state). */
+public final class PolicyCatalog {
+    private static final Map<String, Supplier<Policy>> BUILTIN = new LinkedHashMap<>();
+
+    static {
+        BUILTIN.put("fifo", FifoPolicy::new);
+        BUILTIN.put("sjf", SjfPolicy::new);
+        BUILTIN.put("srtf", SrtfPolicy::new);
+        BUILTIN.put("tiresias", TiresiasPolicy::new);
+        BUILTIN.put("fifo-packed", FifoPackedPolicy::new);
+        BUILTIN.put("lucid", LucidPolicy::new);
+        BUILTIN.put("gandiva", GandivaPolicy::new);
+        BUILTIN.put("tandem", TandemPolicy::new);
+    }
+
+    private PolicyCatalog() {}
+
+    public static List<String> names() { return List.copyOf(BUILTIN.keySet()); }
+
+    public static Policy create(String name) {
+        return create(name, TandemPolicy.Config.defaults());
+    }
+
+    /** As {@link #create(String)}, with tandem's tunables for the {@code tandem} policy. */
+    public static Policy create(String name, TandemPolicy.Config tandem) {
+        if (name.equals("tandem")) return new TandemPolicy(tandem);
+        Supplier<Policy> s = BUILTIN.get(name);
+        if (s == null) throw new IllegalArgumentException("unknown policy '" + name + "'; known: " + String.join(", ", names()));
+        return s.get();
+    }
+}

@@ -1,0 +1,55 @@
+package dev.tandem.core.policies;
+
+import dev.tandem.core.model.Job;
+import dev.tandem.core.policy.ClusterView;
+import dev.tandem.core.policy.Decision;
+import dev.tandem.core.policy.PendingJob;
+import dev.tandem.core.policy.RunningJob;
+import dev.tandem.core.policy.SchedulerSnapshot;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Shared step of the preemptive non-sharing policies (SRTF, Tiresias): rank every job, queued or running, by
+ * a priority; the best-ranked jobs that fit in the cluster's GPU count should run, the rest should wait.
+ * Running jobs outside that set are preempted, queued jobs inside it are started.
+ */
+final class PreemptivePriority {
+    /** A job's rank key: lower sorts first. */
+    record Candidate(Job job, double key, boolean running) {}
+
+    private PreemptivePriority() {}
+
+    static List<Decision> schedule(SchedulerSnapshot s, List<Candidate> candidates, String policy) {
+        List<Candidate> ranked = new ArrayList<>(candidates);
+        ranked.sort(Comparator.comparingDouble(Candidate::key).thenComparingDouble(c -> c.job().submitTime()).thenComparing(c -> c.job().id()));
+        int capacity = s.cluster().gpuCount();
+        Set<String> admitted = new HashSet<>();
+        for (Candidate c : ranked) {
+            if (c.job().gpus() <= capacity) {
+                admitted.add(c.job().id());
+                capacity -= c.job().gpus();
+            }
+        }
+        List<Decision> out = new ArrayList<>();
+        ClusterView view = new ClusterView(s);
+        for (RunningJob r : s.running()) {
+            if (!admitted.contains(r.id())) {
+                view.remove(r.id());
+                out.add(new Decision.Preempt(r.id(), policy + ": outranked by a queued job"));
+            }
+        }
+        List<PendingJob> toStart = new ArrayList<>();
+        for (Candidate c : ranked) {
+            if (!c.running() && admitted.contains(c.job().id())) {
+                s.queue().stream().filter(p -> p.id().equals(c.job().id())).findFirst().ifPresent(toStart::add);
+            }
+        }
+        Exclusive.startInOrder(view, toStart, false, policy + " rank", out);
+        return out;
+    }
+}

@@ -1,0 +1,29 @@
+package dev.tandem.core.policies;
+
+import dev.tandem.core.policy.Decision;
+import dev.tandem.core.policy.PendingJob;
+import dev.tandem.core.policy.Policy;
+import dev.tandem.core.policy.RunningJob;
+import dev.tandem.core.policy.SchedulerSnapshot;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Shortest remaining time first (preemptive, exclusive GPUs): at every scheduling point the jobs with the
+ * least expected remaining solo time run; a running job with more remaining time than a queued one is
+ * suspended to make room.
+ */
+public final class SrtfPolicy implements Policy {
+    @Override public String name() { return "srtf"; }
+
+    @Override public boolean actsOnRunningJobs() { return true; }
+
+    @Override public List<Decision> decide(SchedulerSnapshot s) {
+        if (s.queue().isEmpty()) return List.of();
+        List<PreemptivePriority.Candidate> c = new ArrayList<>();
+        for (RunningJob r : s.running()) c.add(new PreemptivePriority.Candidate(r.job(), s.soloSeconds(r.job(), r.remainingIterations()), true));
+        for (PendingJob p : s.queue()) c.add(new PreemptivePriority.Candidate(p.job(), s.soloSeconds(p.job(), p.remainingIterations()), false));
+        return PreemptivePriority.schedule(s, c, "srtf");
+    }
+}

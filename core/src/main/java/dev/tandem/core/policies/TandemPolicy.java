@@ -1,0 +1,198 @@
+package dev.tandem.core.policies;
+
+import dev.tandem.core.compat.PairPrediction;
+import dev.tandem.core.model.Job;
+import dev.tandem.core.policy.ClusterView;
+import dev.tandem.core.policy.Decision;
+import dev.tandem.core.policy.PendingJob;
+import dev.tandem.core.policy.Policy;
+import dev.tandem.core.policy.RunningJob;
+import dev.tandem.core.policy.SchedulerSnapshot;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * tandem's policy: co-location by the compatibility metric.
+ *
+ * <ol>
+ *   <li><b>Split</b> pairs whose observed speeds fall below the slowdown bound or whose observed combined
+ *       throughput does not pay for sharing (the newer job is suspended; the observation also corrects the
+ *       model, so the pair is not formed again).</li>
+ *   <li><b>Anchor</b> queued jobs on idle GPUs in queue order (starving jobs first), so the queue keeps
+ *       FIFO-like fairness and no GPU idles while work waits.</li>
+ *   <li><b>Match</b> the next {@code window} queued jobs with running jobs that are alone on their GPUs. Every
+ *       admissible (queued, running) pair is weighed by its cautious predicted combined throughput
+ *       ({@code combined - k * uncertainty}) net of the queued job's opportunity cost (how well it would pair
+ *       with the other waiting jobs), and a maximum-weight bipartite matching picks the pairs. A pair is
+ *       admissible only if it fits in memory (with the per-job margin), neither job is predicted below
+ *       {@code minSpeed} of solo, the pair gains at least {@code minGain} over running one job, it never
+ *       crashed before, and, for gangs, both jobs span the same GPUs.</li>
+ * </ol>
+ * Sharing happens only when a queued job would otherwise wait, so at light load tandem behaves like FIFO.
+ * If a starving job (waited longer than {@code starvationSeconds}) can be neither anchored nor matched,
+ * nothing else starts until it can.
+ */
+public final class TandemPolicy implements Policy {
+    /** Tunables; defaults in {@link #defaults()}. */
+    public record Config(double minSpeed, double minGain, double uncertaintyWeight, int window, double starvationSeconds) {
+        public Config {
+            if (minSpeed < 0 || minSpeed > 1) throw new IllegalArgumentException("minSpeed must be within 0..1");
+            if (window < 1) throw new IllegalArgumentException("window must be at least 1");
+        }
+
+        public static Config defaults() { return new Config(0.6, 0.1, 1.0, 128, 7 * 24 * 3600.0); }
+    }
+
+    private record Edge(PendingJob queued, Packing.Host host, PairPrediction prediction, double weight, int position) {}
+
+    private static final int OPPORTUNITY_SAMPLE = 64;
+    /**
+     * Added to every admissible edge so that all are positive: the matching then first maximises the number of
+     * GPUs that get a partner, and among those the total cautious throughput net of opportunity cost.
+     */
+    private static final double EDGE_OFFSET = 2.0;
+
+    private final Config cfg;
+
+    public TandemPolicy() { this(Config.defaults()); }
+
+    public TandemPolicy(Config cfg) { this.cfg = cfg; }
+
+    @Override public String name() { return "tandem"; }
+
+    @Override public boolean actsOnRunningJobs() { return true; }
+
+    public Config config() { return cfg; }
+
+    @Override public List<Decision> decide(SchedulerSnapshot s) {
+        ClusterView view = new ClusterView(s);
+        List<Decision> out = new ArrayList<>();
+        split(s, view, out);
+        if (s.queue().isEmpty()) return out;
+
+        List<PendingJob> ordered = new ArrayList<>(s.queue());
+        // starving first, then queue order; jobs submitted at the same instant longest-first (LPT), the classic
+        // makespan rule, since FIFO gives no order among them
+        ordered.sort(Comparator.comparing((PendingJob p) -> !starving(s, p))
+                .thenComparingDouble(p -> p.job().submitTime())
+                .thenComparing(Comparator.comparingDouble((PendingJob p) -> s.soloSeconds(p.job(), p.remainingIterations())).reversed()));
+        List<Job> placed = new ArrayList<>();
+        List<PendingJob> waiting = new ArrayList<>();
+        for (PendingJob p : ordered) {
+            Optional<List<Integer>> idle = view.findIdle(p.job().gpus());
+            if (idle.isEmpty()) {
+                waiting.add(p);
+                continue;
+            }
+            view.place(p.job(), idle.get());
+            placed.add(p.job());
+            out.add(new Decision.Start(p.id(), idle.get(), (starving(s, p) ? "starving, " : "") + "idle GPU(s) " + idle.get()));
+        }
+        match(s, view, waiting, placed, out);
+        return out;
+    }
+
+    private boolean starving(SchedulerSnapshot s, PendingJob p) {
+        return s.now() - p.queuedSince() > cfg.starvationSeconds();
+    }
+
+    private void match(SchedulerSnapshot s, ClusterView view, List<PendingJob> waiting, List<Job> placed, List<Decision> out) {
+        if (waiting.isEmpty()) return;
+        List<RunningJob> running = Packing.runningIn(s, view, placed);
+        List<PendingJob> window = waiting.subList(0, Math.min(cfg.window(), waiting.size()));
+        boolean starvingWaits = starving(s, window.get(0));
+        List<Edge> edges = new ArrayList<>();
+        for (int i = 0; i < window.size(); i++) {
+            PendingJob q = window.get(i);
+            if (starvingWaits && !starving(s, q)) break;
+            double opportunity = Double.NaN;
+            for (Packing.Host h : Packing.hostsFor(s, view, q.job(), running)) {
+                PairPrediction pr = s.predict(q.job(), h.job());
+                if (!admissible(pr)) continue;
+                if (Double.isNaN(opportunity)) opportunity = opportunity(s, q, window);
+                edges.add(new Edge(q, h, pr, EDGE_OFFSET + cautious(pr.combined(), pr) - opportunity, i));
+            }
+        }
+        for (Edge e : solve(edges)) {
+            String reason = String.format(Locale.ROOT, "paired %s with %s: predicted %.2fx (%.2f/%.2f ±%.2f, %s), %s",
+                    e.queued().id(), e.host().job().id(), e.prediction().combined(), e.prediction().speedA(),
+                    e.prediction().speedB(), e.prediction().uncertainty(), e.prediction().basis(),
+                    Packing.memoryNote(view, e.queued().job(), e.host().gpus(), s));
+            view.place(e.queued().job(), e.host().gpus());
+            out.add(new Decision.Start(e.queued().id(), e.host().gpus(), reason));
+        }
+    }
+
+    /**
+     * What a queued job is worth as a partner elsewhere: its mean cautious combined throughput with the other
+     * jobs it waits with (1.0 where they cannot share). Jobs that pair well with anything (light jobs) are
+     * scarce partners for jobs that pair well with little (heavy ones); weighing an edge by its gain over this
+     * opportunity cost sends light jobs to heavy hosts instead of using them all up early on light hosts,
+     * which would leave the heavy jobs to run alone at the end.
+     */
+    private double opportunity(SchedulerSnapshot s, PendingJob q, List<PendingJob> window) {
+        double sum = 0;
+        int n = 0;
+        for (PendingJob o : window) {
+            if (o == q || o.job().gpus() != q.job().gpus()) continue;
+            long need = s.memoryRule().total(s.memoryNeed(q.job()), s.memoryNeed(o.job()));
+            PairPrediction pr = s.predict(q.job(), o.job());
+            boolean fits = need <= s.cluster().gpu(0).type().memoryMiB() && !s.crashedTogether(q.job(), o.job());
+            sum += fits && admissible(pr) ? cautious(pr.combined(), pr) : 1.0;
+            if (++n == OPPORTUNITY_SAMPLE) break;
+        }
+        return n == 0 ? 1.0 : sum / n;
+    }
+
+    /** Maximum-weight matching of queued jobs (columns) to hosts (rows); returns the chosen edges in queue order. */
+    private static List<Edge> solve(List<Edge> edges) {
+        List<String> hosts = new ArrayList<>();
+        List<String> queued = new ArrayList<>();
+        Map<String, Integer> hi = new HashMap<>(), qi = new HashMap<>();
+        for (Edge e : edges) {
+            hi.computeIfAbsent(e.host().job().id(), k -> { hosts.add(k); return hosts.size() - 1; });
+            qi.computeIfAbsent(e.queued().id(), k -> { queued.add(k); return queued.size() - 1; });
+        }
+        double[][] w = new double[hosts.size()][queued.size()];
+        Edge[][] at = new Edge[hosts.size()][queued.size()];
+        for (Edge e : edges) {
+            int i = hi.get(e.host().job().id()), j = qi.get(e.queued().id());
+            w[i][j] = e.weight();
+            at[i][j] = e;
+        }
+        int[] match = Matching.maxWeight(w);
+        List<Edge> chosen = new ArrayList<>();
+        for (int i = 0; i < match.length; i++) if (match[i] >= 0) chosen.add(at[i][match[i]]);
+        chosen.sort(Comparator.comparingInt(Edge::position));
+        return chosen;
+    }
+
+    private double cautious(double value, PairPrediction pr) {
+        double u = Double.isNaN(pr.uncertainty()) ? 0 : pr.uncertainty();
+        return value - cfg.uncertaintyWeight() * u;
+    }
+
+    /** The slowdown bound and the minimum gain, both judged on the cautious (uncertainty-discounted) prediction. */
+    boolean admissible(PairPrediction pr) {
+        if (!pr.known()) return false;
+        return cautious(Math.min(pr.speedA(), pr.speedB()), pr) >= cfg.minSpeed()
+                && cautious(pr.combined(), pr) >= 1 + cfg.minGain();
+    }
+
+    /** Suspends the newer job of any pair whose measured speeds break the bound or do not pay for sharing. */
+    private void split(SchedulerSnapshot s, ClusterView view, List<Decision> out) {
+        for (Packing.ObservedPair p : Packing.observedPairs(s)) {
+            if (p.worst() >= cfg.minSpeed() && p.combined() >= 1 + cfg.minGain() / 2) continue;
+            view.remove(p.newer().id());
+            out.add(new Decision.Preempt(p.newer().id(), String.format(Locale.ROOT,
+                    "split %s from %s: observed %.2f/%.2f (sum %.2f) below bound %.2f or gain %.2f", p.newer().id(), p.older().id(),
+                    p.older().observedSpeed(), p.newer().observedSpeed(), p.combined(), cfg.minSpeed(), cfg.minGain() / 2)));
+        }
+    }
+}

@@ -1,0 +1,109 @@
+package dev.tandem.core.policies;
+
+import dev.tandem.core.model.WorkloadSignature;
+import dev.tandem.core.policy.Decision;
+import dev.tandem.core.policy.SchedulerSnapshot;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static dev.tandem.core.policies.Fixture.preempted;
+import static dev.tandem.core.policies.Fixture.started;
+import static org.assertj.core.api.Assertions.assertThat;
+
+class PackingPoliciesTest {
+    /** One GPU busy with a job of model A; a queued job of model B waits. */
+    private static Fixture oneBusyGpu(double utilA, double utilB, double memA, double memB) {
+        Fixture f = new Fixture(1, 1, 24576);
+        WorkloadSignature a = f.profile("A", utilA, memA);
+        WorkloadSignature b = f.profile("B", utilB, memB);
+        f.running(f.job("ra", a, 1, 100, 0), List.of(0), 100, 0, Double.NaN);
+        f.queued(f.job("qb", b, 1, 100, 1));
+        return f;
+    }
+
+    @Test
+    void fifoPackedPairsOnlyAtOrAboveTheThroughputThreshold() {
+        Fixture f = oneBusyGpu(40, 40, 2000, 2000).predict("A", "B", 0.8, 0.7, 0.0);
+        List<Decision> ds = new FifoPackedPolicy().decide(f.snapshot());
+        assertThat(started(ds)).containsExactly("qb");
+        assertThat(ds.get(0).reason()).contains("1.50").contains("ra");
+
+        Fixture g = oneBusyGpu(40, 40, 2000, 2000).predict("A", "B", 0.8, 0.69, 0.0);
+        assertThat(new FifoPackedPolicy().decide(g.snapshot())).isEmpty();
+    }
+
+    @Test
+    void fifoPackedChoosesThePartnerWithTheHighestSum() {
+        Fixture f = new Fixture(1, 2, 24576);
+        WorkloadSignature a = f.profile("A", 40, 2000), c = f.profile("C", 40, 2000), b = f.profile("B", 40, 2000);
+        f.running(f.job("ra", a, 1, 100, 0), List.of(0), 100, 0, Double.NaN);
+        f.running(f.job("rc", c, 1, 100, 0), List.of(1), 100, 0, Double.NaN);
+        f.queued(f.job("qb", b, 1, 100, 1));
+        f.predict("A", "B", 0.8, 0.8, 0).predict("C", "B", 0.95, 0.9, 0);
+        assertThat(Fixture.start(new FifoPackedPolicy().decide(f.snapshot()), "qb").gpus()).containsExactly(1);
+    }
+
+    @Test
+    void packingNeverExceedsMemory() {
+        Fixture f = oneBusyGpu(20, 20, 14000, 11000).predict("A", "B", 0.95, 0.95, 0.0);
+        assertThat(new FifoPackedPolicy().decide(f.snapshot())).isEmpty();
+        assertThat(new GandivaPolicy().decide(f.snapshot())).isEmpty();
+        assertThat(new TandemPolicy().decide(f.snapshot())).isEmpty();
+        assertThat(new LucidPolicy().decide(f.snapshot())).isEmpty();
+    }
+
+    @Test
+    void lucidPairsBySharingScoreAndOnlyWhenNoGpuIsIdle() {
+        assertThat(LucidPolicy.score(java.util.Optional.empty())).isEqualTo(2);
+        // tiny (util 20 -> 0) with jumbo (util 90 -> 2): score sum 2, allowed
+        Fixture ok = oneBusyGpu(90, 20, 4000, 2000);
+        assertThat(started(new LucidPolicy().decide(ok.snapshot()))).containsExactly("qb");
+        // medium (50 -> 1) with jumbo (90 -> 2): sum 3, not allowed
+        Fixture no = oneBusyGpu(90, 50, 4000, 2000);
+        assertThat(new LucidPolicy().decide(no.snapshot())).isEmpty();
+        // indolent: with an idle GPU the queued job goes there, not next to the running one
+        Fixture idle = new Fixture(1, 2, 24576);
+        WorkloadSignature a = idle.profile("A", 20, 2000);
+        idle.running(idle.job("ra", a, 1, 100, 0), List.of(0), 100, 0, Double.NaN).queued(idle.job("qa", a, 1, 100, 1));
+        assertThat(Fixture.start(new LucidPolicy().decide(idle.snapshot()), "qa").gpus()).containsExactly(1);
+    }
+
+    @Test
+    void lucidRespectsItsMemoryCap() {
+        Fixture f = oneBusyGpu(20, 20, 9000, 9000);
+        assertThat(new LucidPolicy(16 * 1024).decide(f.snapshot())).isEmpty();
+        assertThat(started(new LucidPolicy(24 * 1024).decide(f.snapshot()))).containsExactly("qb");
+    }
+
+    @Test
+    void gandivaPacksOntoTheLeastUtilisedGpuAndUnpacksBadPairs() {
+        Fixture f = new Fixture(1, 2, 24576);
+        WorkloadSignature hot = f.profile("Hot", 90, 2000), cool = f.profile("Cool", 30, 2000), q = f.profile("Q", 50, 2000);
+        f.running(f.job("h", hot, 1, 100, 0), List.of(0), 100, 0, Double.NaN);
+        f.running(f.job("c", cool, 1, 100, 0), List.of(1), 100, 0, Double.NaN);
+        f.queued(f.job("q", q, 1, 100, 1));
+        GandivaPolicy g = new GandivaPolicy();
+        assertThat(Fixture.start(g.decide(f.snapshot()), "q").gpus()).containsExactly(1);
+
+        Fixture bad = new Fixture(1, 1, 24576);
+        WorkloadSignature x = bad.profile("X", 50, 2000), y = bad.profile("Y", 50, 2000);
+        bad.running(bad.job("old", x, 1, 100, 0), List.of(0), 100, 0, 0.45);
+        bad.running.add(new dev.tandem.core.policy.RunningJob(bad.job("new", y, 1, 100, 5), List.of(0), 10, 10, 1000, 0, 0.45));
+        bad.queued(bad.job("next", y, 1, 100, 20));
+        GandivaPolicy g2 = new GandivaPolicy();
+        List<Decision> ds = g2.decide(bad.snapshot());
+        assertThat(preempted(ds)).containsExactly("new");
+        // the same signature pair is not packed again: 'next' (Y) does not join 'old' (X)
+        assertThat(started(ds)).isEmpty();
+    }
+
+    @Test
+    void policiesNeverRepeatAPairThatCrashedWithOutOfMemory() {
+        Fixture f = oneBusyGpu(20, 20, 2000, 2000).predict("A", "B", 0.95, 0.95, 0.0);
+        f.oomPairs.add(SchedulerSnapshot.oomKey(f.queue.get(0).job().signature(), f.running.get(0).job().signature()));
+        assertThat(new FifoPackedPolicy().decide(f.snapshot())).isEmpty();
+        assertThat(new GandivaPolicy().decide(f.snapshot())).isEmpty();
+        assertThat(new TandemPolicy().decide(f.snapshot())).isEmpty();
+    }
+}

@@ -1,0 +1,118 @@
+package dev.tandem.core.policies;
+
+import dev.tandem.core.compat.PairPrediction;
+import dev.tandem.core.model.WorkloadSignature;
+import dev.tandem.core.policy.Decision;
+import dev.tandem.core.policy.RunningJob;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static dev.tandem.core.policies.Fixture.preempted;
+import static dev.tandem.core.policies.Fixture.started;
+import static org.assertj.core.api.Assertions.assertThat;
+
+class TandemPolicyTest {
+    private static TandemPolicy.Config cfg(double minSpeed, double minGain, double caution, double starvation) {
+        return new TandemPolicy.Config(minSpeed, minGain, caution, 32, starvation);
+    }
+
+    @Test
+    void pairsAQueuedJobWithARunningOneAndExplainsWhy() {
+        Fixture f = new Fixture(1, 1, 24576);
+        WorkloadSignature a = f.profile("A", 40, 4096), b = f.profile("B", 30, 8192);
+        f.running(f.job("r", a, 1, 100, 0), List.of(0), 100, 0, Double.NaN).queued(f.job("q", b, 1, 100, 1));
+        f.predict("B", "A", 0.95, 0.88, 0.05);
+        List<Decision> ds = new TandemPolicy().decide(f.snapshot());
+        assertThat(started(ds)).containsExactly("q");
+        assertThat(ds.get(0).reason()).isEqualTo("paired q with r: predicted 1.83x (0.95/0.88 ±0.05, table), memory 12.0/24.0 GB");
+    }
+
+    @Test
+    void slowdownBoundIsJudgedOnTheCautiousPrediction() {
+        Fixture f = new Fixture(1, 1, 24576);
+        WorkloadSignature a = f.profile("A", 40, 4096), b = f.profile("B", 30, 4096);
+        f.running(f.job("r", a, 1, 100, 0), List.of(0), 100, 0, Double.NaN).queued(f.job("q", b, 1, 100, 1));
+        f.predict("B", "A", 0.65, 0.9, 0.0);
+        assertThat(started(new TandemPolicy(cfg(0.6, 0.1, 1.0, 1e9)).decide(f.snapshot()))).containsExactly("q");
+        f.predict("B", "A", 0.65, 0.9, 0.1); // 0.65 - 1 x 0.1 < 0.6
+        assertThat(new TandemPolicy(cfg(0.6, 0.1, 1.0, 1e9)).decide(f.snapshot())).isEmpty();
+        assertThat(started(new TandemPolicy(cfg(0.5, 0.1, 1.0, 1e9)).decide(f.snapshot()))).containsExactly("q");
+    }
+
+    @Test
+    void doesNotPairWhenTheGainIsTooSmall() {
+        TandemPolicy p = new TandemPolicy(cfg(0.3, 0.1, 0.0, 1e9));
+        assertThat(p.admissible(new PairPrediction(0.55, 0.54, 0, "t"))).isFalse();
+        assertThat(p.admissible(new PairPrediction(0.56, 0.55, 0, "t"))).isTrue();
+        assertThat(p.admissible(PairPrediction.unknown("x"))).isFalse();
+    }
+
+    @Test
+    void staysFifoLikeAtLightLoad() {
+        Fixture f = new Fixture(1, 2, 24576);
+        WorkloadSignature a = f.profile("A", 10, 1000);
+        f.running(f.job("r", a, 1, 100, 0), List.of(0), 100, 0, Double.NaN).queued(f.job("q", a, 1, 100, 1));
+        f.predict("A", "A", 1.0, 1.0, 0);
+        assertThat(Fixture.start(new TandemPolicy().decide(f.snapshot()), "q").gpus()).containsExactly(1);
+    }
+
+    @Test
+    void matchingGivesTheScarceGoodPartnerToTheHostThatNeedsIt() {
+        // two hosts: H (heavy, pairs well only with L) and M (pairs well with both L and X)
+        Fixture f = new Fixture(1, 2, 24576);
+        WorkloadSignature h = f.profile("H", 95, 2000), m = f.profile("M", 40, 2000), l = f.profile("L", 15, 2000), x = f.profile("X", 50, 2000);
+        f.running(f.job("h", h, 1, 100, 0), List.of(0), 100, 0, Double.NaN);
+        f.running(f.job("m", m, 1, 100, 0), List.of(1), 100, 0, Double.NaN);
+        f.queued(f.job("l", l, 1, 100, 1)).queued(f.job("x", x, 1, 100, 2));
+        f.predict("L", "H", 0.95, 0.85, 0).predict("X", "H", 0.5, 0.5, 0)
+                .predict("L", "M", 0.98, 0.95, 0).predict("X", "M", 0.85, 0.85, 0).predict("L", "X", 0.95, 0.9, 0);
+        List<Decision> ds = new TandemPolicy(cfg(0.6, 0.1, 0, 1e9)).decide(f.snapshot());
+        assertThat(Fixture.start(ds, "l").gpus()).containsExactly(0);
+        assertThat(Fixture.start(ds, "x").gpus()).containsExactly(1);
+    }
+
+    @Test
+    void aStarvingJobBlocksOthersUntilItIsServed() {
+        Fixture f = new Fixture(1, 1, 24576);
+        WorkloadSignature heavy = f.profile("Heavy", 99, 20_000), light = f.profile("Light", 10, 1000);
+        f.now = 10_000;
+        f.running(f.job("r", light, 1, 100, 0), List.of(0), 100, 0, Double.NaN);
+        f.queued(f.job("old", heavy, 1, 100, 0), 0, 0).queued(f.job("young", light, 1, 100, 9000), 9000, 0);
+        f.predict("Light", "Light", 0.98, 0.98, 0);
+        // without a starvation bound the light job would join r; with a bound of 1 h 'old' has waited too long
+        assertThat(started(new TandemPolicy(cfg(0.6, 0.1, 0, 1e9)).decide(f.snapshot()))).containsExactly("young");
+        assertThat(new TandemPolicy(cfg(0.6, 0.1, 0, 3600)).decide(f.snapshot())).isEmpty();
+    }
+
+    @Test
+    void splitsAPairWhoseObservedSpeedBreaksTheBound() {
+        Fixture f = new Fixture(1, 1, 24576);
+        WorkloadSignature a = f.profile("A", 40, 2000), b = f.profile("B", 40, 2000);
+        f.running.add(new RunningJob(f.job("older", a, 1, 100, 0), List.of(0), 0, 50, 1000, 0, 0.9));
+        f.running.add(new RunningJob(f.job("newer", b, 1, 100, 10), List.of(0), 50, 50, 1000, 0, 0.4));
+        List<Decision> ds = new TandemPolicy().decide(f.snapshot());
+        assertThat(preempted(ds)).containsExactly("newer");
+        assertThat(ds.get(0).reason()).contains("observed 0.90/0.40");
+        // a pair that performs as hoped is left alone
+        Fixture g = new Fixture(1, 1, 24576);
+        WorkloadSignature c = g.profile("A", 40, 2000), d = g.profile("B", 40, 2000);
+        g.running.add(new RunningJob(g.job("older", c, 1, 100, 0), List.of(0), 0, 50, 1000, 0, 0.9));
+        g.running.add(new RunningJob(g.job("newer", d, 1, 100, 10), List.of(0), 50, 50, 1000, 0, 0.85));
+        assertThat(new TandemPolicy().decide(g.snapshot())).isEmpty();
+    }
+
+    @Test
+    void gangsShareOnlyWithGangsOfTheSameSizeOnTheSameGpus() {
+        Fixture f = new Fixture(1, 4, 24576);
+        WorkloadSignature a = f.profile("A", 30, 2000);
+        f.running(f.job("g2", a, 2, 100, 0), List.of(0, 1), 100, 0, Double.NaN);
+        f.running(f.job("s1", a, 1, 100, 0), List.of(2), 100, 0, Double.NaN);
+        f.running(f.job("s1b", a, 1, 100, 0), List.of(3), 100, 0, Double.NaN);
+        f.queued(f.job("q2", a, 2, 100, 1)).queued(f.job("q4", a, 4, 100, 2));
+        f.predict("A", "A", 0.95, 0.95, 0);
+        List<Decision> ds = new TandemPolicy().decide(f.snapshot());
+        assertThat(Fixture.start(ds, "q2").gpus()).containsExactly(0, 1);
+        assertThat(started(ds)).doesNotContain("q4");
+    }
+}

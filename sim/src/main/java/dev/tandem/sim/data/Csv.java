@@ -1,0 +1,102 @@
+package dev.tandem.sim.data;
+
+import org.apache.commons.csv.CSVFormat;
+import org.apache.commons.csv.CSVParser;
+import org.apache.commons.csv.CSVRecord;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Consumer;
+
+/** Reads a headed CSV file row by row with typed, validated field access that reports file, line and field. */
+final class Csv {
+    /** One data row; {@link #line()} is its line in the file (the header is line 1). */
+    static final class Row {
+        private final DataSource source;
+        private final CSVRecord record;
+
+        Row(DataSource source, CSVRecord record) {
+            this.source = source;
+            this.record = record;
+        }
+
+        long line() { return record.getRecordNumber() + 1; }
+
+        boolean has(String field) { return record.isMapped(field) && record.isSet(field) && !record.get(field).isBlank(); }
+
+        String text(String field) {
+            if (!record.isMapped(field)) throw error(field, "column missing from header");
+            if (!record.isSet(field)) throw error(field, "row has too few fields");
+            String v = record.get(field).trim();
+            if (v.isEmpty()) throw error(field, "value is empty");
+            return v;
+        }
+
+        double number(String field) {
+            String v = text(field);
+            try {
+                double d = Double.parseDouble(v);
+                if (Double.isNaN(d) || Double.isInfinite(d)) throw error(field, "'" + v + "' is not a finite number");
+                return d;
+            } catch (NumberFormatException e) {
+                throw error(field, "'" + v + "' is not a number");
+            }
+        }
+
+        double optionalNumber(String field) { return has(field) ? number(field) : Double.NaN; }
+
+        int integer(String field) {
+            String v = text(field);
+            try {
+                return Integer.parseInt(v);
+            } catch (NumberFormatException e) {
+                double d = number(field);
+                if (d != Math.rint(d)) throw error(field, "'" + v + "' is not a whole number");
+                return (int) d;
+            }
+        }
+
+        boolean flag(String field) {
+            String v = text(field).toLowerCase(Locale.ROOT);
+            return switch (v) {
+                case "1", "true", "yes", "on" -> true;
+                case "0", "false", "no", "off" -> false;
+                default -> throw error(field, "'" + v + "' is not a flag (0/1, true/false)");
+            };
+        }
+
+        DataFormatException error(String field, String problem) {
+            return new DataFormatException(source.name(), line(), field, problem);
+        }
+    }
+
+    private Csv() {}
+
+    static void read(DataSource source, List<String> requiredColumns, Consumer<Row> rowHandler) {
+        CSVFormat fmt = CSVFormat.DEFAULT.builder().setHeader().setSkipHeaderRecord(true).setTrim(true)
+                .setIgnoreEmptyLines(true).setAllowMissingColumnNames(true).get();
+        try (Reader r = source.open(); CSVParser p = CSVParser.parse(r, fmt)) {
+            List<String> header = new ArrayList<>(p.getHeaderNames());
+            for (String c : requiredColumns) {
+                if (!header.contains(c)) throw new DataFormatException(source.name(), 1, c, "required column missing from header " + header);
+            }
+            for (CSVRecord rec : p) {
+                Row row = new Row(source, rec);
+                try {
+                    rowHandler.accept(row);
+                } catch (IllegalArgumentException e) {
+                    throw new DataFormatException(source.name(), row.line(), null, e.getMessage());
+                }
+            }
+        } catch (IOException | UncheckedIOException e) {
+            // commons-csv reports broken quoting as an I/O error naming the line
+            throw new DataFormatException(source.name(), 0, null, "malformed CSV: " + e.getMessage());
+        } catch (IllegalStateException e) {
+            throw new DataFormatException(source.name(), 1, null, "malformed CSV header: " + e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,31 @@
+package dev.tandem.sim.engine;
+
+import dev.tandem.core.compat.MemoryRule;
+
+/**
+ * Simulator settings.
+ *
+ * @param roundSeconds          extra scheduling points every this many seconds (0: only on events); preemptive
+ *                              and introspecting policies need them
+ * @param observeAfterSeconds   how long a job must run with the same neighbours before its speed counts as measured
+ * @param oomDetectSeconds      delay between starting a job on a GPU whose memory it overflows and the crash
+ * @param restartOverheadSeconds solo-speed seconds of work a suspended or crashed job repeats on resume
+ *                              (reloading its checkpoint and warming up)
+ * @param memoryRule            the memory rule handed to policies (the truth is the GPU's real capacity)
+ */
+public record SimConfig(double roundSeconds, double observeAfterSeconds, double oomDetectSeconds,
+                        double restartOverheadSeconds, MemoryRule memoryRule) {
+    public SimConfig {
+        if (roundSeconds < 0 || observeAfterSeconds < 0 || oomDetectSeconds < 0 || restartOverheadSeconds < 0) {
+            throw new IllegalArgumentException("simulator times must not be negative");
+        }
+    }
+
+    public static SimConfig defaults() { return new SimConfig(300, 60, 30, 30, MemoryRule.DEFAULT); }
+
+    public SimConfig withRound(double s) { return new SimConfig(s, observeAfterSeconds, oomDetectSeconds, restartOverheadSeconds, memoryRule); }
+
+    public SimConfig withRestartOverhead(double s) { return new SimConfig(roundSeconds, observeAfterSeconds, oomDetectSeconds, s, memoryRule); }
+
+    public SimConfig withMemoryRule(MemoryRule r) { return new SimConfig(roundSeconds, observeAfterSeconds, oomDetectSeconds, restartOverheadSeconds, r); }
+}

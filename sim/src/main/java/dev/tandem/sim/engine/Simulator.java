@@ -1,0 +1,504 @@
+package dev.tandem.sim.engine;
+
+import dev.tandem.core.compat.CompatibilityModel;
+import dev.tandem.core.compat.ObservationSink;
+import dev.tandem.core.model.Cluster;
+import dev.tandem.core.model.Job;
+import dev.tandem.core.model.JobProfile;
+import dev.tandem.core.model.ProfileStore;
+import dev.tandem.core.model.WorkloadSignature;
+import dev.tandem.core.policy.Decision;
+import dev.tandem.core.policy.PendingJob;
+import dev.tandem.core.policy.Policy;
+import dev.tandem.core.policy.RunningJob;
+import dev.tandem.core.policy.SchedulerSnapshot;
+import dev.tandem.sim.truth.InterferenceTruth;
+import dev.tandem.sim.truth.TruthPair;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.Set;
+
+/**
+ * Discrete-event simulator of a GPU cluster under a scheduling policy.
+ *
+ * <p>Time jumps from event to event (arrivals, completions, out-of-memory crashes, speed observations,
+ * optional scheduling rounds). Between events every running job progresses at a constant rate, so progress
+ * is integrated exactly: a job's iterations are only brought up to date when its rate changes, which happens
+ * only when the set of jobs on one of its GPUs changes. Its completion is an event at
+ * {@code now + remaining / rate}, invalidated by a version number when the rate changes. The work per event is
+ * proportional to the jobs it touches, not to the cluster size.
+ *
+ * <p>Rates come from the ground truth ({@link InterferenceTruth}), never from the policy's oracle. A GPU whose
+ * jobs do not fit in its real memory crashes the newest job {@link SimConfig#oomDetectSeconds()} after it starts;
+ * that job loses the progress of the run that crashed (it restarts from the checkpoint it resumed from) and goes
+ * back to the queue. Suspended jobs keep their progress (they checkpoint on suspend). Both pay
+ * {@link SimConfig#restartOverheadSeconds()} on resume.
+ */
+public final class Simulator {
+    public static final int MAX_JOBS_PER_GPU = 2;
+    private static final int DECISION_LOG_LIMIT = 400;
+
+    private final SimConfig cfg;
+    private final Cluster cluster;
+    private final ProfileStore profiles;
+    private final InterferenceTruth truth;
+
+    public Simulator(SimConfig cfg, Cluster cluster, ProfileStore profiles, InterferenceTruth truth) {
+        this.cfg = cfg;
+        this.cluster = cluster;
+        this.profiles = profiles;
+        this.truth = truth;
+    }
+
+    public SimulationResult run(List<Job> jobs, Policy policy, CompatibilityModel oracle) {
+        return run(jobs, policy, oracle, ProgressListener.NONE);
+    }
+
+    public SimulationResult run(List<Job> jobs, Policy policy, CompatibilityModel oracle, ProgressListener progress) {
+        return new Run(jobs, policy, oracle, progress).execute();
+    }
+
+    private enum Status { FUTURE, QUEUED, RUNNING, DONE }
+
+    private static final int ARRIVAL = 0, COMPLETION = 1, OOM = 2, OBSERVE = 3, ROUND = 4;
+
+    private record Event(double time, long seq, int type, JobState job, long token) {}
+
+    private static final class JobState {
+        final Job job;
+        final JobProfile profile;
+        Status status = Status.FUTURE;
+        double done, extraWork, lastUpdate, rate;
+        int[] gpus = new int[0];
+        double startedAt, placedAt, queuedSince, firstStart = Double.NaN, finish;
+        double attained, queueTotal, sharedSeconds, segmentStartDone;
+        int restarts, ooms;
+        long version, segment;
+        boolean observed, shared;
+        PendingJob pending;
+
+        JobState(Job job, JobProfile profile) {
+            this.job = job;
+            this.profile = profile;
+        }
+
+        double remaining() { return job.totalIterations() + extraWork - done; }
+    }
+
+    private static final Comparator<PendingJob> QUEUE_ORDER =
+            Comparator.comparingDouble((PendingJob p) -> p.job().submitTime()).thenComparing(PendingJob::id);
+
+    private final class Run {
+        private final List<JobState> arrivals;
+        private final Map<String, JobState> byId = new HashMap<>();
+        private final Policy policy;
+        private final CompatibilityModel oracle;
+        private final ProgressListener progress;
+        private final PriorityQueue<Event> events = new PriorityQueue<>(Comparator.comparingDouble(Event::time).thenComparingLong(Event::seq));
+        private final List<PendingJob> queue = new ArrayList<>();
+        private final List<PendingJob> queueView = Collections.unmodifiableList(queue);
+        private final Set<JobState> running = new LinkedHashSet<>();
+        private final List<List<JobState>> occupants = new ArrayList<>();
+        private final boolean[] fallbackGpu;
+        private final Map<WorkloadSignature, Long> memoryEstimates = new LinkedHashMap<>();
+        private final Set<String> oomPairs = new HashSet<>();
+        private final TimeSeries series = new TimeSeries();
+        private final List<String> decisionLog = new ArrayList<>();
+        private long seq, eventCount, policyCalls;
+        private int nextArrival, completed, busyGpus, sharedGpus, fallbackGpus, oomEvents, preemptions, pairings, pendingOoms;
+        private double clock, busyGpuSeconds, sharedGpuSeconds, fallbackGpuSeconds;
+        private boolean dirty;
+
+        Run(List<Job> jobs, Policy policy, CompatibilityModel oracle, ProgressListener progress) {
+            this.policy = policy;
+            this.oracle = oracle;
+            this.progress = progress;
+            long maxMem = cluster.gpus().stream().mapToLong(g -> g.type().memoryMiB()).max().orElse(0);
+            List<JobState> list = new ArrayList<>(jobs.size());
+            for (Job j : jobs) {
+                if (j.gpus() > cluster.gpuCount()) throw new SimulationException("job " + j.id() + " needs " + j.gpus() + " GPUs; the cluster has " + cluster.gpuCount());
+                if (j.memoryMiB() > maxMem) throw new SimulationException("job " + j.id() + " needs " + j.memoryMiB() + " MiB per GPU; the largest GPU has " + maxMem);
+                JobState s = new JobState(j, profiles.get(j.signature()));
+                if (byId.put(j.id(), s) != null) throw new SimulationException("duplicate job id " + j.id());
+                list.add(s);
+            }
+            list.sort(Comparator.comparingDouble((JobState s) -> s.job.submitTime()).thenComparing(s -> s.job.id()));
+            this.arrivals = list;
+            for (int i = 0; i < cluster.gpuCount(); i++) occupants.add(new ArrayList<>(MAX_JOBS_PER_GPU));
+            this.fallbackGpu = new boolean[cluster.gpuCount()];
+        }
+
+        SimulationResult execute() {
+            long wallStart = System.nanoTime();
+            if (arrivals.isEmpty()) throw new SimulationException("no jobs to simulate");
+            clock = arrivals.get(0).job.submitTime();
+            pushNextArrival();
+            if (cfg.roundSeconds() > 0) push(clock + cfg.roundSeconds(), ROUND, null, 0);
+            int total = arrivals.size();
+            int reportEvery = Math.max(1, total / 100);
+            while (completed < total) {
+                Event e = events.poll();
+                if (e == null) throw stuck();
+                advanceClock(e.time());
+                process(e);
+                while (!events.isEmpty() && events.peek().time() <= clock) process(events.poll());
+                if (dirty) schedule();
+                series.add(clock, queue.size(), busyGpus, sharedGpus);
+                if (running.isEmpty() && !queue.isEmpty() && nextArrival >= total && pendingOoms == 0) throw stuck();
+                if (completed % reportEvery == 0) progress.update(completed, total, clock);
+            }
+            progress.update(completed, total, clock);
+            return result((System.nanoTime() - wallStart) / 1e9);
+        }
+
+        private SimulationException stuck() {
+            PendingJob head = queue.isEmpty() ? null : queue.get(0);
+            return new SimulationException(String.format(Locale.ROOT,
+                    "policy %s left %d job(s) queued on an idle cluster at t=%.0f s (first: %s needing %s GPU(s))",
+                    policy.name(), queue.size(), clock, head == null ? "-" : head.id(), head == null ? "-" : head.job().gpus()));
+        }
+
+        private void push(double time, int type, JobState js, long token) {
+            events.add(new Event(time, seq++, type, js, token));
+        }
+
+        private void pushNextArrival() {
+            if (nextArrival < arrivals.size()) {
+                JobState js = arrivals.get(nextArrival);
+                push(js.job.submitTime(), ARRIVAL, js, 0);
+            }
+        }
+
+        private void advanceClock(double t) {
+            double dt = t - clock;
+            if (dt > 0) {
+                busyGpuSeconds += busyGpus * dt;
+                sharedGpuSeconds += sharedGpus * dt;
+                fallbackGpuSeconds += fallbackGpus * dt;
+                clock = t;
+            }
+        }
+
+        private void process(Event e) {
+            eventCount++;
+            JobState js = e.job();
+            switch (e.type()) {
+                case ARRIVAL -> {
+                    nextArrival++;
+                    pushNextArrival();
+                    enqueue(js);
+                }
+                case COMPLETION -> {
+                    if (js.status != Status.RUNNING || js.version != e.token()) return;
+                    advance(js); // exact integration brings done to the total; tests check it, so it is not forced here
+                    js.status = Status.DONE;
+                    js.finish = clock;
+                    Set<JobState> neighbours = detach(js);
+                    recompute(neighbours);
+                    completed++;
+                    dirty = true;
+                }
+                case OOM -> {
+                    pendingOoms--;
+                    if (js.status != Status.RUNNING || js.segment != e.token()) return;
+                    crash(js);
+                }
+                case OBSERVE -> {
+                    if (js.status != Status.RUNNING || js.version != e.token()) return;
+                    js.observed = true;
+                    reportObservation(js);
+                    if (policy.actsOnRunningJobs()) dirty = true;
+                }
+                case ROUND -> {
+                    if (completed < arrivals.size()) push(clock + cfg.roundSeconds(), ROUND, null, 0);
+                    if (!queue.isEmpty() || policy.actsOnRunningJobs()) dirty = true;
+                }
+                default -> throw new IllegalStateException("unknown event type " + e.type());
+            }
+        }
+
+        private void enqueue(JobState js) {
+            js.status = Status.QUEUED;
+            js.queuedSince = clock;
+            js.pending = new PendingJob(js.job, clock, js.attained, js.remaining(), js.restarts);
+            int at = Collections.binarySearch(queue, js.pending, QUEUE_ORDER);
+            queue.add(at < 0 ? -at - 1 : at, js.pending);
+            dirty = true;
+        }
+
+        private void dequeue(JobState js) {
+            int at = Collections.binarySearch(queue, js.pending, QUEUE_ORDER);
+            if (at < 0 || queue.get(at) != js.pending) throw new IllegalStateException("queue lost job " + js.job.id());
+            queue.remove(at);
+            js.queueTotal += clock - js.queuedSince;
+            js.pending = null;
+        }
+
+        private void schedule() {
+            dirty = false;
+            if (queue.isEmpty() && !(policy.actsOnRunningJobs() && !running.isEmpty())) return;
+            List<RunningJob> view = new ArrayList<>(running.size());
+            for (JobState r : running) {
+                double remaining = r.remaining() - r.rate * (clock - r.lastUpdate);
+                double attained = r.attained + r.gpus.length * (clock - r.lastUpdate);
+                double observed = r.observed ? r.rate / r.profile.soloSpeed() : Double.NaN;
+                view.add(new RunningJob(r.job, toList(r.gpus), r.startedAt, r.placedAt, remaining, attained, observed));
+            }
+            SchedulerSnapshot snap = new SchedulerSnapshot(clock, cluster, queueView, Collections.unmodifiableList(view), profiles,
+                    oracle, cfg.memoryRule(), Collections.unmodifiableMap(memoryEstimates), Collections.unmodifiableSet(oomPairs));
+            policyCalls++;
+            List<Decision> decisions = policy.decide(snap);
+            for (Decision d : decisions) apply(d);
+        }
+
+        private void apply(Decision d) {
+            JobState js = byId.get(d.jobId());
+            if (js == null) throw invalid(d, "no such job");
+            switch (d) {
+                case Decision.Start s -> {
+                    if (js.status != Status.QUEUED) throw invalid(d, "job is " + js.status.name().toLowerCase(Locale.ROOT) + ", not queued");
+                    int[] gpus = checkGpus(d, js, s.gpus());
+                    dequeue(js);
+                    place(js, gpus);
+                }
+                case Decision.Preempt p -> {
+                    if (js.status != Status.RUNNING) throw invalid(d, "job is not running");
+                    advance(js);
+                    recompute(detach(js));
+                    js.extraWork += cfg.restartOverheadSeconds() * js.profile.soloSpeed();
+                    js.restarts++;
+                    preemptions++;
+                    enqueue(js);
+                }
+                case Decision.Migrate m -> {
+                    if (js.status != Status.RUNNING) throw invalid(d, "job is not running");
+                    advance(js);
+                    recompute(detach(js));
+                    int[] gpus = checkGpus(d, js, m.gpus());
+                    js.extraWork += cfg.restartOverheadSeconds() * js.profile.soloSpeed();
+                    js.restarts++;
+                    place(js, gpus);
+                }
+            }
+            if (decisionLog.size() < DECISION_LOG_LIMIT) {
+                String kind = d instanceof Decision.Start ? "start" : d instanceof Decision.Preempt ? "preempt" : "migrate";
+                decisionLog.add(String.format(Locale.ROOT, "t=%.0f %s %s: %s", clock, kind, d.jobId(), d.reason()));
+            }
+        }
+
+        private int[] checkGpus(Decision d, JobState js, List<Integer> requested) {
+            if (requested.size() != js.job.gpus()) throw invalid(d, "job needs " + js.job.gpus() + " GPU(s), decision gives " + requested.size());
+            int[] gpus = requested.stream().mapToInt(Integer::intValue).toArray();
+            Set<Integer> distinct = new HashSet<>();
+            for (int g : gpus) {
+                if (g < 0 || g >= cluster.gpuCount()) throw invalid(d, "GPU " + g + " does not exist");
+                if (!distinct.add(g)) throw invalid(d, "GPU " + g + " given twice");
+                if (occupants.get(g).size() >= MAX_JOBS_PER_GPU) throw invalid(d, "GPU " + g + " already runs " + MAX_JOBS_PER_GPU + " jobs");
+            }
+            return gpus;
+        }
+
+        private SimulationException invalid(Decision d, String why) {
+            return new SimulationException("policy " + policy.name() + " made an invalid decision at t=" + clock + " (" + d + "): " + why);
+        }
+
+        /** Puts a job on GPUs, updates its neighbours' speeds, and arms an out-of-memory crash if it does not fit. */
+        private void place(JobState js, int[] gpus) {
+            js.status = Status.RUNNING;
+            js.gpus = gpus;
+            js.startedAt = clock;
+            js.lastUpdate = clock;
+            js.segment++;
+            js.segmentStartDone = js.done;
+            if (Double.isNaN(js.firstStart)) js.firstStart = clock;
+            Set<JobState> touched = new LinkedHashSet<>();
+            touched.add(js);
+            boolean overflow = false;
+            for (int g : gpus) {
+                List<JobState> occ = occupants.get(g);
+                for (JobState o : occ) {
+                    advance(o);
+                    touched.add(o);
+                }
+                if (!occ.isEmpty()) pairings++;
+                occ.add(js);
+                overflow |= overflows(g);
+                updateGpuCounters(g);
+            }
+            running.add(js);
+            recompute(touched);
+            if (overflow) {
+                pendingOoms++;
+                push(clock + cfg.oomDetectSeconds(), OOM, js, js.segment);
+            }
+        }
+
+        /** Takes a job off its GPUs; returns the jobs that shared them (already brought up to date). */
+        private Set<JobState> detach(JobState js) {
+            Set<JobState> neighbours = new LinkedHashSet<>();
+            for (int g : js.gpus) {
+                List<JobState> occ = occupants.get(g);
+                occ.remove(js);
+                for (JobState o : occ) {
+                    advance(o);
+                    neighbours.add(o);
+                }
+                updateGpuCounters(g);
+            }
+            running.remove(js);
+            js.gpus = new int[0];
+            js.version++;
+            js.rate = 0;
+            js.shared = false;
+            return neighbours;
+        }
+
+        private void crash(JobState js) {
+            advance(js);
+            List<JobState> partners = new ArrayList<>();
+            for (int g : js.gpus) for (JobState o : occupants.get(g)) if (o != js && !partners.contains(o)) partners.add(o);
+            recompute(detach(js));
+            js.done = js.segmentStartDone;
+            js.extraWork += cfg.restartOverheadSeconds() * js.profile.soloSpeed();
+            js.restarts++;
+            js.ooms++;
+            oomEvents++;
+            long capacity = cluster.gpu(0).type().memoryMiB();
+            for (JobState p : partners) {
+                oomPairs.add(SchedulerSnapshot.oomKey(js.job.signature(), p.job.signature()));
+                oomPairs.add(SchedulerSnapshot.oomKey(p.job.signature(), js.job.signature()));
+                // it needed more than what its partner left free; never budget less than that again (capped at a whole GPU)
+                long raised = Math.min(capacity, capacity - p.job.memoryMiB() + 1);
+                memoryEstimates.merge(js.job.signature(), Math.max(raised, js.job.memoryMiB()), Math::max);
+            }
+            if (decisionLog.size() < DECISION_LOG_LIMIT) {
+                decisionLog.add(String.format(Locale.ROOT, "t=%.0f oom %s: out of memory next to %s, back to the queue", clock, js.job.id(),
+                        partners.stream().map(p -> p.job.id()).toList()));
+            }
+            enqueue(js);
+        }
+
+        private boolean overflows(int g) {
+            List<JobState> occ = occupants.get(g);
+            long capacity = cluster.gpu(g).type().memoryMiB();
+            if (occ.size() == 1) return occ.get(0).job.memoryMiB() > capacity;
+            JobState a = occ.get(0), b = occ.get(1);
+            TruthPair tp = truth.pair(a.profile, b.profile, a.job.gpus());
+            if (tp.infeasible()) return true;
+            double mem = Double.isNaN(tp.pairMemoryMiB()) ? a.job.memoryMiB() + b.job.memoryMiB() : tp.pairMemoryMiB();
+            return mem > capacity;
+        }
+
+        private void updateGpuCounters(int g) {
+            int n = occupants.get(g).size();
+            boolean fallback = false;
+            if (n == 2) {
+                JobState a = occupants.get(g).get(0), b = occupants.get(g).get(1);
+                fallback = !truth.pair(a.profile, b.profile, a.job.gpus()).measured();
+            }
+            // recount this GPU: remove its old contribution first
+            busyGpus -= wasBusy(g) ? 1 : 0;
+            sharedGpus -= wasShared(g) ? 1 : 0;
+            fallbackGpus -= fallbackGpu[g] ? 1 : 0;
+            busyFlags[g] = n > 0;
+            sharedFlags[g] = n > 1;
+            fallbackGpu[g] = fallback;
+            busyGpus += n > 0 ? 1 : 0;
+            sharedGpus += n > 1 ? 1 : 0;
+            fallbackGpus += fallback ? 1 : 0;
+        }
+
+        private final boolean[] busyFlags = new boolean[cluster.gpuCount()];
+        private final boolean[] sharedFlags = new boolean[cluster.gpuCount()];
+
+        private boolean wasBusy(int g) { return busyFlags[g]; }
+
+        private boolean wasShared(int g) { return sharedFlags[g]; }
+
+        private void advance(JobState js) {
+            double dt = clock - js.lastUpdate;
+            if (dt > 0) {
+                js.done += js.rate * dt;
+                js.attained += js.gpus.length * dt;
+                if (js.shared) js.sharedSeconds += dt;
+            }
+            js.lastUpdate = clock;
+        }
+
+        /** New speeds for jobs whose neighbours changed; they must be up to date (advanced to now). */
+        private void recompute(Set<JobState> jobs) {
+            for (JobState js : jobs) {
+                double rel = 1.0;
+                boolean shared = false;
+                for (int g : js.gpus) {
+                    for (JobState o : occupants.get(g)) {
+                        if (o == js) continue;
+                        shared = true;
+                        rel = Math.min(rel, truth.pair(js.profile, o.profile, js.job.gpus()).speedA());
+                    }
+                }
+                js.shared = shared;
+                js.rate = js.profile.soloSpeed() * Math.max(0, rel);
+                js.version++;
+                js.placedAt = clock;
+                js.observed = false;
+                if (js.rate > 0) push(clock + Math.max(0, js.remaining()) / js.rate, COMPLETION, js, js.version);
+                push(clock + cfg.observeAfterSeconds(), OBSERVE, js, js.version);
+            }
+        }
+
+        private void reportObservation(JobState js) {
+            if (!(oracle instanceof ObservationSink sink) || !js.shared) return;
+            for (int g : js.gpus) {
+                for (JobState o : occupants.get(g)) {
+                    if (o == js || !o.observed) continue;
+                    sink.observe(js.job.signature(), o.job.signature(), js.job.gpus(), js.rate / js.profile.soloSpeed(), o.rate / o.profile.soloSpeed());
+                }
+            }
+        }
+
+        private SimulationResult result(double wallSeconds) {
+            List<JobRecord> records = new ArrayList<>(arrivals.size());
+            double first = Double.POSITIVE_INFINITY, last = 0, jctSum = 0, queueSum = 0;
+            double[] jcts = new double[arrivals.size()];
+            int i = 0;
+            for (JobState js : arrivals) {
+                double solo = js.job.totalIterations() / js.profile.soloSpeed();
+                records.add(new JobRecord(js.job.id(), js.job.signature().label(), js.job.gpus(), js.job.submitTime(), js.firstStart,
+                        js.finish, js.queueTotal, solo, js.sharedSeconds, js.restarts, js.ooms,
+                        js.job.totalIterations(), js.done - js.extraWork));
+                first = Math.min(first, js.job.submitTime());
+                last = Math.max(last, js.finish);
+                jcts[i++] = js.finish - js.job.submitTime();
+                jctSum += js.finish - js.job.submitTime();
+                queueSum += js.queueTotal;
+            }
+            Arrays.sort(jcts);
+            double makespan = last - first;
+            int n = arrivals.size();
+            double gpuTime = cluster.gpuCount() * makespan;
+            Metrics m = new Metrics(makespan, jctSum / n, dev.tandem.core.compat.Stats.quantileSorted(jcts, 0.5),
+                    dev.tandem.core.compat.Stats.quantileSorted(jcts, 0.99), queueSum / n,
+                    gpuTime > 0 ? busyGpuSeconds / gpuTime : 0, gpuTime > 0 ? sharedGpuSeconds / gpuTime : 0,
+                    oomEvents, completed, preemptions, pairings, fallbackGpuSeconds, eventCount, policyCalls, wallSeconds);
+            return new SimulationResult(policy.name(), m, records, series, List.copyOf(decisionLog));
+        }
+    }
+
+    private static List<Integer> toList(int[] a) {
+        List<Integer> l = new ArrayList<>(a.length);
+        for (int x : a) l.add(x);
+        return l;
+    }
+}

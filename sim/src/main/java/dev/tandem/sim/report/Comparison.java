@@ -1,0 +1,130 @@
+package dev.tandem.sim.report;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tandem.sim.bound.MakespanLowerBound;
+import dev.tandem.sim.engine.JobRecord;
+import dev.tandem.sim.engine.Metrics;
+import dev.tandem.sim.engine.SimulationResult;
+import dev.tandem.sim.engine.TimeSeries;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The results of several policies on one workload, with the lower bound: rendered as the stable JSON output,
+ * as a text table, and as the data behind the HTML report.
+ */
+public record Comparison(Map<String, Object> workload, MakespanLowerBound.Bound bound, List<SimulationResult> results) {
+    static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+    public Optional<SimulationResult> baseline() {
+        return results.stream().filter(r -> r.policy().equals("fifo")).findFirst();
+    }
+
+    /** FIFO's makespan over this policy's (above 1 = shorter than FIFO), NaN without a FIFO run. */
+    public double speedupVsFifo(SimulationResult r) {
+        return baseline().map(b -> b.metrics().makespan_s() / r.metrics().makespan_s()).orElse(Double.NaN);
+    }
+
+    public double vsLowerBound(SimulationResult r) {
+        return bound == null || !(bound.makespanS() > 0) ? Double.NaN : r.metrics().makespan_s() / bound.makespanS();
+    }
+
+    public ObjectNode toJson() {
+        ObjectNode root = JSON.createObjectNode();
+        root.set("workload", JSON.valueToTree(workload));
+        if (bound != null) {
+            root.put("lower_bound_makespan_s", bound.makespanS());
+            root.set("lower_bound", JSON.valueToTree(bound));
+        }
+        ArrayNode arr = root.putArray("results");
+        for (SimulationResult r : results) {
+            ObjectNode o = JSON.valueToTree(r.metrics());
+            ObjectNode withPolicy = JSON.createObjectNode().put("policy", r.policy());
+            withPolicy.setAll(o);
+            putFinite(withPolicy, "makespan_speedup_vs_fifo", speedupVsFifo(r));
+            putFinite(withPolicy, "makespan_vs_lower_bound", vsLowerBound(r));
+            withPolicy.set("decisions_sample", JSON.valueToTree(r.decisions().subList(0, Math.min(40, r.decisions().size()))));
+            arr.add(withPolicy);
+        }
+        return root;
+    }
+
+    private static void putFinite(ObjectNode o, String k, double v) {
+        if (Double.isFinite(v)) o.put(k, v);
+        else o.putNull(k);
+    }
+
+    public String toJsonString() {
+        try {
+            return JSON.writeValueAsString(toJson());
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The table printed on stdout. */
+    public String table() {
+        StringBuilder sb = new StringBuilder();
+        sb.append(String.format(Locale.ROOT, "%-12s %11s %9s %10s %10s %10s %6s %7s %5s %9s %8s%n", "policy", "makespan_h", "vs_fifo",
+                "vs_bound", "avg_jct_h", "p99_jct_h", "busy", "shared", "oom", "preempt", "wall_s"));
+        for (SimulationResult r : results) {
+            Metrics m = r.metrics();
+            sb.append(String.format(Locale.ROOT, "%-12s %11.2f %8.2fx %10s %10.2f %10.2f %6.2f %7.2f %5d %9d %8.2f%n", r.policy(),
+                    m.makespan_s() / 3600, speedupVsFifo(r), Double.isFinite(vsLowerBound(r)) ? String.format(Locale.ROOT, "%.3f", vsLowerBound(r)) : "-",
+                    m.avg_jct_s() / 3600, m.p99_jct_s() / 3600, m.gpu_busy_fraction(), m.gpu_shared_fraction(), m.oom_events(),
+                    m.preemptions(), m.wall_seconds()));
+        }
+        if (bound != null) {
+            sb.append(String.format(Locale.ROOT, "lower bound (LP over solo and paired configurations): %.2f h (LP %.2f h, longest job %.2f h, %d configurations)%n",
+                    bound.makespanS() / 3600, bound.lpMakespanS() / 3600, bound.longestJobS() / 3600, bound.configurations()));
+        }
+        return sb.toString();
+    }
+
+    /** Chart data for the report: per policy, JCT CDF and the sampled time series. */
+    ObjectNode chartData(int maxPoints) {
+        ObjectNode root = JSON.createObjectNode();
+        ArrayNode pols = root.putArray("policies");
+        for (SimulationResult r : results) {
+            ObjectNode p = pols.addObject();
+            p.put("policy", r.policy());
+            p.set("metrics", JSON.valueToTree(r.metrics()));
+            putFinite(p, "vs_fifo", speedupVsFifo(r));
+            putFinite(p, "vs_bound", vsLowerBound(r));
+            double[] jct = r.jobs().stream().mapToDouble(JobRecord::jct).sorted().toArray();
+            ArrayNode cdf = p.putArray("jct_cdf");
+            int step = Math.max(1, jct.length / maxPoints);
+            for (int i = 0; i < jct.length; i += step) cdf.addArray().add(round(jct[i] / 3600)).add(round((i + 1.0) / jct.length));
+            if (jct.length > 0) cdf.addArray().add(round(jct[jct.length - 1] / 3600)).add(1.0);
+            TimeSeries ts = r.series();
+            ArrayNode busy = p.putArray("busy"), shared = p.putArray("shared"), queue = p.putArray("queue");
+            for (int i : ts.sample(maxPoints)) {
+                double h = round(ts.time(i) / 3600);
+                busy.addArray().add(h).add(ts.busy(i));
+                shared.addArray().add(h).add(ts.shared(i));
+                queue.addArray().add(h).add(ts.queue(i));
+            }
+            p.set("decisions", JSON.valueToTree(r.decisions().subList(0, Math.min(25, r.decisions().size()))));
+        }
+        root.set("workload", JSON.valueToTree(workload));
+        if (bound != null) root.put("lower_bound_h", bound.makespanS() / 3600);
+        return root;
+    }
+
+    private static double round(double v) {
+        return Math.round(v * 10000) / 10000.0;
+    }
+
+    static double[] sorted(double[] v) {
+        double[] c = v.clone();
+        Arrays.sort(c);
+        return c;
+    }
+}

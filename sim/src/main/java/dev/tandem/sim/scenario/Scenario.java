@@ -1,0 +1,156 @@
+package dev.tandem.sim.scenario;
+
+import dev.tandem.core.compat.CompatibilityModel;
+import dev.tandem.core.compat.KernelRegressionModel;
+import dev.tandem.core.compat.MeasuredPairModel;
+import dev.tandem.core.compat.OnlineCorrectedModel;
+import dev.tandem.core.compat.PairObservation;
+import dev.tandem.core.compat.UtilSumModel;
+import dev.tandem.core.model.Cluster;
+import dev.tandem.core.model.Job;
+import dev.tandem.core.model.JobProfile;
+import dev.tandem.core.model.ProfileStore;
+import dev.tandem.core.policies.PolicyCatalog;
+import dev.tandem.sim.bound.MakespanLowerBound;
+import dev.tandem.sim.data.DataFormatException;
+import dev.tandem.sim.data.DataSource;
+import dev.tandem.sim.data.GavelThroughputReader;
+import dev.tandem.sim.data.LucidPairReader;
+import dev.tandem.sim.data.MeasuredPair;
+import dev.tandem.sim.data.ProfileReader;
+import dev.tandem.sim.engine.ProgressListener;
+import dev.tandem.sim.engine.SimulationResult;
+import dev.tandem.sim.engine.Simulator;
+import dev.tandem.sim.truth.ContentionFallback;
+import dev.tandem.sim.truth.InterferenceTruth;
+import dev.tandem.sim.truth.MeasuredTruth;
+import dev.tandem.sim.workload.WorkloadGenerator;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** A loaded, ready-to-run simulation set-up: cluster, profiles, ground truth, the oracle's training data, jobs. */
+public final class Scenario {
+    private final ScenarioSpec spec;
+    private final ProfileStore profiles;
+    private final InterferenceTruth truth;
+    private final List<PairObservation> training;
+    private final List<Job> jobs;
+    private final String mode;
+
+    private Scenario(ScenarioSpec spec, ProfileStore profiles, InterferenceTruth truth, List<PairObservation> training, List<Job> jobs, String mode) {
+        this.spec = spec;
+        this.profiles = profiles;
+        this.truth = truth;
+        this.training = training;
+        this.jobs = jobs;
+        this.mode = mode;
+    }
+
+    public static Scenario load(ScenarioSpec spec) {
+        DataSource truthSrc = DataSource.of(spec.truth());
+        long gpuMem = spec.cluster().gpus().stream().mapToLong(g -> g.type().memoryMiB()).max().orElse(0);
+        ProfileStore profiles;
+        InterferenceTruth truth;
+        List<Job> jobs;
+        String mode;
+        if (truthSrc.isJson()) {
+            GavelThroughputReader.GavelData g = GavelThroughputReader.read(truthSrc, spec.gavelGpu());
+            profiles = new ProfileStore(g.profiles());
+            truth = new MeasuredTruth("gavel:" + spec.gavelGpu(), g.pairs(), ContentionFallback.standard());
+            jobs = WorkloadGenerator.generate(spec.workload(), g.profiles(), (p, size) -> g.scales().getOrDefault(p.signature(), List.of()).contains(size));
+            mode = "gavel";
+        } else {
+            List<JobProfile> list = ProfileReader.read(DataSource.of(spec.profiles()), gpuMem);
+            profiles = new ProfileStore(list);
+            truth = new MeasuredTruth("pairs:" + spec.truth(), checkKnown(LucidPairReader.read(truthSrc, true), profiles, truthSrc), ContentionFallback.standard());
+            jobs = WorkloadGenerator.generate(spec.workload(), list, (p, size) -> true);
+            mode = "profiles";
+        }
+        List<PairObservation> training = loadTraining(DataSource.of(spec.train()), profiles, spec.gavelGpu());
+        return new Scenario(spec, profiles, truth, training, jobs, mode);
+    }
+
+    private static List<MeasuredPair> checkKnown(List<MeasuredPair> pairs, ProfileStore profiles, DataSource src) {
+        for (MeasuredPair p : pairs) {
+            for (var sig : List.of(p.a(), p.b())) {
+                if (profiles.find(sig).isEmpty()) throw new DataFormatException(src.name(), 0, null, "pair uses workload " + sig.label() + ", which has no solo profile");
+            }
+        }
+        return pairs;
+    }
+
+    /** Training pairs as observations with both jobs' profiles; pairs with an unprofiled job are an error. */
+    public static List<PairObservation> loadTraining(DataSource src, ProfileStore profiles, String gavelGpu) {
+        List<MeasuredPair> pairs = src.isJson() ? GavelThroughputReader.read(src, gavelGpu).pairs() : LucidPairReader.read(src, true);
+        List<PairObservation> out = new ArrayList<>();
+        for (MeasuredPair p : pairs) {
+            var pa = profiles.find(p.a());
+            var pb = profiles.find(p.b());
+            if (pa.isEmpty() || pb.isEmpty()) {
+                if (src.isJson()) continue; // Gavel lists gang variants whose one-GPU profile may be absent
+                throw new DataFormatException(src.name(), 0, null, "training pair " + p.a().label() + " + " + p.b().label() + " has a workload without solo profile");
+            }
+            out.add(new PairObservation(pa.get(), pb.get(), p.gpus(), p.infeasible() ? 0 : p.speedA(), p.infeasible() ? 0 : p.speedB()));
+        }
+        if (out.isEmpty()) throw new DataFormatException(src.name(), 0, null, "no usable training pairs");
+        return out;
+    }
+
+    /** A fresh oracle (each policy run gets its own, so online learning does not leak between runs). */
+    public CompatibilityModel newOracle() {
+        CompatibilityModel base = baseModel(spec.model(), mode, training);
+        return spec.online() ? new OnlineCorrectedModel(base) : base;
+    }
+
+    static CompatibilityModel baseModel(String name, String mode, List<PairObservation> training) {
+        List<PairObservation> feasible = training.stream().filter(o -> o.combined() > 0).toList();
+        boolean hasUtil = feasible.stream().anyMatch(o -> o.a().hasUtilization());
+        String chosen = name.equals("auto") ? (mode.equals("gavel") || !hasUtil ? "measured" : "knn") : name;
+        return switch (chosen) {
+            case "knn" -> KernelRegressionModel.fit(feasible);
+            case "util-sum" -> UtilSumModel.fit(feasible);
+            case "measured" -> new MeasuredPairModel(training, hasUtil ? KernelRegressionModel.fit(feasible) : null);
+            default -> throw new IllegalArgumentException("unknown model '" + name + "'; known: auto, knn, util-sum, measured");
+        };
+    }
+
+    public SimulationResult run(String policy, ProgressListener progress) {
+        Simulator sim = new Simulator(spec.sim(), spec.cluster(), profiles, truth);
+        return sim.run(jobs, PolicyCatalog.create(policy, spec.tandem()), newOracle(), progress);
+    }
+
+    public MakespanLowerBound.Bound lowerBound() {
+        return MakespanLowerBound.compute(jobs, profiles, truth, spec.cluster());
+    }
+
+    public List<Job> jobs() { return jobs; }
+    public ProfileStore profiles() { return profiles; }
+    public InterferenceTruth truth() { return truth; }
+    public Cluster cluster() { return spec.cluster(); }
+    public ScenarioSpec spec() { return spec; }
+    public String mode() { return mode; }
+    public List<PairObservation> training() { return training; }
+
+    /** The workload description the JSON output carries. */
+    public Map<String, Object> describe() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("jobs", jobs.size());
+        m.put("arrival", spec.workload().arrival().toString());
+        m.put("sizes", spec.workload().sizes().toString());
+        m.put("duration_s", List.of(spec.workload().minDurationS(), spec.workload().maxDurationS()));
+        m.put("seed", spec.workload().seed());
+        m.put("cluster", spec.cluster().toString());
+        m.put("gpu_type", spec.cluster().gpu(0).type().name());
+        m.put("gpu_memory_mib", spec.cluster().gpu(0).type().memoryMiB());
+        m.put("mode", mode);
+        m.put("profiles", mode.equals("gavel") ? spec.truth() + "#" + spec.gavelGpu() : spec.profiles());
+        m.put("truth", truth.name());
+        m.put("train", spec.train());
+        m.put("oracle", newOracle().name());
+        m.put("total_solo_gpu_seconds", jobs.stream().mapToDouble(j -> j.gpus() * j.totalIterations() / profiles.get(j.signature()).soloSpeed()).sum());
+        return m;
+    }
+}

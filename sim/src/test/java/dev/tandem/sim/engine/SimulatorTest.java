@@ -1,0 +1,162 @@
+package dev.tandem.sim.engine;
+
+import dev.tandem.core.compat.MemoryRule;
+import dev.tandem.core.model.Cluster;
+import dev.tandem.core.model.GpuType;
+import dev.tandem.core.model.Job;
+import dev.tandem.core.model.JobProfile;
+import dev.tandem.core.model.ProfileStore;
+import dev.tandem.core.model.WorkloadSignature;
+import dev.tandem.core.policies.FifoPolicy;
+import dev.tandem.core.policy.Decision;
+import dev.tandem.core.policy.Policy;
+import dev.tandem.core.policy.SchedulerSnapshot;
+import dev.tandem.sim.data.MeasuredPair;
+import dev.tandem.sim.truth.ContentionFallback;
+import dev.tandem.sim.truth.MeasuredTruth;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+class SimulatorTest {
+    static final WorkloadSignature A = new WorkloadSignature("A", "d", 32, false);
+    static final WorkloadSignature B = new WorkloadSignature("B", "d", 32, false);
+    static final SimConfig PLAIN = new SimConfig(0, 60, 30, 0, new MemoryRule(0));
+
+    static ProfileStore profiles(double memA, double memB) {
+        return new ProfileStore(List.of(JobProfile.basic(A, 100, 50, 20, memA), JobProfile.basic(B, 50, 40, 20, memB)));
+    }
+
+    static MeasuredTruth truth(double sa, double sb) {
+        return new MeasuredTruth("test", List.of(new MeasuredPair(A, B, 1, sa, sb, Double.NaN, false)), ContentionFallback.standard());
+    }
+
+    /** Starts every queued job on GPU 0 (co-locating when one already runs there). */
+    static final class AllOnGpu0 implements Policy {
+        @Override public String name() { return "all-on-gpu0"; }
+
+        @Override public List<Decision> decide(SchedulerSnapshot s) {
+            List<Decision> out = new ArrayList<>();
+            var here = s.occupantsByGpu().getOrDefault(0, List.of());
+            int free = 2 - here.size();
+            for (var p : s.queue()) {
+                if (here.stream().anyMatch(r -> s.crashedTogether(p.job(), r.job()))) continue;
+                if (free-- > 0) out.add(new Decision.Start(p.id(), List.of(0), "test"));
+            }
+            return out;
+        }
+    }
+
+    @Test
+    void handComputedCoLocationToTheSecond() {
+        // A: 100 it/s solo, 3600 s of work; B: 50 it/s, 1800 s. Together A runs at 0.8, B at 0.6 of solo.
+        // B finishes when 0.6*50*t = 90,000 -> t = 3000 s; A has then done 0.8*100*3000 = 240,000 of 360,000 and
+        // finishes the remaining 120,000 alone at 100 it/s: t = 4200 s.
+        Cluster c = Cluster.homogeneous(1, 1, new GpuType("T", 24576), 8, 1 << 16);
+        List<Job> jobs = List.of(new Job("a", "u", 0, 1, A, 360_000, 1000, 0), new Job("b", "u", 0, 1, B, 90_000, 1000, 0));
+        SimulationResult r = new Simulator(PLAIN, c, profiles(1000, 1000), truth(0.8, 0.6)).run(jobs, new AllOnGpu0(), null);
+        JobRecord a = r.jobs().get(0), b = r.jobs().get(1);
+        assertThat(b.finish()).isCloseTo(3000, within(1e-6));
+        assertThat(a.finish()).isCloseTo(4200, within(1e-6));
+        assertThat(r.metrics().makespan_s()).isCloseTo(4200, within(1e-6));
+        assertThat(r.metrics().gpu_shared_fraction()).isCloseTo(3000.0 / 4200, within(1e-9));
+        assertThat(a.sharedSeconds()).isCloseTo(3000, within(1e-6));
+    }
+
+    @Test
+    void everyJobCompletesExactlyItsWork() {
+        Cluster c = Cluster.homogeneous(1, 2, new GpuType("T", 24576), 8, 1 << 16);
+        List<Job> jobs = new ArrayList<>();
+        for (int i = 0; i < 30; i++) jobs.add(new Job(String.format("j%02d", i), "u", i * 100.0, 1, i % 2 == 0 ? A : B, 10_000 + 997 * i, 1000, 0));
+        for (Policy p : List.of(new FifoPolicy(), new AllOnGpu0(), new dev.tandem.core.policies.TandemPolicy(), new dev.tandem.core.policies.TiresiasPolicy())) {
+            SimulationResult r = new Simulator(SimConfig.defaults(), c, profiles(1000, 1000), truth(0.7, 0.6)).run(jobs, p,
+                    new dev.tandem.core.compat.UtilSumModel(1.0, -0.3, 0.05));
+            assertThat(r.metrics().jobs_completed()).isEqualTo(30);
+            for (JobRecord j : r.jobs()) {
+                assertThat(j.iterationsDone()).as(p.name() + " " + j.id()).isCloseTo(j.iterations(), within(1e-6 * j.iterations()));
+                assertThat(j.finish()).isGreaterThanOrEqualTo(j.submit() + j.soloSeconds() - 1e-6);
+            }
+        }
+    }
+
+    @Test
+    void overflowingMemoryCrashesTheNewerJobWhichRestartsAndStillFinishes() {
+        // 14 GB + 12 GB on a 24 GB GPU: the second job crashes 30 s after it starts, loses that progress,
+        // and runs again once the GPU has room.
+        Cluster c = Cluster.homogeneous(1, 1, new GpuType("T", 24576), 8, 1 << 16);
+        List<Job> jobs = List.of(new Job("a", "u", 0, 1, A, 360_000, 14_000, 0), new Job("b", "u", 10, 1, B, 90_000, 12_000, 0));
+        SimulationResult r = new Simulator(PLAIN, c, profiles(14_000, 12_000), truth(0.8, 0.6)).run(jobs, new AllOnGpu0(), null);
+        assertThat(r.metrics().oom_events()).isEqualTo(1);
+        JobRecord a = r.jobs().get(0), b = r.jobs().get(1);
+        assertThat(b.ooms()).isEqualTo(1);
+        assertThat(b.iterationsDone()).isCloseTo(90_000, within(1e-6));
+        assertThat(r.decisions()).anyMatch(d -> d.contains("oom b"));
+        // a: 10 s alone, 30 s at 0.8 next to b, then alone: loses 6 s; b, never paired with a again, runs after it
+        assertThat(a.finish()).isCloseTo(3606, within(1e-6));
+        assertThat(b.finish()).isCloseTo(3606 + 1800, within(1e-6));
+    }
+
+    @Test
+    void noGpuIsOverItsMemoryUnlessACrashIsRecorded() {
+        var sc = dev.tandem.sim.scenario.ScenarioFixtures.lucid(120, "batch", 3);
+        for (String policy : List.of("gandiva", "fifo-packed", "lucid", "tandem")) {
+            List<String> overfull = new ArrayList<>();
+            Policy inner = dev.tandem.core.policies.PolicyCatalog.create(policy);
+            Policy watching = new Policy() {
+                @Override public String name() { return inner.name(); }
+                @Override public boolean actsOnRunningJobs() { return inner.actsOnRunningJobs(); }
+                @Override public List<Decision> decide(SchedulerSnapshot s) {
+                    s.occupantsByGpu().forEach((g, js) -> {
+                        long mem = js.stream().mapToLong(j -> j.job().memoryMiB()).sum();
+                        if (mem > s.cluster().gpu(g).type().memoryMiB()) js.forEach(j -> overfull.add(j.id()));
+                    });
+                    return inner.decide(s);
+                }
+            };
+            SimulationResult r = new Simulator(SimConfig.defaults(), sc.cluster(), sc.profiles(), sc.truth()).run(sc.jobs(), watching, sc.newOracle());
+            for (String id : overfull) {
+                assertThat(r.jobs().stream().filter(j -> overfull.contains(j.id())).mapToInt(JobRecord::ooms).sum())
+                        .as(policy + ": " + id + " was on an over-full GPU").isPositive();
+            }
+        }
+    }
+
+    @Test
+    void deterministicForASeed() {
+        var s1 = dev.tandem.sim.scenario.ScenarioFixtures.lucid(80, "poisson:20", 5);
+        var s2 = dev.tandem.sim.scenario.ScenarioFixtures.lucid(80, "poisson:20", 5);
+        var s3 = dev.tandem.sim.scenario.ScenarioFixtures.lucid(80, "poisson:20", 6);
+        for (String p : List.of("tandem", "gandiva", "tiresias")) {
+            SimulationResult a = s1.run(p, ProgressListener.NONE), b = s2.run(p, ProgressListener.NONE), c = s3.run(p, ProgressListener.NONE);
+            assertThat(b.jobs()).isEqualTo(a.jobs());
+            assertThat(b.decisions()).isEqualTo(a.decisions());
+            assertThat(c.jobs()).isNotEqualTo(a.jobs());
+        }
+    }
+
+    @Test
+    void invalidDecisionsAreRejectedWithTheReason() {
+        Cluster c = Cluster.homogeneous(1, 1, new GpuType("T", 24576), 8, 1 << 16);
+        List<Job> jobs = List.of(new Job("a", "u", 0, 1, A, 1000, 1000, 0));
+        Policy wrongGpu = new Policy() {
+            @Override public String name() { return "bad"; }
+            @Override public List<Decision> decide(SchedulerSnapshot s) { return List.of(new Decision.Start("a", List.of(5), "x")); }
+        };
+        assertThatThrownBy(() -> new Simulator(PLAIN, c, profiles(1000, 1000), truth(1, 1)).run(jobs, wrongGpu, null))
+                .isInstanceOf(SimulationException.class).hasMessageContaining("GPU 5 does not exist");
+        Policy idle = new Policy() {
+            @Override public String name() { return "idle"; }
+            @Override public List<Decision> decide(SchedulerSnapshot s) { return List.of(); }
+        };
+        assertThatThrownBy(() -> new Simulator(PLAIN, c, profiles(1000, 1000), truth(1, 1)).run(jobs, idle, null))
+                .hasMessageContaining("left 1 job(s) queued on an idle cluster");
+        List<Job> tooBig = List.of(new Job("big", "u", 0, 2, A, 1000, 1000, 0));
+        assertThatThrownBy(() -> new Simulator(PLAIN, c, profiles(1000, 1000), truth(1, 1)).run(tooBig, new FifoPolicy(), null))
+                .hasMessageContaining("needs 2 GPUs; the cluster has 1");
+    }
+}

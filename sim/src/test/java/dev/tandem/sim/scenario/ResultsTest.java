@@ -1,0 +1,54 @@
+package dev.tandem.sim.scenario;
+
+import dev.tandem.core.compat.KernelRegressionModel;
+import dev.tandem.core.compat.LeaveOneModelOut;
+import dev.tandem.core.compat.PairObservation;
+import dev.tandem.core.compat.UtilSumModel;
+import dev.tandem.core.model.ProfileStore;
+import dev.tandem.sim.data.DataSource;
+import dev.tandem.sim.data.ProfileReader;
+import dev.tandem.sim.engine.Metrics;
+import dev.tandem.sim.engine.ProgressListener;
+import org.junit.jupiter.api.Test;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The project's headline claims, checked on bundled data (small enough to run in the test suite). */
+class ResultsTest {
+    @Test
+    void learnedModelGeneralisesBetterThanTheUtilisationSumToUnseenModels() {
+        ProfileStore store = new ProfileStore(ProfileReader.read(DataSource.LUCID_PROFILES, 0));
+        List<PairObservation> obs = Scenario.loadTraining(DataSource.LUCID_PAIRS, store, "v100");
+        LeaveOneModelOut.Result knn = LeaveOneModelOut.evaluate(obs, KernelRegressionModel::fit);
+        LeaveOneModelOut.Result base = LeaveOneModelOut.evaluate(obs, UtilSumModel::fit);
+        assertThat(knn.rows()).hasSize(8);
+        assertThat(knn.maePerJob()).isLessThan(base.maePerJob() * 0.95);
+        assertThat(base.pearsonCombined()).isBetween(0.0, 1.0); // util-sum: one speed for both jobs, still positive with the truth
+    }
+
+    @Test
+    void tandemBeatsFifoAndEveryPeerWithoutCrashes() {
+        Scenario s = ScenarioFixtures.lucid(120, "batch", 1);
+        Map<String, Metrics> m = new HashMap<>();
+        for (String p : List.of("fifo", "fifo-packed", "lucid", "gandiva", "tandem")) m.put(p, s.run(p, ProgressListener.NONE).metrics());
+        double tandem = m.get("tandem").makespan_s();
+        assertThat(m.get("fifo").makespan_s() / tandem).isGreaterThan(1.4);
+        for (String peer : List.of("fifo-packed", "lucid", "gandiva")) assertThat(tandem).as(peer).isLessThan(m.get(peer).makespan_s());
+        assertThat(m.get("tandem").oom_events()).isZero();
+        assertThat(tandem).isLessThan(1.25 * s.lowerBound().makespanS());
+    }
+
+    @Test
+    void gavelWorkloadsRunWithGangs() {
+        Scenario s = ScenarioFixtures.gavel(80, "1:0.7,2:0.1,4:0.15,8:0.05", "2x8:V100-16GB", 3);
+        Metrics fifo = s.run("fifo", ProgressListener.NONE).metrics();
+        Metrics tandem = s.run("tandem", ProgressListener.NONE).metrics();
+        assertThat(tandem.jobs_completed()).isEqualTo(80);
+        assertThat(tandem.oom_events()).isZero();
+        assertThat(tandem.makespan_s()).isLessThan(fifo.makespan_s());
+    }
+}
