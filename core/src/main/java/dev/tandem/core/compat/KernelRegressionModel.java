@@ -3,7 +3,6 @@ package dev.tandem.core.compat;
 import dev.tandem.core.model.JobProfile;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -77,30 +76,37 @@ public final class KernelRegressionModel implements CompatibilityModel {
 
     /** Returns {prediction, uncertainty} at x. */
     private double[] regress(double[] x) {
-        int n = points.length;
-        double[] dist = new double[n];
-        Integer[] order = new Integer[n];
-        for (int i = 0; i < n; i++) {
+        // keep the k nearest in a small sorted array: O(n k) instead of sorting all n samples
+        double[] bestD = new double[k];
+        int[] bestI = new int[k];
+        java.util.Arrays.fill(bestD, Double.POSITIVE_INFINITY);
+        for (int i = 0; i < points.length; i++) {
             double d = 0;
             for (int j = 0; j < x.length; j++) d += (points[i][j] - x[j]) * (points[i][j] - x[j]);
-            dist[i] = Math.sqrt(d);
-            order[i] = i;
+            if (d >= bestD[k - 1]) continue;
+            int at = k - 1;
+            while (at > 0 && bestD[at - 1] > d) {
+                bestD[at] = bestD[at - 1];
+                bestI[at] = bestI[at - 1];
+                at--;
+            }
+            bestD[at] = d;
+            bestI[at] = i;
         }
-        Arrays.sort(order, (p, q) -> Double.compare(dist[p], dist[q]));
         double wsum = 0, ysum = 0;
         for (int i = 0; i < k; i++) {
-            double w = 1 / (dist[order[i]] + EPS);
+            double w = 1 / (Math.sqrt(bestD[i]) + EPS);
             wsum += w;
-            ysum += w * targets[order[i]];
+            ysum += w * targets[bestI[i]];
         }
         double mean = ysum / wsum;
         double var = 0;
         for (int i = 0; i < k; i++) {
-            double w = 1 / (dist[order[i]] + EPS);
-            var += w * Math.pow(targets[order[i]] - mean, 2);
+            double w = 1 / (Math.sqrt(bestD[i]) + EPS);
+            var += w * Math.pow(targets[bestI[i]] - mean, 2);
         }
         double spread = Math.sqrt(var / wsum);
-        double far = DISTANCE_PENALTY * dist[order[0]];
+        double far = DISTANCE_PENALTY * Math.sqrt(bestD[0]);
         return new double[] {UtilSumModel.clamp(mean), Math.sqrt(spread * spread + far * far)};
     }
 }

@@ -12,6 +12,7 @@ public final class Cluster {
 
     private final List<Node> nodes;
     private final List<Gpu> gpus;
+    private final int[] nodeIndexOfGpu;
 
     public Cluster(List<Node> nodes) {
         this.nodes = List.copyOf(nodes);
@@ -21,6 +22,8 @@ public final class Cluster {
             if (all.get(i).id() != i) throw new IllegalArgumentException("GPU ids must be 0..n-1 in node order; GPU " + all.get(i) + " is at position " + i);
         }
         this.gpus = List.copyOf(all);
+        this.nodeIndexOfGpu = new int[all.size()];
+        for (int n = 0; n < nodes.size(); n++) for (Gpu g : nodes.get(n).gpus()) nodeIndexOfGpu[g.id()] = n;
     }
 
     /** Builds {@code nodes} identical nodes of {@code gpusPerNode} GPUs each. */
@@ -68,6 +71,9 @@ public final class Cluster {
     public List<Gpu> gpus() { return gpus; }
     public int gpuCount() { return gpus.size(); }
     public Gpu gpu(int id) { return gpus.get(id); }
+
+    /** Index into {@link #nodes()} of the node that holds this GPU. */
+    public int nodeIndexOf(int gpuId) { return nodeIndexOfGpu[gpuId]; }
 
     @Override public String toString() {
         return nodes.size() + " nodes, " + gpus.size() + " GPUs";

@@ -14,6 +14,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 
@@ -26,7 +27,7 @@ import java.util.Optional;
  *       model, so the pair is not formed again).</li>
  *   <li><b>Anchor</b> queued jobs on idle GPUs in queue order (starving jobs first), so the queue keeps
  *       FIFO-like fairness and no GPU idles while work waits.</li>
- *   <li><b>Match</b> the next {@code window} queued jobs with running jobs that are alone on their GPUs. Every
+ *   <li><b>Match</b> the next {@code window} queued jobs of each gang size with running jobs alone on their GPUs. Every
  *       admissible (queued, running) pair is weighed by its cautious predicted combined throughput
  *       ({@code combined - k * uncertainty}) net of the queued job's opportunity cost (how well it would pair
  *       with the other waiting jobs), and a maximum-weight bipartite matching picks the pairs. A pair is
@@ -57,6 +58,9 @@ public final class TandemPolicy implements Policy {
      * GPUs that get a partner, and among those the total cautious throughput net of opportunity cost.
      */
     private static final double EDGE_OFFSET = 2.0;
+    private static final double TIE_BREAK = 1e-7;
+    /** Largest hosts x candidates problem solved exactly; larger ones are matched greedily by host class. */
+    private static final long EXACT_CELLS = 64 * 64;
 
     private final Config cfg;
 
@@ -104,22 +108,48 @@ public final class TandemPolicy implements Policy {
 
     private void match(SchedulerSnapshot s, ClusterView view, List<PendingJob> waiting, List<Job> placed, List<Decision> out) {
         if (waiting.isEmpty()) return;
-        List<RunningJob> running = Packing.runningIn(s, view, placed);
-        List<PendingJob> window = waiting.subList(0, Math.min(cfg.window(), waiting.size()));
-        boolean starvingWaits = starving(s, window.get(0));
-        List<Edge> edges = new ArrayList<>();
-        for (int i = 0; i < window.size(); i++) {
-            PendingJob q = window.get(i);
+        // hosts: running jobs alone on their GPUs, grouped into interchangeable classes
+        Map<HostClass, List<Packing.Host>> classes = new LinkedHashMap<>();
+        for (RunningJob r : Packing.runningIn(s, view, placed)) {
+            Optional<List<Integer>> gpus = view.soleTenancy(r.id());
+            if (gpus.isEmpty()) continue;
+            int g0 = gpus.get().get(0);
+            HostClass key = new HostClass(r.job().signature(), r.job().gpus(), view.memoryCharged(g0), view.capacity(g0));
+            classes.computeIfAbsent(key, k -> new ArrayList<>()).add(new Packing.Host(r.job(), gpus.get()));
+        }
+        if (classes.isEmpty()) return;
+        boolean starvingWaits = starving(s, waiting.get(0));
+        Map<Integer, List<PendingJob>> candidates = new HashMap<>();
+        for (HostClass c : classes.keySet()) candidates.putIfAbsent(c.gpus(), new ArrayList<>());
+        int position = 0;
+        Map<PendingJob, Integer> positions = new HashMap<>();
+        for (PendingJob q : waiting) {
             if (starvingWaits && !starving(s, q)) break;
-            double opportunity = Double.NaN;
-            for (Packing.Host h : Packing.hostsFor(s, view, q.job(), running)) {
-                PairPrediction pr = s.predict(q.job(), h.job());
+            List<PendingJob> list = candidates.get(q.job().gpus());
+            if (list != null && list.size() < cfg.window()) {
+                list.add(q);
+                positions.put(q, position);
+            }
+            position++;
+        }
+        Map<String, Double> opportunity = new HashMap<>();
+        List<ClassEdge> edges = new ArrayList<>();
+        for (Map.Entry<HostClass, List<Packing.Host>> e : classes.entrySet()) {
+            HostClass c = e.getKey();
+            Job rep = e.getValue().get(0).job();
+            for (PendingJob q : candidates.get(c.gpus())) {
+                long need = s.memoryRule().charged(s.memoryNeed(q.job()));
+                if (c.chargedMiB() + need > c.capacityMiB() || s.crashedTogether(q.job(), rep)) continue;
+                PairPrediction pr = s.predict(q.job(), rep);
                 if (!admissible(pr)) continue;
-                if (Double.isNaN(opportunity)) opportunity = opportunity(s, q, window);
-                edges.add(new Edge(q, h, pr, EDGE_OFFSET + cautious(pr.combined(), pr) - opportunity, i));
+                double opp = opportunity.computeIfAbsent(q.job().signature().label() + "#" + q.job().gpus(),
+                        k -> opportunity(s, q, candidates.get(q.job().gpus())));
+                int pos = positions.get(q);
+                // among equally good partners the one earlier in the queue wins (queue order is the fairness order)
+                edges.add(new ClassEdge(q, c, pr, EDGE_OFFSET + cautious(pr.combined(), pr) - opp - pos * TIE_BREAK, pos));
             }
         }
-        for (Edge e : solve(edges)) {
+        for (Edge e : solve(edges, classes)) {
             String reason = String.format(Locale.ROOT, "paired %s with %s: predicted %.2fx (%.2f/%.2f ±%.2f, %s), %s",
                     e.queued().id(), e.host().job().id(), e.prediction().combined(), e.prediction().speedA(),
                     e.prediction().speedB(), e.prediction().uncertainty(), e.prediction().basis(),
@@ -127,6 +157,61 @@ public final class TandemPolicy implements Policy {
             view.place(e.queued().job(), e.host().gpus());
             out.add(new Decision.Start(e.queued().id(), e.host().gpus(), reason));
         }
+    }
+
+    /** Hosts that are interchangeable for matching: same workload, gang size, memory in use and capacity. */
+    private record HostClass(dev.tandem.core.model.WorkloadSignature signature, int gpus, long chargedMiB, long capacityMiB) {}
+
+    private record ClassEdge(PendingJob queued, HostClass hosts, PairPrediction prediction, double weight, int position) {}
+
+    /**
+     * Maximum-weight matching of queued jobs to hosts: exact (Hungarian) when the expanded problem is small,
+     * otherwise greedy over host classes (heaviest edge first, each class offering as many hosts as it has).
+     * Returns the chosen pairs in queue order.
+     */
+    private static List<Edge> solve(List<ClassEdge> edges, Map<HostClass, List<Packing.Host>> classes) {
+        List<PendingJob> queued = new ArrayList<>();
+        Map<PendingJob, Integer> qi = new HashMap<>();
+        Map<HostClass, Integer> hostCount = new LinkedHashMap<>();
+        for (ClassEdge e : edges) {
+            qi.computeIfAbsent(e.queued(), k -> { queued.add(k); return queued.size() - 1; });
+            hostCount.put(e.hosts(), classes.get(e.hosts()).size());
+        }
+        int hosts = hostCount.values().stream().mapToInt(Integer::intValue).sum();
+        List<Edge> chosen = new ArrayList<>();
+        if ((long) hosts * queued.size() <= EXACT_CELLS) {
+            List<Packing.Host> rows = new ArrayList<>();
+            List<HostClass> rowClass = new ArrayList<>();
+            for (HostClass c : hostCount.keySet()) for (Packing.Host h : classes.get(c)) { rows.add(h); rowClass.add(c); }
+            double[][] w = new double[rows.size()][queued.size()];
+            ClassEdge[][] at = new ClassEdge[rows.size()][queued.size()];
+            Map<HostClass, List<Integer>> rowsOf = new HashMap<>();
+            for (int i = 0; i < rows.size(); i++) rowsOf.computeIfAbsent(rowClass.get(i), k -> new ArrayList<>()).add(i);
+            for (ClassEdge e : edges) {
+                int j = qi.get(e.queued());
+                for (int i : rowsOf.get(e.hosts())) { w[i][j] = e.weight(); at[i][j] = e; }
+            }
+            int[] match = Matching.maxWeight(w);
+            for (int i = 0; i < match.length; i++) {
+                if (match[i] < 0) continue;
+                ClassEdge e = at[i][match[i]];
+                chosen.add(new Edge(e.queued(), rows.get(i), e.prediction(), e.weight(), e.position()));
+            }
+        } else {
+            List<ClassEdge> sorted = new ArrayList<>(edges);
+            sorted.sort(Comparator.comparingDouble(ClassEdge::weight).reversed().thenComparingInt(ClassEdge::position));
+            Map<HostClass, Integer> taken = new HashMap<>();
+            java.util.Set<PendingJob> used = new java.util.HashSet<>();
+            for (ClassEdge e : sorted) {
+                int t = taken.getOrDefault(e.hosts(), 0);
+                if (used.contains(e.queued()) || t >= classes.get(e.hosts()).size()) continue;
+                used.add(e.queued());
+                taken.put(e.hosts(), t + 1);
+                chosen.add(new Edge(e.queued(), classes.get(e.hosts()).get(t), e.prediction(), e.weight(), e.position()));
+            }
+        }
+        chosen.sort(Comparator.comparingInt(Edge::position));
+        return chosen;
     }
 
     /**
@@ -148,29 +233,6 @@ public final class TandemPolicy implements Policy {
             if (++n == OPPORTUNITY_SAMPLE) break;
         }
         return n == 0 ? 1.0 : sum / n;
-    }
-
-    /** Maximum-weight matching of queued jobs (columns) to hosts (rows); returns the chosen edges in queue order. */
-    private static List<Edge> solve(List<Edge> edges) {
-        List<String> hosts = new ArrayList<>();
-        List<String> queued = new ArrayList<>();
-        Map<String, Integer> hi = new HashMap<>(), qi = new HashMap<>();
-        for (Edge e : edges) {
-            hi.computeIfAbsent(e.host().job().id(), k -> { hosts.add(k); return hosts.size() - 1; });
-            qi.computeIfAbsent(e.queued().id(), k -> { queued.add(k); return queued.size() - 1; });
-        }
-        double[][] w = new double[hosts.size()][queued.size()];
-        Edge[][] at = new Edge[hosts.size()][queued.size()];
-        for (Edge e : edges) {
-            int i = hi.get(e.host().job().id()), j = qi.get(e.queued().id());
-            w[i][j] = e.weight();
-            at[i][j] = e;
-        }
-        int[] match = Matching.maxWeight(w);
-        List<Edge> chosen = new ArrayList<>();
-        for (int i = 0; i < match.length; i++) if (match[i] >= 0) chosen.add(at[i][match[i]]);
-        chosen.sort(Comparator.comparingInt(Edge::position));
-        return chosen;
     }
 
     private double cautious(double value, PairPrediction pr) {

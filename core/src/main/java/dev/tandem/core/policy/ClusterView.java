@@ -5,7 +5,6 @@ import dev.tandem.core.model.Job;
 import dev.tandem.core.model.Node;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -13,73 +12,93 @@ import java.util.Optional;
 
 /**
  * A policy's scratch copy of GPU occupancy while it builds one round of decisions, so that a second decision
- * in the same round sees the GPUs taken by the first.
+ * in the same round sees the GPUs taken by the first. It stores only occupied GPUs and per-node idle counts,
+ * so asking for idle GPUs costs O(nodes), not O(GPUs), and is O(1) when there are not enough.
  */
 public final class ClusterView {
     private final SchedulerSnapshot snapshot;
-    private final List<List<Job>> occupants;
+    private final Map<Integer, List<Job>> occupants = new HashMap<>();
     private final Map<String, List<Integer>> gpusOf = new HashMap<>();
+    private final int[] idlePerNode;
+    private int idleTotal;
 
     public ClusterView(SchedulerSnapshot snapshot) {
         this.snapshot = snapshot;
-        int n = snapshot.cluster().gpuCount();
-        occupants = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) occupants.add(new ArrayList<>(2));
+        List<Node> nodes = snapshot.cluster().nodes();
+        idlePerNode = new int[nodes.size()];
+        for (int i = 0; i < nodes.size(); i++) idlePerNode[i] = nodes.get(i).gpus().size();
+        idleTotal = snapshot.cluster().gpuCount();
         for (RunningJob r : snapshot.running()) place(r.job(), r.gpus());
     }
 
     public void place(Job job, List<Integer> gpus) {
-        for (int g : gpus) occupants.get(g).add(job);
+        for (int g : gpus) {
+            List<Job> occ = occupants.computeIfAbsent(g, x -> new ArrayList<>(2));
+            if (occ.isEmpty()) {
+                idlePerNode[snapshot.cluster().nodeIndexOf(g)]--;
+                idleTotal--;
+            }
+            occ.add(job);
+        }
         gpusOf.put(job.id(), List.copyOf(gpus));
     }
 
     public void remove(String jobId) {
         List<Integer> gpus = gpusOf.remove(jobId);
         if (gpus == null) return;
-        for (int g : gpus) occupants.get(g).removeIf(j -> j.id().equals(jobId));
+        for (int g : gpus) {
+            List<Job> occ = occupants.get(g);
+            occ.removeIf(j -> j.id().equals(jobId));
+            if (occ.isEmpty()) {
+                occupants.remove(g);
+                idlePerNode[snapshot.cluster().nodeIndexOf(g)]++;
+                idleTotal++;
+            }
+        }
     }
 
-    public List<Job> occupants(int gpu) { return occupants.get(gpu); }
+    public List<Job> occupants(int gpu) { return occupants.getOrDefault(gpu, List.of()); }
 
     public List<Integer> gpusOf(String jobId) { return gpusOf.getOrDefault(jobId, List.of()); }
 
-    public int freeCount() {
-        int c = 0;
-        for (List<Job> o : occupants) if (o.isEmpty()) c++;
-        return c;
-    }
+    public int freeCount() { return idleTotal; }
 
     /**
      * Picks {@code n} idle GPUs, preferring one node (the fullest node that still has room, to keep big holes
      * for big jobs), and spreading over the nodes with most idle GPUs only when no node has enough.
      */
     public Optional<List<Integer>> findIdle(int n) {
-        List<List<Integer>> freeByNode = new ArrayList<>();
-        int total = 0;
-        for (Node node : snapshot.cluster().nodes()) {
-            List<Integer> free = new ArrayList<>();
-            for (Gpu g : node.gpus()) if (occupants.get(g.id()).isEmpty()) free.add(g.id());
-            total += free.size();
-            if (!free.isEmpty()) freeByNode.add(free);
+        if (idleTotal < n) return Optional.empty();
+        int best = -1;
+        for (int i = 0; i < idlePerNode.length; i++) {
+            if (idlePerNode[i] >= n && (best < 0 || idlePerNode[i] < idlePerNode[best])) best = i;
         }
-        if (total < n) return Optional.empty();
-        Optional<List<Integer>> single = freeByNode.stream().filter(f -> f.size() >= n).min(Comparator.comparingInt(List::size));
-        if (single.isPresent()) return Optional.of(List.copyOf(single.get().subList(0, n)));
-        freeByNode.sort(Comparator.comparingInt((List<Integer> f) -> f.size()).reversed());
-        List<Integer> pick = new ArrayList<>();
-        for (List<Integer> f : freeByNode) {
-            for (int g : f) {
-                if (pick.size() == n) break;
-                pick.add(g);
-            }
+        List<Integer> pick = new ArrayList<>(n);
+        if (best >= 0) {
+            collectIdle(best, n, pick);
+            return Optional.of(List.copyOf(pick));
         }
-        return Optional.of(pick);
+        Integer[] order = new Integer[idlePerNode.length];
+        for (int i = 0; i < order.length; i++) order[i] = i;
+        java.util.Arrays.sort(order, (a, b) -> Integer.compare(idlePerNode[b], idlePerNode[a]));
+        for (int node : order) {
+            if (pick.size() == n) break;
+            collectIdle(node, n, pick);
+        }
+        return Optional.of(List.copyOf(pick));
+    }
+
+    private void collectIdle(int node, int n, List<Integer> into) {
+        for (Gpu g : snapshot.cluster().nodes().get(node).gpus()) {
+            if (into.size() == n) return;
+            if (!occupants.containsKey(g.id())) into.add(g.id());
+        }
     }
 
     /** Device memory on a GPU the policy should count as taken, including each job's margin. */
     public long memoryCharged(int gpu) {
         long s = 0;
-        for (Job j : occupants.get(gpu)) s += snapshot.memoryRule().charged(snapshot.memoryNeed(j));
+        for (Job j : occupants(gpu)) s += snapshot.memoryRule().charged(snapshot.memoryNeed(j));
         return s;
     }
 
@@ -93,13 +112,13 @@ public final class ClusterView {
     }
 
     /**
-     * If {@code job} runs alone on exactly its GPUs (no other job on any of them), returns them; used to find
+     * If the job runs alone on exactly its GPUs (no other job on any of them), returns them; used to find
      * partners for co-location where a gang may only share with a gang of the same size on the same GPUs.
      */
     public Optional<List<Integer>> soleTenancy(String jobId) {
         List<Integer> gpus = gpusOf(jobId);
         if (gpus.isEmpty()) return Optional.empty();
-        for (int g : gpus) if (occupants.get(g).size() != 1) return Optional.empty();
+        for (int g : gpus) if (occupants(g).size() != 1) return Optional.empty();
         return Optional.of(gpus);
     }
 }

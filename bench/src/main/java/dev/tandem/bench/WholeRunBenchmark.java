@@ -1,0 +1,67 @@
+package dev.tandem.bench;
+
+import dev.tandem.core.model.Cluster;
+import dev.tandem.core.policies.PolicyCatalog;
+import dev.tandem.core.policies.TandemPolicy;
+import dev.tandem.sim.data.DataSource;
+import dev.tandem.sim.engine.SimConfig;
+import dev.tandem.sim.engine.SimulationResult;
+import dev.tandem.sim.engine.Simulator;
+import dev.tandem.sim.scenario.Scenario;
+import dev.tandem.sim.scenario.ScenarioSpec;
+import dev.tandem.sim.workload.WorkloadSpec;
+
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Whole-run benchmarks, printed as ratios against baselines measured in the same run:
+ * <ol>
+ *   <li>scale: N jobs (default 10,000) on a large cluster (default 64x8 = 512 GPUs), Philly gang mix, Poisson
+ *       arrivals, per policy: wall time, simulated jobs per second and events per second;</li>
+ *   <li>tandem's event-driven simulator against a naive one-second-tick loop (Lucid's style) on the same
+ *       smaller workload and policy: both makespans (they agree to within a tick per job) and the speed-up.</li>
+ * </ol>
+ * Usage: {@code java -cp bench/target/tandem-bench.jar dev.tandem.bench.WholeRunBenchmark [jobs] [cluster] [policies]}
+ */
+public final class WholeRunBenchmark {
+    public static void main(String[] args) {
+        int jobs = args.length > 0 ? Integer.parseInt(args[0]) : 10_000;
+        String cluster = args.length > 1 ? args[1] : "64x8:RTX3090-24GB";
+        List<String> policies = List.of((args.length > 2 ? args[2] : "fifo,gandiva,tandem").split(","));
+        // about 80 % offered load on 512 GPUs: mean 3.4 GPUs-hours per job
+        Scenario big = scenario(jobs, cluster, "poisson:" + (jobs >= 10_000 ? 120 : 60), "1:0.7,2:0.1,4:0.15,8:0.05");
+        System.out.printf(Locale.ROOT, "scale run: %d jobs on %s (%d GPUs), Poisson arrivals, Philly gang mix%n", jobs, cluster, big.cluster().gpuCount());
+        System.out.printf(Locale.ROOT, "%-12s %10s %14s %14s %12s %10s%n", "policy", "wall_s", "jobs/s", "events/s", "makespan_h", "vs_fifo");
+        double fifoMakespan = Double.NaN;
+        for (String p : policies) {
+            SimulationResult warm = big.run(p, (d, t, s) -> {}); // JIT warm-up on the same workload
+            SimulationResult r = big.run(p, (d, t, s) -> {});
+            if (p.equals("fifo")) fifoMakespan = r.metrics().makespan_s();
+            System.out.printf(Locale.ROOT, "%-12s %10.2f %14.0f %14.0f %12.1f %9.2fx%n", p, r.metrics().wall_seconds(),
+                    jobs / r.metrics().wall_seconds(), r.metrics().events() / r.metrics().wall_seconds(), r.metrics().makespan_s() / 3600,
+                    fifoMakespan / r.metrics().makespan_s());
+            if (warm.metrics().makespan_s() != r.metrics().makespan_s()) throw new IllegalStateException("non-deterministic run");
+        }
+
+        int small = 300;
+        Scenario s = scenario(small, "4x8:RTX3090-24GB", "poisson:30", "1");
+        System.out.printf(Locale.ROOT, "%nevent-driven vs one-second ticks: %d jobs on 4x8 GPUs, Poisson arrivals, same policy and truth%n", small);
+        System.out.printf(Locale.ROOT, "%-12s %14s %14s %14s %14s %10s%n", "policy", "event_wall_s", "tick_wall_s", "event_mkspan_h", "tick_mkspan_h", "speed-up");
+        for (String p : List.of("fifo", "tandem")) {
+            Simulator sim = new Simulator(SimConfig.defaults().withRound(0).withRestartOverhead(0), s.cluster(), s.profiles(), s.truth());
+            sim.run(s.jobs(), PolicyCatalog.create(p), s.newOracle()); // warm-up
+            SimulationResult ev = sim.run(s.jobs(), PolicyCatalog.create(p), s.newOracle());
+            NaiveTickSimulator.run(s.cluster(), s.profiles(), s.truth(), s.jobs(), PolicyCatalog.create(p), s.newOracle()); // warm-up
+            NaiveTickSimulator.Result tick = NaiveTickSimulator.run(s.cluster(), s.profiles(), s.truth(), s.jobs(), PolicyCatalog.create(p), s.newOracle());
+            System.out.printf(Locale.ROOT, "%-12s %14.3f %14.3f %14.2f %14.2f %9.0fx%n", p, ev.metrics().wall_seconds(), tick.wallSeconds(),
+                    ev.metrics().makespan_s() / 3600, tick.makespan() / 3600, tick.wallSeconds() / ev.metrics().wall_seconds());
+        }
+    }
+
+    static Scenario scenario(int jobs, String cluster, String arrival, String sizes) {
+        return Scenario.load(new ScenarioSpec(DataSource.LUCID_PROFILES.name(), DataSource.LUCID_PAIRS.name(), DataSource.LUCID_PAIRS.name(),
+                "v100", "auto", true, Cluster.parse(cluster), WorkloadSpec.of(jobs, arrival, sizes, 1800, 57600, 1),
+                SimConfig.defaults(), TandemPolicy.Config.defaults()));
+    }
+}
