@@ -30,7 +30,14 @@ public final class KernelRegressionModel implements CompatibilityModel {
     private final double[] targets;
     private final int k;
     /** Predictions depend only on the two profiles, and schedulers ask about the same pairs again and again. */
-    private final Map<List<JobProfile>, PairPrediction> cache = new ConcurrentHashMap<>();
+    private final Map<PairKey, PairPrediction> cache = new ConcurrentHashMap<>();
+
+    /** Cache key by profile identity: profiles come from one store, and hashing their fields on every call is costly. */
+    private record PairKey(JobProfile a, JobProfile b) {
+        @Override public boolean equals(Object o) { return o instanceof PairKey k && k.a == a && k.b == b; }
+
+        @Override public int hashCode() { return 31 * System.identityHashCode(a) + System.identityHashCode(b); }
+    }
 
     private KernelRegressionModel(double[][] points, double[] targets, int k) {
         this.points = points;
@@ -65,7 +72,7 @@ public final class KernelRegressionModel implements CompatibilityModel {
 
     @Override public PairPrediction predict(JobProfile a, JobProfile b) {
         if (!a.hasUtilization() || !b.hasUtilization()) return PairPrediction.unknown("no utilisation in profile");
-        return cache.computeIfAbsent(List.of(a, b), x -> compute(a, b));
+        return cache.computeIfAbsent(new PairKey(a, b), x -> compute(a, b));
     }
 
     private PairPrediction compute(JobProfile a, JobProfile b) {

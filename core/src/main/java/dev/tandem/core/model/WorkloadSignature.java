@@ -1,7 +1,5 @@
 package dev.tandem.core.model;
 
-import java.util.Locale;
-
 /**
  * What a training job runs, as far as its resource behaviour is concerned. Jobs with equal signatures are
  * expected to behave alike, so a profile or an observed pairing of one applies to the others.
@@ -15,7 +13,7 @@ public record WorkloadSignature(String model, String dataset, int batchSize, boo
 
     /** A compact label such as {@code ResNet18/CIFAR-10/bs64/amp}. */
     public String label() {
-        return String.format(Locale.ROOT, "%s/%s/bs%d%s", model, dataset, batchSize, amp ? "/amp" : "");
+        return model + "/" + dataset + "/bs" + batchSize + (amp ? "/amp" : "");
     }
 
     @Override public String toString() { return label(); }

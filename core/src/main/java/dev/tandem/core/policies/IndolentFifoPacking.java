@@ -6,7 +6,6 @@ import dev.tandem.core.policy.Decision;
 import dev.tandem.core.policy.PendingJob;
 import dev.tandem.core.policy.SchedulerSnapshot;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -26,16 +25,14 @@ final class IndolentFifoPacking {
     private IndolentFifoPacking() {}
 
     static void schedule(SchedulerSnapshot s, ClusterView view, String policy, HostRule rule, List<Decision> out) {
-        List<Job> placed = new ArrayList<>();
         for (PendingJob p : s.queue()) {
             Optional<List<Integer>> idle = view.findIdle(p.job().gpus());
             if (idle.isPresent()) {
                 view.place(p.job(), idle.get());
-                placed.add(p.job());
                 out.add(new Decision.Start(p.id(), idle.get(), policy + " head: idle GPU(s) " + idle.get()));
                 continue;
             }
-            List<Packing.Host> hosts = Packing.hostsFor(s, view, p.job(), Packing.runningIn(s, view, placed));
+            List<Packing.Host> hosts = Packing.hostsFor(s, view, p.job());
             Optional<Choice> c = rule.choose(s, view, p.job(), hosts);
             if (c.isEmpty()) return;
             view.place(p.job(), c.get().host().gpus());

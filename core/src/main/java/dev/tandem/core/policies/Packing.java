@@ -2,6 +2,7 @@ package dev.tandem.core.policies;
 
 import dev.tandem.core.model.Job;
 import dev.tandem.core.policy.ClusterView;
+import dev.tandem.core.policy.Occupancy;
 import dev.tandem.core.policy.RunningJob;
 import dev.tandem.core.policy.SchedulerSnapshot;
 
@@ -21,24 +22,16 @@ final class Packing {
      * gang of the same size on the same GPUs, memory must fit by the snapshot's memory rule, and pairs that
      * crashed with out-of-memory before are never repeated.
      */
-    static List<Host> hostsFor(SchedulerSnapshot s, ClusterView view, Job job, List<RunningJob> running) {
+    static List<Host> hostsFor(SchedulerSnapshot s, ClusterView view, Job job) {
         List<Host> hosts = new ArrayList<>();
-        for (RunningJob r : running) {
-            if (r.job().gpus() != job.gpus()) continue;
-            var gpus = view.soleTenancy(r.id());
-            if (gpus.isEmpty()) continue;
-            if (s.crashedTogether(job, r.job())) continue;
-            if (!view.memoryFits(job, gpus.get())) continue;
-            hosts.add(new Host(r.job(), gpus.get()));
+        for (Job r : view.soleTenants()) {
+            if (r.gpus() != job.gpus() || r.id().equals(job.id())) continue;
+            List<Integer> gpus = view.gpusOf(r.id());
+            if (s.crashedTogether(job, r)) continue;
+            if (!view.memoryFits(job, gpus)) continue;
+            hosts.add(new Host(r, gpus));
         }
         return hosts;
-    }
-
-    /** Running jobs as they stand in the view (including ones placed earlier in this round). */
-    static List<RunningJob> runningIn(SchedulerSnapshot s, ClusterView view, List<Job> placedThisRound) {
-        List<RunningJob> all = new ArrayList<>(s.running());
-        for (Job j : placedThisRound) all.add(new RunningJob(j, view.gpusOf(j.id()), s.now(), s.now(), j.totalIterations(), 0, Double.NaN));
-        return all;
     }
 
     /** Two running jobs sharing GPUs whose speeds have both been measured; {@code newer} started later. */
@@ -48,19 +41,22 @@ final class Packing {
         double worst() { return Math.min(older.observedSpeed(), newer.observedSpeed()); }
     }
 
-    /** Every co-located pair whose speeds have been observed, each once. */
+    /** Co-located pairs with a new measurement since the last decision whose partner is measured too, each once. */
     static List<ObservedPair> observedPairs(SchedulerSnapshot s) {
         List<ObservedPair> out = new ArrayList<>();
         java.util.Set<String> seen = new java.util.HashSet<>();
-        for (List<RunningJob> onGpu : s.occupantsByGpu().values()) {
-            if (onGpu.size() != 2) continue;
-            RunningJob a = onGpu.get(0), b = onGpu.get(1);
-            if (Double.isNaN(a.observedSpeed()) || Double.isNaN(b.observedSpeed())) continue;
-            if (seen.contains(a.id()) || seen.contains(b.id())) continue; // a gang pair spans several GPUs
-            seen.add(a.id());
-            seen.add(b.id());
-            boolean aNewer = a.startedAt() >= b.startedAt();
-            out.add(aNewer ? new ObservedPair(b, a) : new ObservedPair(a, b));
+        Occupancy occ = s.occupancy();
+        for (RunningJob a : occ.newlyObserved()) {
+            if (seen.contains(a.id())) continue;
+            for (String otherId : occ.jobsOn(a.gpus().get(0))) {
+                if (otherId.equals(a.id()) || seen.contains(otherId)) continue;
+                RunningJob b = occ.job(otherId).orElseThrow();
+                if (Double.isNaN(a.observedSpeed()) || Double.isNaN(b.observedSpeed())) continue;
+                seen.add(a.id());
+                seen.add(b.id());
+                boolean aNewer = a.startedAt() > b.startedAt() || (a.startedAt() == b.startedAt() && a.id().compareTo(b.id()) > 0);
+                out.add(aNewer ? new ObservedPair(b, a) : new ObservedPair(a, b));
+            }
         }
         return out;
     }

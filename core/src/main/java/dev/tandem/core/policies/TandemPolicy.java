@@ -6,7 +6,6 @@ import dev.tandem.core.policy.ClusterView;
 import dev.tandem.core.policy.Decision;
 import dev.tandem.core.policy.PendingJob;
 import dev.tandem.core.policy.Policy;
-import dev.tandem.core.policy.RunningJob;
 import dev.tandem.core.policy.SchedulerSnapshot;
 
 import java.util.ArrayList;
@@ -59,6 +58,8 @@ public final class TandemPolicy implements Policy {
      */
     private static final double EDGE_OFFSET = 2.0;
     private static final double TIE_BREAK = 1e-7;
+    /** How far into the queue one round looks (anchoring with backfill and partner candidates). */
+    private static final int SCAN_LIMIT = 4096;
     /** Largest hosts x candidates problem solved exactly; larger ones are matched greedily by host class. */
     private static final long EXACT_CELLS = 64 * 64;
 
@@ -80,49 +81,56 @@ public final class TandemPolicy implements Policy {
         split(s, view, out);
         if (s.queue().isEmpty()) return out;
 
-        List<PendingJob> ordered = new ArrayList<>(s.queue());
-        // starving first, then queue order; jobs submitted at the same instant longest-first (LPT), the classic
-        // makespan rule, since FIFO gives no order among them
-        ordered.sort(Comparator.comparing((PendingJob p) -> !starving(s, p))
+        // Only the head of a long queue can matter in one round: order a bounded prefix (queue order is
+        // submission order) with starving jobs first and jobs submitted at the same instant longest-first (LPT),
+        // the classic makespan rule, since FIFO gives no order among them.
+        List<PendingJob> ordered = new ArrayList<>(s.queue().subList(0, Math.min(SCAN_LIMIT, s.queue().size())));
+        if (needsReorder(s, ordered)) ordered.sort(Comparator.comparing((PendingJob p) -> !starving(s, p))
                 .thenComparingDouble(p -> p.job().submitTime())
                 .thenComparing(Comparator.comparingDouble((PendingJob p) -> s.soloSeconds(p.job(), p.remainingIterations())).reversed()));
-        List<Job> placed = new ArrayList<>();
         List<PendingJob> waiting = new ArrayList<>();
         for (PendingJob p : ordered) {
-            Optional<List<Integer>> idle = view.findIdle(p.job().gpus());
+            Optional<List<Integer>> idle = view.freeCount() == 0 ? Optional.empty() : view.findIdle(p.job().gpus());
             if (idle.isEmpty()) {
                 waiting.add(p);
                 continue;
             }
             view.place(p.job(), idle.get());
-            placed.add(p.job());
             out.add(new Decision.Start(p.id(), idle.get(), (starving(s, p) ? "starving, " : "") + "idle GPU(s) " + idle.get()));
         }
-        match(s, view, waiting, placed, out);
+        match(s, view, waiting, out);
         return out;
+    }
+
+    /** The queue is already in submission order; only starving jobs or simultaneous submissions reorder it. */
+    private boolean needsReorder(SchedulerSnapshot s, List<PendingJob> ordered) {
+        for (int i = 0; i < ordered.size(); i++) {
+            if (starving(s, ordered.get(i))) return true;
+            if (i > 0 && ordered.get(i).job().submitTime() == ordered.get(i - 1).job().submitTime()) return true;
+        }
+        return false;
     }
 
     private boolean starving(SchedulerSnapshot s, PendingJob p) {
         return s.now() - p.queuedSince() > cfg.starvationSeconds();
     }
 
-    private void match(SchedulerSnapshot s, ClusterView view, List<PendingJob> waiting, List<Job> placed, List<Decision> out) {
+    private void match(SchedulerSnapshot s, ClusterView view, List<PendingJob> waiting, List<Decision> out) {
         if (waiting.isEmpty()) return;
         // hosts: running jobs alone on their GPUs, grouped into interchangeable classes
         Map<HostClass, List<Packing.Host>> classes = new LinkedHashMap<>();
-        for (RunningJob r : Packing.runningIn(s, view, placed)) {
-            Optional<List<Integer>> gpus = view.soleTenancy(r.id());
-            if (gpus.isEmpty()) continue;
-            int g0 = gpus.get().get(0);
-            HostClass key = new HostClass(r.job().signature(), r.job().gpus(), view.memoryCharged(g0), view.capacity(g0));
-            classes.computeIfAbsent(key, k -> new ArrayList<>()).add(new Packing.Host(r.job(), gpus.get()));
+        for (Job r : view.soleTenants()) {
+            List<Integer> gpus = view.gpusOf(r.id());
+            int g0 = gpus.get(0);
+            HostClass key = new HostClass(r.signature(), r.gpus(), view.memoryCharged(g0), view.capacity(g0));
+            classes.computeIfAbsent(key, k -> new ArrayList<>()).add(new Packing.Host(r, gpus));
         }
         if (classes.isEmpty()) return;
         boolean starvingWaits = starving(s, waiting.get(0));
         Map<Integer, List<PendingJob>> candidates = new HashMap<>();
         for (HostClass c : classes.keySet()) candidates.putIfAbsent(c.gpus(), new ArrayList<>());
         int position = 0;
-        Map<PendingJob, Integer> positions = new HashMap<>();
+        Map<PendingJob, Integer> positions = new java.util.IdentityHashMap<>();
         for (PendingJob q : waiting) {
             if (starvingWaits && !starving(s, q)) break;
             List<PendingJob> list = candidates.get(q.job().gpus());
@@ -171,7 +179,7 @@ public final class TandemPolicy implements Policy {
      */
     private static List<Edge> solve(List<ClassEdge> edges, Map<HostClass, List<Packing.Host>> classes) {
         List<PendingJob> queued = new ArrayList<>();
-        Map<PendingJob, Integer> qi = new HashMap<>();
+        Map<PendingJob, Integer> qi = new java.util.IdentityHashMap<>();
         Map<HostClass, Integer> hostCount = new LinkedHashMap<>();
         for (ClassEdge e : edges) {
             qi.computeIfAbsent(e.queued(), k -> { queued.add(k); return queued.size() - 1; });
@@ -201,7 +209,7 @@ public final class TandemPolicy implements Policy {
             List<ClassEdge> sorted = new ArrayList<>(edges);
             sorted.sort(Comparator.comparingDouble(ClassEdge::weight).reversed().thenComparingInt(ClassEdge::position));
             Map<HostClass, Integer> taken = new HashMap<>();
-            java.util.Set<PendingJob> used = new java.util.HashSet<>();
+            java.util.Set<PendingJob> used = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
             for (ClassEdge e : sorted) {
                 int t = taken.getOrDefault(e.hosts(), 0);
                 if (used.contains(e.queued()) || t >= classes.get(e.hosts()).size()) continue;

@@ -1,67 +1,102 @@
 package dev.tandem.core.policy;
 
+import dev.tandem.core.model.Cluster;
 import dev.tandem.core.model.Gpu;
 import dev.tandem.core.model.Job;
-import dev.tandem.core.model.Node;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
- * A policy's scratch copy of GPU occupancy while it builds one round of decisions, so that a second decision
- * in the same round sees the GPUs taken by the first. It stores only occupied GPUs and per-node idle counts,
- * so asking for idle GPUs costs O(nodes), not O(GPUs), and is O(1) when there are not enough.
+ * A policy's scratch copy of GPU occupancy while it builds one round of decisions, so that a later decision
+ * in the round sees the GPUs taken or freed by earlier ones. It is an overlay: the world's
+ * {@link Occupancy} plus this round's changes, so creating one costs O(nodes), finding idle GPUs costs
+ * O(nodes) (O(1) when too few are idle), and nothing scans every GPU or running job.
  */
 public final class ClusterView {
     private final SchedulerSnapshot snapshot;
-    private final Map<Integer, List<Job>> occupants = new HashMap<>();
-    private final Map<String, List<Integer>> gpusOf = new HashMap<>();
-    private final int[] idlePerNode;
+    private final Occupancy base;
+    private final Cluster cluster;
+    private final Map<Integer, List<Job>> added = new HashMap<>();
+    private final Map<String, Job> placedJobs = new LinkedHashMap<>();
+    private final Map<String, List<Integer>> placedGpus = new HashMap<>();
+    private final Set<String> removed = new HashSet<>();
+    private final int[] idleDelta;
     private int idleTotal;
 
     public ClusterView(SchedulerSnapshot snapshot) {
         this.snapshot = snapshot;
-        List<Node> nodes = snapshot.cluster().nodes();
-        idlePerNode = new int[nodes.size()];
-        for (int i = 0; i < nodes.size(); i++) idlePerNode[i] = nodes.get(i).gpus().size();
-        idleTotal = snapshot.cluster().gpuCount();
-        for (RunningJob r : snapshot.running()) place(r.job(), r.gpus());
+        this.base = snapshot.occupancy();
+        this.cluster = snapshot.cluster();
+        this.idleDelta = new int[cluster.nodes().size()];
+        this.idleTotal = base.idleTotal();
     }
 
     public void place(Job job, List<Integer> gpus) {
         for (int g : gpus) {
-            List<Job> occ = occupants.computeIfAbsent(g, x -> new ArrayList<>(2));
-            if (occ.isEmpty()) {
-                idlePerNode[snapshot.cluster().nodeIndexOf(g)]--;
-                idleTotal--;
-            }
-            occ.add(job);
+            if (occupants(g).isEmpty()) changeIdle(g, -1);
+            added.computeIfAbsent(g, x -> new ArrayList<>(2)).add(job);
         }
-        gpusOf.put(job.id(), List.copyOf(gpus));
+        placedJobs.put(job.id(), job);
+        placedGpus.put(job.id(), List.copyOf(gpus));
+        removed.remove(job.id());
     }
 
     public void remove(String jobId) {
-        List<Integer> gpus = gpusOf.remove(jobId);
-        if (gpus == null) return;
-        for (int g : gpus) {
-            List<Job> occ = occupants.get(g);
-            occ.removeIf(j -> j.id().equals(jobId));
-            if (occ.isEmpty()) {
-                occupants.remove(g);
-                idlePerNode[snapshot.cluster().nodeIndexOf(g)]++;
-                idleTotal++;
-            }
+        List<Integer> gpus = gpusOf(jobId);
+        if (gpus.isEmpty()) return;
+        if (placedJobs.remove(jobId) != null) {
+            placedGpus.remove(jobId);
+            for (int g : gpus) added.get(g).removeIf(j -> j.id().equals(jobId));
+        } else {
+            removed.add(jobId);
         }
+        for (int g : gpus) if (occupants(g).isEmpty()) changeIdle(g, +1);
     }
 
-    public List<Job> occupants(int gpu) { return occupants.getOrDefault(gpu, List.of()); }
+    private void changeIdle(int gpu, int by) {
+        idleDelta[cluster.nodeIndexOf(gpu)] += by;
+        idleTotal += by;
+    }
 
-    public List<Integer> gpusOf(String jobId) { return gpusOf.getOrDefault(jobId, List.of()); }
+    /** The jobs on a GPU as this round stands. */
+    public List<Job> occupants(int gpu) {
+        List<String> ids = base.jobsOn(gpu);
+        List<Job> extra = added.getOrDefault(gpu, List.of());
+        if (extra.isEmpty() && removed.isEmpty()) {
+            if (ids.isEmpty()) return List.of();
+            List<Job> out = new ArrayList<>(ids.size());
+            for (String id : ids) out.add(base.jobOf(id).orElseThrow());
+            return out;
+        }
+        List<Job> out = new ArrayList<>(ids.size() + extra.size());
+        for (String id : ids) if (!removed.contains(id)) out.add(base.jobOf(id).orElseThrow());
+        out.addAll(extra);
+        return out;
+    }
+
+    private boolean idle(int gpu) {
+        if (!added.getOrDefault(gpu, List.of()).isEmpty()) return false;
+        for (String id : base.jobsOn(gpu)) if (!removed.contains(id)) return false;
+        return true;
+    }
+
+    public List<Integer> gpusOf(String jobId) {
+        List<Integer> p = placedGpus.get(jobId);
+        if (p != null) return p;
+        if (removed.contains(jobId)) return List.of();
+        return base.gpusOf(jobId);
+    }
 
     public int freeCount() { return idleTotal; }
+
+    private int idleOnNode(int node) { return base.idleOnNode(node) + idleDelta[node]; }
 
     /**
      * Picks {@code n} idle GPUs, preferring one node (the fullest node that still has room, to keep big holes
@@ -69,18 +104,20 @@ public final class ClusterView {
      */
     public Optional<List<Integer>> findIdle(int n) {
         if (idleTotal < n) return Optional.empty();
+        int nodes = cluster.nodes().size();
         int best = -1;
-        for (int i = 0; i < idlePerNode.length; i++) {
-            if (idlePerNode[i] >= n && (best < 0 || idlePerNode[i] < idlePerNode[best])) best = i;
+        for (int i = 0; i < nodes; i++) {
+            int idle = idleOnNode(i);
+            if (idle >= n && (best < 0 || idle < idleOnNode(best))) best = i;
         }
         List<Integer> pick = new ArrayList<>(n);
         if (best >= 0) {
             collectIdle(best, n, pick);
             return Optional.of(List.copyOf(pick));
         }
-        Integer[] order = new Integer[idlePerNode.length];
-        for (int i = 0; i < order.length; i++) order[i] = i;
-        java.util.Arrays.sort(order, (a, b) -> Integer.compare(idlePerNode[b], idlePerNode[a]));
+        Integer[] order = new Integer[nodes];
+        for (int i = 0; i < nodes; i++) order[i] = i;
+        java.util.Arrays.sort(order, (a, b) -> Integer.compare(idleOnNode(b), idleOnNode(a)));
         for (int node : order) {
             if (pick.size() == n) break;
             collectIdle(node, n, pick);
@@ -89,9 +126,9 @@ public final class ClusterView {
     }
 
     private void collectIdle(int node, int n, List<Integer> into) {
-        for (Gpu g : snapshot.cluster().nodes().get(node).gpus()) {
+        for (Gpu g : cluster.nodes().get(node).gpus()) {
             if (into.size() == n) return;
-            if (!occupants.containsKey(g.id())) into.add(g.id());
+            if (idle(g.id())) into.add(g.id());
         }
     }
 
@@ -102,7 +139,7 @@ public final class ClusterView {
         return s;
     }
 
-    public long capacity(int gpu) { return snapshot.cluster().gpu(gpu).type().memoryMiB(); }
+    public long capacity(int gpu) { return cluster.gpu(gpu).type().memoryMiB(); }
 
     /** Whether {@code job} fits next to the current occupants of every GPU in {@code gpus}. */
     public boolean memoryFits(Job job, List<Integer> gpus) {
@@ -120,5 +157,13 @@ public final class ClusterView {
         if (gpus.isEmpty()) return Optional.empty();
         for (int g : gpus) if (occupants(g).size() != 1) return Optional.empty();
         return Optional.of(gpus);
+    }
+
+    /** Jobs alone on their GPUs as this round stands: the world's lone jobs still alone, plus this round's placements. */
+    public List<Job> soleTenants() {
+        List<Job> out = new ArrayList<>();
+        for (RunningJob r : base.soleTenants()) if (!removed.contains(r.id()) && soleTenancy(r.id()).isPresent()) out.add(r.job());
+        for (Job j : placedJobs.values()) if (soleTenancy(j.id()).isPresent()) out.add(j);
+        return out;
     }
 }

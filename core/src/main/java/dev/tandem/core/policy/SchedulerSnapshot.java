@@ -17,20 +17,66 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Everything a policy may look at: the cluster, the queue in submission order, the running jobs, the solo
- * profiles, the compatibility oracle, and what has been learned about memory from crashes.
+ * Everything a policy may look at: the cluster, the queue in submission order, the running jobs and who runs
+ * where, the solo profiles, the compatibility oracle, and what has been learned about memory from crashes.
  *
- * @param memoryEstimates raised per-signature memory needs learned from out-of-memory crashes
- * @param oomPairs        signature pairs that crashed with out-of-memory when co-located ("a|b", both orders)
+ * <p>Lists are taken as given (no defensive copy): a world hands read-only views that stay unchanged for the
+ * duration of one decide() call, which keeps large queues and clusters cheap to snapshot.
  */
-public record SchedulerSnapshot(double now, Cluster cluster, List<PendingJob> queue, List<RunningJob> running,
-                                ProfileStore profiles, CompatibilityModel compatibility, MemoryRule memoryRule,
-                                Map<WorkloadSignature, Long> memoryEstimates, Set<String> oomPairs) {
+public final class SchedulerSnapshot {
+    private final double now;
+    private final Cluster cluster;
+    private final List<PendingJob> queue;
+    private final List<RunningJob> running;
+    private final ProfileStore profiles;
+    private final CompatibilityModel compatibility;
+    private final MemoryRule memoryRule;
+    private final Map<WorkloadSignature, Long> memoryEstimates;
+    private final Set<String> oomPairs;
+    private Occupancy occupancy;
 
-    /*
-     * The lists are taken as given (no defensive copy): a world hands read-only views that stay unchanged for
-     * the duration of one decide() call, which keeps large queues cheap to snapshot.
+    /**
+     * @param memoryEstimates raised per-signature memory needs learned from out-of-memory crashes
+     * @param oomPairs        signature pairs that crashed with out-of-memory when co-located ("a|b", both orders)
+     * @param occupancy       the world's indexes of {@code running}, or null to build them on first use
      */
+    public SchedulerSnapshot(double now, Cluster cluster, List<PendingJob> queue, List<RunningJob> running, ProfileStore profiles,
+                             CompatibilityModel compatibility, MemoryRule memoryRule, Map<WorkloadSignature, Long> memoryEstimates,
+                             Set<String> oomPairs, Occupancy occupancy) {
+        this.now = now;
+        this.cluster = cluster;
+        this.queue = queue;
+        this.running = running;
+        this.profiles = profiles;
+        this.compatibility = compatibility;
+        this.memoryRule = memoryRule;
+        this.memoryEstimates = memoryEstimates;
+        this.oomPairs = oomPairs;
+        this.occupancy = occupancy;
+    }
+
+    /** A snapshot whose occupancy indexes are built from {@code running} when first needed. */
+    public SchedulerSnapshot(double now, Cluster cluster, List<PendingJob> queue, List<RunningJob> running, ProfileStore profiles,
+                             CompatibilityModel compatibility, MemoryRule memoryRule, Map<WorkloadSignature, Long> memoryEstimates,
+                             Set<String> oomPairs) {
+        this(now, cluster, queue, running, profiles, compatibility, memoryRule, memoryEstimates, oomPairs, null);
+    }
+
+    public double now() { return now; }
+    public Cluster cluster() { return cluster; }
+    public List<PendingJob> queue() { return queue; }
+    /** All running jobs; large worlds may build the list lazily, so prefer {@link #occupancy()} where it suffices. */
+    public List<RunningJob> running() { return running; }
+    public ProfileStore profiles() { return profiles; }
+    public CompatibilityModel compatibility() { return compatibility; }
+    public MemoryRule memoryRule() { return memoryRule; }
+    public Map<WorkloadSignature, Long> memoryEstimates() { return memoryEstimates; }
+    public Set<String> oomPairs() { return oomPairs; }
+
+    public Occupancy occupancy() {
+        if (occupancy == null) occupancy = Occupancy.of(cluster, running);
+        return occupancy;
+    }
 
     public Optional<JobProfile> profile(Job job) { return profiles.find(job.signature()); }
 
@@ -46,7 +92,7 @@ public record SchedulerSnapshot(double now, Cluster cluster, List<PendingJob> qu
     }
 
     public boolean crashedTogether(Job a, Job b) {
-        return oomPairs.contains(oomKey(a.signature(), b.signature()));
+        return !oomPairs.isEmpty() && oomPairs.contains(oomKey(a.signature(), b.signature()));
     }
 
     public static String oomKey(WorkloadSignature a, WorkloadSignature b) {
@@ -60,13 +106,12 @@ public record SchedulerSnapshot(double now, Cluster cluster, List<PendingJob> qu
         return compatibility.predict(pa.get(), pb.get(), a.gpus());
     }
 
-    /** Running jobs indexed by GPU id. */
+    /** Running jobs indexed by GPU id (O(running): for tests and small worlds). */
     public Map<Integer, List<RunningJob>> occupantsByGpu() {
         Map<Integer, List<RunningJob>> m = new HashMap<>();
         for (RunningJob r : running) for (int g : r.gpus()) m.computeIfAbsent(g, x -> new ArrayList<>(2)).add(r);
         return m;
     }
 
-    /** Whether any job is waiting, whatever the policy. */
     public boolean hasQueue() { return !queue.isEmpty(); }
 }

@@ -8,6 +8,7 @@ import dev.tandem.core.model.JobProfile;
 import dev.tandem.core.model.ProfileStore;
 import dev.tandem.core.model.WorkloadSignature;
 import dev.tandem.core.policy.Decision;
+import dev.tandem.core.policy.Occupancy;
 import dev.tandem.core.policy.PendingJob;
 import dev.tandem.core.policy.Policy;
 import dev.tandem.core.policy.RunningJob;
@@ -26,6 +27,10 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+import java.util.AbstractList;
+import java.util.Collection;
 import java.util.PriorityQueue;
 import java.util.Set;
 
@@ -81,6 +86,7 @@ public final class Simulator {
         Status status = Status.FUTURE;
         double done, extraWork, lastUpdate, rate;
         int[] gpus = new int[0];
+        List<Integer> gpuList = List.of();
         double startedAt, placedAt, queuedSince, firstStart = Double.NaN, finish;
         double attained, queueTotal, sharedSeconds, segmentStartDone;
         int restarts, ooms;
@@ -111,6 +117,10 @@ public final class Simulator {
         private final Set<JobState> running = new LinkedHashSet<>();
         private final List<List<JobState>> occupants = new ArrayList<>();
         private final boolean[] fallbackGpu;
+        private final int[] idlePerNode;
+        private int idleTotal;
+        private final Set<JobState> soleTenants = new LinkedHashSet<>();
+        private final List<JobState> newlyObserved = new ArrayList<>();
         private final Map<WorkloadSignature, Long> memoryEstimates = new LinkedHashMap<>();
         private final Set<String> oomPairs = new HashSet<>();
         private final TimeSeries series = new TimeSeries();
@@ -137,6 +147,9 @@ public final class Simulator {
             this.arrivals = list;
             for (int i = 0; i < cluster.gpuCount(); i++) occupants.add(new ArrayList<>(MAX_JOBS_PER_GPU));
             this.fallbackGpu = new boolean[cluster.gpuCount()];
+            this.idlePerNode = new int[cluster.nodes().size()];
+            for (int n = 0; n < idlePerNode.length; n++) idlePerNode[n] = cluster.nodes().get(n).gpus().size();
+            this.idleTotal = cluster.gpuCount();
         }
 
         SimulationResult execute() {
@@ -217,6 +230,7 @@ public final class Simulator {
                 case OBSERVE -> {
                     if (js.status != Status.RUNNING || js.version != e.token()) return;
                     js.observed = true;
+                    newlyObserved.add(js);
                     reportObservation(js);
                     if (policy.actsOnRunningJobs()) dirty = true;
                 }
@@ -247,19 +261,63 @@ public final class Simulator {
 
         private void schedule() {
             dirty = false;
-            if (queue.isEmpty() && !(policy.actsOnRunningJobs() && !running.isEmpty())) return;
-            List<RunningJob> view = new ArrayList<>(running.size());
-            for (JobState r : running) {
-                double remaining = r.remaining() - r.rate * (clock - r.lastUpdate);
-                double attained = r.attained + r.gpus.length * (clock - r.lastUpdate);
-                double observed = r.observed ? r.rate / r.profile.soloSpeed() : Double.NaN;
-                view.add(new RunningJob(r.job, toList(r.gpus), r.startedAt, r.placedAt, remaining, attained, observed));
+            if (queue.isEmpty() && !(policy.actsOnRunningJobs() && !running.isEmpty())) {
+                newlyObserved.clear();
+                return;
             }
-            SchedulerSnapshot snap = new SchedulerSnapshot(clock, cluster, queueView, Collections.unmodifiableList(view), profiles,
-                    oracle, cfg.memoryRule(), Collections.unmodifiableMap(memoryEstimates), Collections.unmodifiableSet(oomPairs));
+            List<RunningJob> all = new LazyList<>(() -> running.stream().map(this::view).toList());
+            SchedulerSnapshot snap = new SchedulerSnapshot(clock, cluster, queueView, all, profiles, oracle, cfg.memoryRule(),
+                    Collections.unmodifiableMap(memoryEstimates), Collections.unmodifiableSet(oomPairs), new SimOccupancy());
             policyCalls++;
             List<Decision> decisions = policy.decide(snap);
+            newlyObserved.clear();
             for (Decision d : decisions) apply(d);
+        }
+
+        /** The policy's view of a running job, as of now. */
+        private RunningJob view(JobState r) {
+            double remaining = r.remaining() - r.rate * (clock - r.lastUpdate);
+            double attained = r.attained + r.gpus.length * (clock - r.lastUpdate);
+            double observed = r.observed ? r.rate / r.profile.soloSpeed() : Double.NaN;
+            return new RunningJob(r.job, r.gpuList, r.startedAt, r.placedAt, remaining, attained, observed);
+        }
+
+        /** The simulator's own occupancy indexes, kept up to date as jobs start and stop. */
+        private final class SimOccupancy implements Occupancy {
+            @Override public int idleTotal() { return idleTotal; }
+
+            @Override public int idleOnNode(int node) { return idlePerNode[node]; }
+
+            @Override public List<String> jobsOn(int gpu) {
+                List<JobState> occ = occupants.get(gpu);
+                if (occ.isEmpty()) return List.of();
+                List<String> ids = new ArrayList<>(occ.size());
+                for (JobState j : occ) ids.add(j.job.id());
+                return ids;
+            }
+
+            @Override public Optional<RunningJob> job(String id) {
+                JobState js = byId.get(id);
+                return js == null || js.status != Status.RUNNING ? Optional.empty() : Optional.of(view(js));
+            }
+
+            @Override public Optional<Job> jobOf(String id) {
+                JobState js = byId.get(id);
+                return js == null || js.status != Status.RUNNING ? Optional.empty() : Optional.of(js.job);
+            }
+
+            @Override public List<Integer> gpusOf(String id) {
+                JobState js = byId.get(id);
+                return js == null || js.status != Status.RUNNING ? List.of() : js.gpuList;
+            }
+
+            @Override public Collection<RunningJob> soleTenants() {
+                return soleTenants.stream().map(Run.this::view).toList();
+            }
+
+            @Override public Collection<RunningJob> newlyObserved() {
+                return newlyObserved.stream().filter(j -> j.status == Status.RUNNING && j.observed).map(Run.this::view).toList();
+            }
         }
 
         private void apply(Decision d) {
@@ -317,6 +375,7 @@ public final class Simulator {
         private void place(JobState js, int[] gpus) {
             js.status = Status.RUNNING;
             js.gpus = gpus;
+            js.gpuList = toList(gpus);
             js.startedAt = clock;
             js.lastUpdate = clock;
             js.segment++;
@@ -357,6 +416,7 @@ public final class Simulator {
                 updateGpuCounters(g);
             }
             running.remove(js);
+            soleTenants.remove(js);
             js.gpus = new int[0];
             js.version++;
             js.rate = 0;
@@ -411,6 +471,11 @@ public final class Simulator {
             busyGpus -= wasBusy(g) ? 1 : 0;
             sharedGpus -= wasShared(g) ? 1 : 0;
             fallbackGpus -= fallbackGpu[g] ? 1 : 0;
+            if (busyFlags[g] != (n > 0)) {
+                int by = n > 0 ? -1 : 1;
+                idlePerNode[cluster.nodeIndexOf(g)] += by;
+                idleTotal += by;
+            }
             busyFlags[g] = n > 0;
             sharedFlags[g] = n > 1;
             fallbackGpu[g] = fallback;
@@ -449,6 +514,8 @@ public final class Simulator {
                     }
                 }
                 js.shared = shared;
+                if (shared) soleTenants.remove(js);
+                else soleTenants.add(js);
                 js.rate = js.profile.soloSpeed() * Math.max(0, rel);
                 js.version++;
                 js.placedAt = clock;
@@ -494,6 +561,23 @@ public final class Simulator {
                     oomEvents, completed, preemptions, pairings, fallbackGpuSeconds, eventCount, policyCalls, wallSeconds);
             return new SimulationResult(policy.name(), m, records, series, List.copyOf(decisionLog));
         }
+    }
+
+    /** A list built on first use: most policies never look at every running job. */
+    private static final class LazyList<T> extends AbstractList<T> {
+        private final Supplier<List<T>> build;
+        private List<T> list;
+
+        LazyList(Supplier<List<T>> build) { this.build = build; }
+
+        private List<T> list() {
+            if (list == null) list = build.get();
+            return list;
+        }
+
+        @Override public T get(int i) { return list().get(i); }
+
+        @Override public int size() { return list().size(); }
     }
 
     private static List<Integer> toList(int[] a) {

@@ -1,0 +1,69 @@
+package dev.tandem.core.policy;
+
+import dev.tandem.core.model.Cluster;
+import dev.tandem.core.model.Job;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Who runs where, as the world indexes it, so that policies find idle GPUs and lone jobs without scanning
+ * the whole cluster or every running job. A world with large clusters (the simulator) keeps these indexes up
+ * to date as jobs start and stop; {@link #of} builds them from a list of running jobs for worlds that do not.
+ */
+public interface Occupancy {
+    int idleTotal();
+
+    int idleOnNode(int node);
+
+    /** Ids of the jobs on a GPU; empty when it is idle. */
+    List<String> jobsOn(int gpu);
+
+    Optional<RunningJob> job(String id);
+
+    /** The job itself, without building its full running view. */
+    default Optional<Job> jobOf(String id) { return job(id).map(RunningJob::job); }
+
+    /** The GPUs a running job holds; empty if it is not running. */
+    default List<Integer> gpusOf(String id) { return job(id).map(RunningJob::gpus).orElse(List.of()); }
+
+    /** Running jobs alone on all of their GPUs: the only hosts a co-locating policy can add a partner to. */
+    Collection<RunningJob> soleTenants();
+
+    /**
+     * Running jobs whose speed next to their current neighbours was measured since the previous decision
+     * (introspecting policies judge each new measurement once).
+     */
+    Collection<RunningJob> newlyObserved();
+
+    /** Builds the indexes from the running jobs: O(running + nodes); every observed job counts as newly observed. */
+    static Occupancy of(Cluster cluster, List<RunningJob> running) {
+        Map<Integer, List<String>> on = new HashMap<>();
+        Map<String, RunningJob> byId = new HashMap<>();
+        for (RunningJob r : running) {
+            byId.put(r.id(), r);
+            for (int g : r.gpus()) on.computeIfAbsent(g, x -> new ArrayList<>(2)).add(r.id());
+        }
+        int[] idle = new int[cluster.nodes().size()];
+        for (int n = 0; n < idle.length; n++) idle[n] = cluster.nodes().get(n).gpus().size();
+        for (int g : on.keySet()) idle[cluster.nodeIndexOf(g)]--;
+        int total = cluster.gpuCount() - on.size();
+        List<RunningJob> sole = new ArrayList<>(), observed = new ArrayList<>();
+        for (RunningJob r : running) {
+            if (r.gpus().stream().allMatch(g -> on.get(g).size() == 1)) sole.add(r);
+            if (!Double.isNaN(r.observedSpeed())) observed.add(r);
+        }
+        return new Occupancy() {
+            @Override public int idleTotal() { return total; }
+            @Override public int idleOnNode(int node) { return idle[node]; }
+            @Override public List<String> jobsOn(int gpu) { return on.getOrDefault(gpu, List.of()); }
+            @Override public Optional<RunningJob> job(String id) { return Optional.ofNullable(byId.get(id)); }
+            @Override public Collection<RunningJob> soleTenants() { return sole; }
+            @Override public Collection<RunningJob> newlyObserved() { return observed; }
+        };
+    }
+}
