@@ -12,23 +12,34 @@ import java.util.List;
 import java.util.Locale;
 import java.util.function.Consumer;
 
-/** Reads a headed CSV file row by row with typed, validated field access that reports file, line and field. */
-final class Csv {
-    /** One data row; {@link #line()} is its line in the file (the header is line 1). */
-    static final class Row {
+/**
+ * Reads a headed CSV file (or a headerless delimited one with given column names) row by row with typed,
+ * validated field access that reports file, line and field. Public so that the trace readers share it.
+ */
+public final class Csv {
+    /**
+     * One data row; {@link #line()} is its line in the file (the header, if any, is line 1), counting blank lines
+     * (the line where the row ends, for a quoted field spanning lines).
+     */
+    public static final class Row {
         private final DataSource source;
         private final CSVRecord record;
+        private final long line;
 
-        Row(DataSource source, CSVRecord record) {
+        Row(DataSource source, CSVRecord record, long line) {
             this.source = source;
             this.record = record;
+            this.line = line;
         }
 
-        long line() { return record.getRecordNumber() + 1; }
+        public long line() { return line; }
 
-        boolean has(String field) { return record.isMapped(field) && record.isSet(field) && !record.get(field).isBlank(); }
+        /** Number of fields in this row. */
+        public int size() { return record.size(); }
 
-        String text(String field) {
+        public boolean has(String field) { return record.isMapped(field) && record.isSet(field) && !record.get(field).isBlank(); }
+
+        public String text(String field) {
             if (!record.isMapped(field)) throw error(field, "column missing from header");
             if (!record.isSet(field)) throw error(field, "row has too few fields");
             String v = record.get(field).trim();
@@ -36,7 +47,7 @@ final class Csv {
             return v;
         }
 
-        double number(String field) {
+        public double number(String field) {
             String v = text(field);
             try {
                 double d = Double.parseDouble(v);
@@ -47,9 +58,9 @@ final class Csv {
             }
         }
 
-        double optionalNumber(String field) { return has(field) ? number(field) : Double.NaN; }
+        public double optionalNumber(String field) { return has(field) ? number(field) : Double.NaN; }
 
-        int integer(String field) {
+        public int integer(String field) {
             String v = text(field);
             try {
                 return Integer.parseInt(v);
@@ -60,7 +71,7 @@ final class Csv {
             }
         }
 
-        boolean flag(String field) {
+        public boolean flag(String field) {
             String v = text(field).toLowerCase(Locale.ROOT);
             return switch (v) {
                 case "1", "true", "yes", "on" -> true;
@@ -69,23 +80,38 @@ final class Csv {
             };
         }
 
-        DataFormatException error(String field, String problem) {
+        public DataFormatException error(String field, String problem) {
             return new DataFormatException(source.name(), line(), field, problem);
         }
     }
 
     private Csv() {}
 
-    static void read(DataSource source, List<String> requiredColumns, Consumer<Row> rowHandler) {
+    /** Reads a CSV file whose first line names the columns; fails on the header if a required column is missing. */
+    public static void read(DataSource source, List<String> requiredColumns, Consumer<Row> rowHandler) {
         CSVFormat fmt = CSVFormat.DEFAULT.builder().setHeader().setSkipHeaderRecord(true).setTrim(true)
                 .setIgnoreEmptyLines(true).setAllowMissingColumnNames(true).get();
+        read(source, fmt, requiredColumns, rowHandler);
+    }
+
+    /**
+     * Reads a file without header whose fields are separated by {@code delimiter} and never quoted (e.g. Gavel's
+     * tab-separated traces, whose commands may hold any character); {@code columns} name the fields in order.
+     */
+    public static void readHeaderless(DataSource source, char delimiter, List<String> columns, Consumer<Row> rowHandler) {
+        CSVFormat fmt = CSVFormat.DEFAULT.builder().setDelimiter(delimiter).setQuote(null).setHeader(columns.toArray(String[]::new))
+                .setSkipHeaderRecord(false).setTrim(true).setIgnoreEmptyLines(true).get();
+        read(source, fmt, columns, rowHandler);
+    }
+
+    private static void read(DataSource source, CSVFormat fmt, List<String> requiredColumns, Consumer<Row> rowHandler) {
         try (Reader r = source.open(); CSVParser p = CSVParser.parse(r, fmt)) {
             List<String> header = new ArrayList<>(p.getHeaderNames());
             for (String c : requiredColumns) {
                 if (!header.contains(c)) throw new DataFormatException(source.name(), 1, c, "required column missing from header " + header);
             }
             for (CSVRecord rec : p) {
-                Row row = new Row(source, rec);
+                Row row = new Row(source, rec, p.getCurrentLineNumber()); // the lexer has just passed the row's end
                 try {
                     rowHandler.accept(row);
                 } catch (IllegalArgumentException e) {
