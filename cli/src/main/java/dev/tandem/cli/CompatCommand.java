@@ -170,12 +170,7 @@ final class CompatCommand implements Runnable {
                 }
                 System.out.println();
             }
-            if (csv != null) {
-                Path parent = csv.toAbsolutePath().getParent();
-                if (parent != null) Files.createDirectories(parent);
-                Files.writeString(csv, full.toString(), StandardCharsets.UTF_8);
-                System.out.println("wrote " + csv);
-            }
+            if (csv != null) OutputFiles.write(csv, full.toString());
             return 0;
         }
     }

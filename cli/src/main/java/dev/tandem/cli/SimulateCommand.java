@@ -1,11 +1,9 @@
 package dev.tandem.cli;
 
-import dev.tandem.core.compat.MemoryRule;
 import dev.tandem.core.model.Cluster;
 import dev.tandem.core.policies.PolicyCatalog;
-import dev.tandem.core.policies.TandemPolicy;
 import dev.tandem.sim.data.DataSource;
-import dev.tandem.sim.engine.SimConfig;
+import dev.tandem.sim.trace.AlibabaNodeReader;
 import dev.tandem.sim.engine.SimulationResult;
 import dev.tandem.sim.report.Comparison;
 import dev.tandem.sim.report.HtmlReport;
@@ -16,8 +14,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,27 +34,6 @@ final class SimulateCommand implements Callable<Integer> {
             description = "Policies to compare, comma-separated (see 'tandem policies'). Default: ${DEFAULT-VALUE}.")
     List<String> policies;
 
-    @Option(names = "--profiles", defaultValue = DataSource.BUNDLED + "lucid/single_profiles.csv",
-            description = "Solo profiles (Lucid single-profile CSV, or JSON). Default: ${DEFAULT-VALUE}.")
-    String profiles;
-
-    @Option(names = "--truth", defaultValue = DataSource.BUNDLED + "lucid/colocation_pairs.csv",
-            description = {"Ground-truth co-location: Lucid pair CSV, or Gavel throughput JSON (jobs are then drawn from Gavel's job types).",
-                    "Default: ${DEFAULT-VALUE}. Bundled Gavel data: " + DataSource.BUNDLED + "gavel/simulation_throughputs.json"})
-    String truth;
-
-    @Option(names = "--train", description = "Pairs the policies' compatibility model learns from (Lucid CSV or Gavel JSON). Default: the --truth file.")
-    String train;
-
-    @Option(names = "--gavel-gpu", defaultValue = "v100", description = "GPU type to read from a Gavel file (k80, p100, v100). Default: ${DEFAULT-VALUE}.")
-    String gavelGpu;
-
-    @Option(names = "--model", defaultValue = "auto", description = "Policies' compatibility oracle: auto, knn, util-sum, measured. Default: ${DEFAULT-VALUE}.")
-    String model;
-
-    @Option(names = "--no-online", description = "Do not let the oracle learn from pairs it sees running.")
-    boolean noOnline;
-
     @Option(names = "--jobs", defaultValue = "200", description = "Number of jobs. Default: ${DEFAULT-VALUE}.")
     int jobs;
 
@@ -68,42 +43,14 @@ final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--arrival", defaultValue = "batch", description = "batch (all at t=0) or poisson:RATE (jobs per hour). Default: ${DEFAULT-VALUE}.")
     String arrival;
 
-    @Option(names = "--sizes", defaultValue = "1:0.7,2:0.1,4:0.15,8:0.05", description = "Gang-size mix SIZE:WEIGHT,... Default: ${DEFAULT-VALUE} (Philly-like).")
-    String sizes;
-
-    @Option(names = "--duration-min", defaultValue = "30m", converter = Durations.class, description = "Shortest solo duration. Default: ${DEFAULT-VALUE}.")
-    double durationMin;
-
-    @Option(names = "--duration-max", defaultValue = "16h", converter = Durations.class, description = "Longest solo duration (log-uniform between). Default: ${DEFAULT-VALUE}.")
-    double durationMax;
-
     @Option(names = "--cluster", defaultValue = "1x8:RTX3090-24GB", converter = ClusterConverter.class,
             description = "NODESxGPUS:TYPE-MEM (e.g. 4x8:V100-16GB; join with +) or a YAML cluster file. Default: ${DEFAULT-VALUE}.")
     Cluster cluster;
 
-    @Option(names = "--round", defaultValue = "300s", converter = Durations.class, description = "Scheduling round length besides events (0: events only). Default: ${DEFAULT-VALUE}.")
-    double round;
+    @Option(names = "--nodes", description = "Cluster from an Alibaba node list (openb_node_list_*.csv) instead of --cluster.")
+    String nodes;
 
-    @Option(names = "--restart-overhead", defaultValue = "30s", converter = Durations.class, description = "Work repeated when a job resumes after suspend or crash. Default: ${DEFAULT-VALUE}.")
-    double restartOverhead;
-
-    @Option(names = "--memory-margin", defaultValue = "512", description = "MiB the policies budget per co-located job beyond its profiled peak. Default: ${DEFAULT-VALUE}.")
-    long memoryMargin;
-
-    @Option(names = "--tandem-min-speed", defaultValue = "0.6", description = "tandem: no job predicted below this fraction of its solo speed. Default: ${DEFAULT-VALUE}.")
-    double minSpeed;
-
-    @Option(names = "--tandem-min-gain", defaultValue = "0.1", description = "tandem: pair only if predicted combined speed >= 1 + this. Default: ${DEFAULT-VALUE}.")
-    double minGain;
-
-    @Option(names = "--tandem-caution", defaultValue = "1.0", description = "tandem: standard deviations of prediction uncertainty subtracted before judging. Default: ${DEFAULT-VALUE}.")
-    double caution;
-
-    @Option(names = "--tandem-window", defaultValue = "128", description = "tandem: queued jobs considered for pairing per round. Default: ${DEFAULT-VALUE}.")
-    int window;
-
-    @Option(names = "--tandem-starvation", defaultValue = "7d", converter = Durations.class, description = "tandem: a job waiting longer is served first. Default: ${DEFAULT-VALUE}.")
-    double starvation;
+    @picocli.CommandLine.Mixin ScenarioOptions scenario;
 
     @Option(names = "--no-bound", description = "Skip the LP lower bound.")
     boolean noBound;
@@ -122,18 +69,19 @@ final class SimulateCommand implements Callable<Integer> {
 
     @Override public Integer call() throws Exception {
         for (String p : policies) PolicyCatalog.create(p); // fail fast on unknown names
-        SimConfig sim = SimConfig.defaults().withRound(round).withRestartOverhead(restartOverhead).withMemoryRule(new MemoryRule(memoryMargin));
-        WorkloadSpec workload = WorkloadSpec.of(jobs, arrival, sizes, durationMin, durationMax, seed);
-        ScenarioSpec spec = new ScenarioSpec(profiles, truth, train == null ? truth : train, gavelGpu, model, !noOnline, cluster, workload, sim,
-                new TandemPolicy.Config(minSpeed, minGain, caution, window, starvation));
-        Scenario scenario = Scenario.load(spec);
+        if (nodes != null) cluster = AlibabaNodeReader.read(DataSource.of(nodes));
+        ScenarioSpec spec = scenario.spec(cluster, jobs, arrival, seed);
+        WorkloadSpec workload = spec.workload();
+        Scenario loaded = Scenario.load(spec);
         PrintStream out = System.out;
-        out.printf(Locale.ROOT, "workload: %d jobs, %s arrival, sizes %s, %s on %s (%s); truth %s; oracle %s%n", scenario.jobs().size(),
-                workload.arrival(), workload.sizes(), scenario.mode(), cluster, cluster.gpu(0).type().name(), scenario.truth().name(), scenario.newOracle().name());
+        String source = spec.trace() != null ? "trace " + spec.trace().format() + ":" + spec.trace().source()
+                : workload.arrival() + " arrival, sizes " + workload.sizes();
+        out.printf(Locale.ROOT, "workload: %d jobs, %s, %s on %s (%s); truth %s; oracle %s%n", loaded.jobs().size(),
+                source, loaded.mode(), cluster, cluster.gpu(0).type().name(), loaded.truth().name(), loaded.newOracle().name());
 
         boolean showProgress = progress != null ? progress : System.console() != null;
-        List<SimulationResult> results = runAll(scenario, showProgress);
-        Comparison cmp = new Comparison(scenario.describe(), noBound ? null : scenario.lowerBound(), results);
+        List<SimulationResult> results = runAll(loaded, showProgress);
+        Comparison cmp = new Comparison(loaded.describe(), noBound ? null : loaded.lowerBound(), results);
         out.print(cmp.table());
         if (showDecisions > 0) {
             for (SimulationResult r : results) {
@@ -141,16 +89,8 @@ final class SimulateCommand implements Callable<Integer> {
                 r.decisions().stream().limit(showDecisions).forEach(d -> out.println("  " + d));
             }
         }
-        if (outputJson != null) {
-            Path parent = outputJson.toAbsolutePath().getParent();
-            if (parent != null) Files.createDirectories(parent);
-            Files.writeString(outputJson, cmp.toJsonString(), StandardCharsets.UTF_8);
-            out.println("wrote " + outputJson);
-        }
-        if (report != null) {
-            HtmlReport.write(cmp, report);
-            out.println("wrote " + report);
-        }
+        if (outputJson != null) OutputFiles.write(outputJson, cmp.toJsonString());
+        if (report != null) OutputFiles.write(report, HtmlReport.render(cmp));
         return 0;
     }
 

@@ -109,10 +109,47 @@ class CliTest {
     }
 
     @Test
+    void simulateReplaysATraceAndReportsBadRows() throws Exception {
+        Path pods = dir.resolve("pods.csv");
+        String header = "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n";
+        StringBuilder rows = new StringBuilder(header);
+        for (int i = 0; i < 30; i++) rows.append(String.format("pod-%d,1000,1024,1,1000,,LS,Running,%d,%d,%d%n", i, i * 60, i * 60 + 7200 + 97 * i, i * 60));
+        rows.append("pod-cpu,1000,1024,0,0,,LS,Running,10,500,10\n");
+        Files.writeString(pods, rows.toString());
+        Run ok = tandem("simulate", "--trace", pods.toString(), "--trace-format", "alibaba", "--cluster", "1x4:RTX3090-24GB", "--policy", "fifo,tandem",
+                "--output-json", dir.resolve("t.json").toString());
+        assertThat(ok.code()).as(ok.err()).isZero();
+        assertThat(ok.out()).contains("30 jobs, trace alibaba");
+        JsonNode w = new ObjectMapper().readTree(dir.resolve("t.json").toFile()).get("workload");
+        assertThat(w.get("trace_rows_ignored").asInt()).isEqualTo(1);
+
+        Files.writeString(pods, rows + "pod-bad,1000,1024,1,1000,,LS,Running,soon,900,10\n");
+        Run bad = tandem("simulate", "--trace", pods.toString(), "--trace-format", "alibaba", "--cluster", "1x4:RTX3090-24GB", "--policy", "fifo");
+        assertThat(bad.code()).isEqualTo(2);
+        assertThat(bad.err()).contains("pods.csv:33").contains("creation_time");
+        Run skip = tandem("simulate", "--trace", pods.toString(), "--trace-format", "alibaba", "--bad-rows", "skip", "--cluster", "1x4:RTX3090-24GB",
+                "--policy", "fifo", "--output-json", dir.resolve("s.json").toString());
+        assertThat(skip.code()).as(skip.err()).isZero();
+        assertThat(new ObjectMapper().readTree(dir.resolve("s.json").toFile()).get("workload").get("trace_rows_skipped_bad").asInt()).isEqualTo(1);
+        assertThat(tandem("simulate", "--trace", pods.toString(), "--trace-format", "slurm").err()).contains("unknown trace format 'slurm'");
+    }
+
+    @Test
+    void sweepPrintsIntervalsAndWritesItsReport() throws Exception {
+        Path html = dir.resolve("sweep.html");
+        Run r = tandem("sweep", "--policy", "fifo,tandem", "--loads", "poisson:2,batch", "--seeds", "2", "--jobs", "20", "--sizes", "1",
+                "--clusters", "1x4:RTX3090-24GB", "--report", html.toString());
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.out()).contains("8 simulations").contains("±");
+        assertThat(Files.readString(html)).contains("makespan (h)");
+        assertThat(tandem("sweep", "--seeds", "0").err()).contains("--seeds must be at least 1");
+    }
+
+    @Test
     void helpListsTheSubcommands() {
         Run h = tandem("--help");
         assertThat(h.code()).isZero();
-        assertThat(h.out()).contains("simulate").contains("compat").contains("policies");
+        assertThat(h.out()).contains("simulate").contains("sweep").contains("compat").contains("policies");
         assertThat(tandem("policies").out()).contains("fifo-packed").contains("tiresias");
     }
 }

@@ -47,6 +47,27 @@ public final class Stats {
         return r;
     }
 
+    /** A mean with the half-width of its 95 % confidence interval (NaN half-width for a single value). */
+    public record MeanCi(double mean, double halfWidth) {
+        public double low() { return mean - halfWidth; }
+        public double high() { return mean + halfWidth; }
+    }
+
+    /** Two-sided 95 % Student's t quantiles for 1..30 degrees of freedom; 1.96 beyond. */
+    private static final double[] T95 = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+            2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
+
+    public static MeanCi meanCi95(double[] x) {
+        int n = x.length;
+        double m = mean(x);
+        if (n < 2) return new MeanCi(m, Double.NaN);
+        double ss = 0;
+        for (double v : x) ss += (v - m) * (v - m);
+        double sd = Math.sqrt(ss / (n - 1));
+        double t = n - 1 <= T95.length ? T95[n - 2] : 1.96;
+        return new MeanCi(m, t * sd / Math.sqrt(n));
+    }
+
     /** Quantile q in [0,1] of already sorted values, linear interpolation. */
     public static double quantileSorted(double[] sorted, double q) {
         if (sorted.length == 0) return Double.NaN;

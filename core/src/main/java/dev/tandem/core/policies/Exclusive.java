@@ -17,7 +17,7 @@ final class Exclusive {
      */
     static void startInOrder(ClusterView view, List<PendingJob> ordered, boolean strict, String why, List<Decision> out) {
         for (PendingJob p : ordered) {
-            Optional<List<Integer>> gpus = view.findIdle(p.job().gpus());
+            Optional<List<Integer>> gpus = view.findIdle(p.job());
             if (gpus.isEmpty()) {
                 if (strict) return;
                 continue;

@@ -26,7 +26,7 @@ final class IndolentFifoPacking {
 
     static void schedule(SchedulerSnapshot s, ClusterView view, String policy, HostRule rule, List<Decision> out) {
         for (PendingJob p : s.queue()) {
-            Optional<List<Integer>> idle = view.findIdle(p.job().gpus());
+            Optional<List<Integer>> idle = view.findIdle(p.job());
             if (idle.isPresent()) {
                 view.place(p.job(), idle.get());
                 out.add(new Decision.Start(p.id(), idle.get(), policy + " head: idle GPU(s) " + idle.get()));

@@ -90,7 +90,7 @@ public final class TandemPolicy implements Policy {
                 .thenComparing(Comparator.comparingDouble((PendingJob p) -> s.soloSeconds(p.job(), p.remainingIterations())).reversed()));
         List<PendingJob> waiting = new ArrayList<>();
         for (PendingJob p : ordered) {
-            Optional<List<Integer>> idle = view.freeCount() == 0 ? Optional.empty() : view.findIdle(p.job().gpus());
+            Optional<List<Integer>> idle = view.freeCount() == 0 ? Optional.empty() : view.findIdle(p.job());
             if (idle.isEmpty()) {
                 waiting.add(p);
                 continue;

@@ -98,37 +98,56 @@ public final class ClusterView {
 
     private int idleOnNode(int node) { return base.idleOnNode(node) + idleDelta[node]; }
 
-    /**
-     * Picks {@code n} idle GPUs, preferring one node (the fullest node that still has room, to keep big holes
-     * for big jobs), and spreading over the nodes with most idle GPUs only when no node has enough.
-     */
+    /** Idle GPUs for {@code job}: as many as its gang needs, each with enough memory for it alone. */
+    public Optional<List<Integer>> findIdle(Job job) {
+        return findIdle(job.gpus(), snapshot.memoryNeed(job));
+    }
+
+    /** As {@link #findIdle(Job)} for any GPUs, whatever their memory. */
     public Optional<List<Integer>> findIdle(int n) {
+        return findIdle(n, 0);
+    }
+
+    /**
+     * Picks {@code n} idle GPUs with at least {@code memoryMiB} each, preferring one node (the fullest node
+     * that still has room, to keep big holes for big jobs), and spreading over the nodes with most idle GPUs
+     * only when no node has enough. Nodes are assumed to hold one GPU type (checked per GPU when collecting).
+     */
+    public Optional<List<Integer>> findIdle(int n, long memoryMiB) {
         if (idleTotal < n) return Optional.empty();
         int nodes = cluster.nodes().size();
-        int best = -1;
+        int best = -1, eligibleIdle = 0;
         for (int i = 0; i < nodes; i++) {
             int idle = idleOnNode(i);
+            if (idle == 0 || !roomFor(i, memoryMiB)) continue;
+            eligibleIdle += idle;
             if (idle >= n && (best < 0 || idle < idleOnNode(best))) best = i;
         }
+        if (eligibleIdle < n) return Optional.empty();
         List<Integer> pick = new ArrayList<>(n);
         if (best >= 0) {
-            collectIdle(best, n, pick);
-            return Optional.of(List.copyOf(pick));
+            collectIdle(best, n, memoryMiB, pick);
+            if (pick.size() == n) return Optional.of(List.copyOf(pick));
+            pick.clear();
         }
         Integer[] order = new Integer[nodes];
         for (int i = 0; i < nodes; i++) order[i] = i;
         java.util.Arrays.sort(order, (a, b) -> Integer.compare(idleOnNode(b), idleOnNode(a)));
         for (int node : order) {
             if (pick.size() == n) break;
-            collectIdle(node, n, pick);
+            if (roomFor(node, memoryMiB)) collectIdle(node, n, memoryMiB, pick);
         }
-        return Optional.of(List.copyOf(pick));
+        return pick.size() == n ? Optional.of(List.copyOf(pick)) : Optional.empty();
     }
 
-    private void collectIdle(int node, int n, List<Integer> into) {
+    private boolean roomFor(int node, long memoryMiB) {
+        return memoryMiB <= 0 || cluster.nodes().get(node).gpus().get(0).type().memoryMiB() >= memoryMiB;
+    }
+
+    private void collectIdle(int node, int n, long memoryMiB, List<Integer> into) {
         for (Gpu g : cluster.nodes().get(node).gpus()) {
             if (into.size() == n) return;
-            if (idle(g.id())) into.add(g.id());
+            if (idle(g.id()) && g.type().memoryMiB() >= memoryMiB) into.add(g.id());
         }
     }
 

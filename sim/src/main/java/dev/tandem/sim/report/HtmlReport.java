@@ -4,8 +4,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 
 /**
  * Writes a self-contained HTML report: the metrics table, makespan vs FIFO and vs the lower bound, JCT CDFs,
@@ -19,16 +17,13 @@ public final class HtmlReport {
     private HtmlReport() {}
 
     public static String render(Comparison c) {
-        String data = c.chartData(600).toString().replace("</", "<\\/");
-        return resource(TEMPLATE)
-                .replace("/*ECHARTS*/", resource(ECHARTS))
-                .replace("/*DATA*/null", data);
+        return renderTemplate(TEMPLATE, c.chartData(600).toString());
     }
 
-    public static void write(Comparison c, Path file) throws IOException {
-        Path parent = file.toAbsolutePath().getParent();
-        if (parent != null) Files.createDirectories(parent);
-        Files.writeString(file, render(c), StandardCharsets.UTF_8);
+    /** Fills a report template: the ECharts library inlined, and the data as a JSON literal. */
+    public static String renderTemplate(String template, String json) {
+        String data = json.replace("</", "<\\/"); // keep "</script>" out of the inline script
+        return resource(template).replace("/*ECHARTS*/", resource(ECHARTS)).replace("/*DATA*/null", data);
     }
 
     private static String resource(String name) {

@@ -25,6 +25,11 @@ import dev.tandem.sim.truth.ContentionFallback;
 import dev.tandem.sim.truth.InterferenceTruth;
 import dev.tandem.sim.truth.MeasuredTruth;
 import dev.tandem.sim.workload.WorkloadGenerator;
+import dev.tandem.sim.trace.ProfileAssigner;
+import dev.tandem.sim.trace.TraceJobs;
+import dev.tandem.sim.trace.TraceReadResult;
+import dev.tandem.sim.trace.TraceRecord;
+import dev.tandem.sim.trace.TraceSpec;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -39,8 +44,11 @@ public final class Scenario {
     private final List<PairObservation> training;
     private final List<Job> jobs;
     private final String mode;
+    private final Map<String, Object> notes;
 
-    private Scenario(ScenarioSpec spec, ProfileStore profiles, InterferenceTruth truth, List<PairObservation> training, List<Job> jobs, String mode) {
+    private Scenario(ScenarioSpec spec, ProfileStore profiles, InterferenceTruth truth, List<PairObservation> training, List<Job> jobs,
+                     String mode, Map<String, Object> notes) {
+        this.notes = notes;
         this.spec = spec;
         this.profiles = profiles;
         this.truth = truth;
@@ -56,21 +64,40 @@ public final class Scenario {
         InterferenceTruth truth;
         List<Job> jobs;
         String mode;
+        Map<String, Object> notes = new LinkedHashMap<>();
         if (truthSrc.isJson()) {
             GavelThroughputReader.GavelData g = GavelThroughputReader.read(truthSrc, spec.gavelGpu());
             profiles = new ProfileStore(g.profiles());
             truth = new MeasuredTruth("gavel:" + spec.gavelGpu(), g.pairs(), ContentionFallback.standard());
-            jobs = WorkloadGenerator.generate(spec.workload(), g.profiles(), (p, size) -> g.scales().getOrDefault(p.signature(), List.of()).contains(size));
+            jobs = spec.trace() != null ? traceJobs(spec, ProfileAssigner.forGavel(g, spec.workload().seed()), notes)
+                    : WorkloadGenerator.generate(spec.workload(), g.profiles(), (p, size) -> g.scales().getOrDefault(p.signature(), List.of()).contains(size));
             mode = "gavel";
         } else {
             List<JobProfile> list = ProfileReader.read(DataSource.of(spec.profiles()), gpuMem);
             profiles = new ProfileStore(list);
             truth = new MeasuredTruth("pairs:" + spec.truth(), checkKnown(LucidPairReader.read(truthSrc, true), profiles, truthSrc), ContentionFallback.standard());
-            jobs = WorkloadGenerator.generate(spec.workload(), list, (p, size) -> true);
+            jobs = spec.trace() != null ? traceJobs(spec, ProfileAssigner.seeded(list, spec.workload().seed()), notes)
+                    : WorkloadGenerator.generate(spec.workload(), list, (p, size) -> true);
             mode = "profiles";
         }
         List<PairObservation> training = loadTraining(DataSource.of(spec.train()), profiles, spec.gavelGpu());
-        return new Scenario(spec, profiles, truth, training, jobs, mode);
+        return new Scenario(spec, profiles, truth, training, jobs, mode, notes);
+    }
+
+    /** Jobs from the trace, with profiles assigned by the user's mapping or the seeded rule; too-wide gangs are dropped. */
+    private static List<Job> traceJobs(ScenarioSpec spec, ProfileAssigner assigner, Map<String, Object> notes) {
+        TraceSpec t = spec.trace();
+        if (t.mapping() != null) assigner = assigner.withMapping(DataSource.of(t.mapping()));
+        TraceReadResult read = t.read();
+        int max = spec.cluster().gpuCount();
+        List<TraceRecord> fit = read.records().stream().filter(r -> r.gpus() <= max).toList();
+        List<Job> jobs = TraceJobs.toJobs(fit, assigner, t.limit() > 0 ? TraceJobs.Options.first(t.limit()) : TraceJobs.Options.ALL);
+        if (jobs.isEmpty()) throw new DataFormatException(t.source(), 0, null, "no usable jobs in trace");
+        notes.put("trace_rows_skipped_bad", read.skipped());
+        notes.put("trace_rows_ignored", read.ignored());
+        notes.put("trace_jobs_wider_than_cluster", read.records().size() - fit.size());
+        if (!read.firstProblems().isEmpty()) notes.put("trace_first_problems", read.firstProblems());
+        return jobs;
     }
 
     private static List<MeasuredPair> checkKnown(List<MeasuredPair> pairs, ProfileStore profiles, DataSource src) {
@@ -138,6 +165,8 @@ public final class Scenario {
     public Map<String, Object> describe() {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("jobs", jobs.size());
+        if (spec.trace() != null) m.put("trace", spec.trace().format() + ":" + spec.trace().source());
+        m.putAll(notes);
         m.put("arrival", spec.workload().arrival().toString());
         m.put("sizes", spec.workload().sizes().toString());
         m.put("duration_s", List.of(spec.workload().minDurationS(), spec.workload().maxDurationS()));

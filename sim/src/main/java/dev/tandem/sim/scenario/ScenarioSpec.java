@@ -3,6 +3,7 @@ package dev.tandem.sim.scenario;
 import dev.tandem.core.model.Cluster;
 import dev.tandem.core.policies.TandemPolicy;
 import dev.tandem.sim.engine.SimConfig;
+import dev.tandem.sim.trace.TraceSpec;
 import dev.tandem.sim.workload.WorkloadSpec;
 
 /**
@@ -16,4 +17,10 @@ import dev.tandem.sim.workload.WorkloadSpec;
  */
 public record ScenarioSpec(String profiles, String truth, String train, String gavelGpu, String model, boolean online,
                            Cluster cluster, WorkloadSpec workload, SimConfig sim,
-                           TandemPolicy.Config tandem) {}
+                           TandemPolicy.Config tandem, TraceSpec trace) {
+    /** The same spec without a trace (a generated workload). */
+    public ScenarioSpec(String profiles, String truth, String train, String gavelGpu, String model, boolean online,
+                        Cluster cluster, WorkloadSpec workload, SimConfig sim, TandemPolicy.Config tandem) {
+        this(profiles, truth, train, gavelGpu, model, online, cluster, workload, sim, tandem, null);
+    }
+}

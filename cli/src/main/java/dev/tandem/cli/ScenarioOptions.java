@@ -1,0 +1,103 @@
+package dev.tandem.cli;
+
+import dev.tandem.core.compat.MemoryRule;
+import dev.tandem.core.model.Cluster;
+import dev.tandem.core.policies.TandemPolicy;
+import dev.tandem.sim.data.DataSource;
+import dev.tandem.sim.engine.SimConfig;
+import dev.tandem.sim.scenario.ScenarioSpec;
+import dev.tandem.sim.trace.BadRows;
+import dev.tandem.sim.trace.TraceSpec;
+import dev.tandem.sim.workload.WorkloadSpec;
+import picocli.CommandLine.Option;
+
+import java.util.Locale;
+
+/** The options that describe data, workload shape, simulator and tandem tunables; shared by simulate and sweep. */
+final class ScenarioOptions {
+    @Option(names = "--profiles", defaultValue = DataSource.BUNDLED + "lucid/single_profiles.csv",
+            description = "Solo profiles (Lucid single-profile CSV, or JSON). Default: ${DEFAULT-VALUE}.")
+    String profiles;
+
+    @Option(names = "--truth", defaultValue = DataSource.BUNDLED + "lucid/colocation_pairs.csv",
+            description = {"Ground-truth co-location: Lucid pair CSV, or Gavel throughput JSON (jobs are then drawn from Gavel's job types).",
+                    "Default: ${DEFAULT-VALUE}. Bundled Gavel data: " + DataSource.BUNDLED + "gavel/simulation_throughputs.json"})
+    String truth;
+
+    @Option(names = "--train", description = "Pairs the policies' compatibility model learns from (Lucid CSV or Gavel JSON). Default: the --truth file.")
+    String train;
+
+    @Option(names = "--gavel-gpu", defaultValue = "v100", description = "GPU type to read from a Gavel file (k80, p100, v100). Default: ${DEFAULT-VALUE}.")
+    String gavelGpu;
+
+    @Option(names = "--model", defaultValue = "auto", description = "Policies' compatibility oracle: auto, knn, util-sum, measured. Default: ${DEFAULT-VALUE}.")
+    String model;
+
+    @Option(names = "--no-online", description = "Do not let the oracle learn from pairs it sees running.")
+    boolean noOnline;
+
+    @Option(names = "--sizes", defaultValue = "1:0.7,2:0.1,4:0.15,8:0.05", description = "Gang-size mix SIZE:WEIGHT,... Default: ${DEFAULT-VALUE} (Philly-like).")
+    String sizes;
+
+    @Option(names = "--duration-min", defaultValue = "30m", converter = Durations.class, description = "Shortest solo duration. Default: ${DEFAULT-VALUE}.")
+    double durationMin;
+
+    @Option(names = "--duration-max", defaultValue = "16h", converter = Durations.class, description = "Longest solo duration (log-uniform between). Default: ${DEFAULT-VALUE}.")
+    double durationMax;
+
+    @Option(names = "--trace", description = "Replay a real trace instead of generating jobs (see --trace-format).")
+    String trace;
+
+    @Option(names = "--trace-format", defaultValue = "alibaba",
+            description = "alibaba (pod list), philly (cluster_job_log JSON), helios (cluster_log.csv), gavel (.trace), pollux (philly_jobs.csv), muri. Default: ${DEFAULT-VALUE}.")
+    String traceFormat;
+
+    @Option(names = "--bad-rows", defaultValue = "reject", description = "reject (stop at the first bad trace row) or skip (count and go on). Default: ${DEFAULT-VALUE}.")
+    String badRows;
+
+    @Option(names = "--mapping", description = "CSV pattern,model,dataset,batchsize,amp assigning profiles to trace jobs (others: seeded random).")
+    String mapping;
+
+    @Option(names = "--trace-limit", defaultValue = "0", description = "Replay only the first N trace jobs (0: all).")
+    long traceLimit;
+
+    @Option(names = "--round", defaultValue = "300s", converter = Durations.class, description = "Scheduling round length besides events (0: events only). Default: ${DEFAULT-VALUE}.")
+    double round;
+
+    @Option(names = "--restart-overhead", defaultValue = "30s", converter = Durations.class, description = "Work repeated when a job resumes after suspend or crash. Default: ${DEFAULT-VALUE}.")
+    double restartOverhead;
+
+    @Option(names = "--memory-margin", defaultValue = "512", description = "MiB the policies budget per co-located job beyond its profiled peak. Default: ${DEFAULT-VALUE}.")
+    long memoryMargin;
+
+    @Option(names = "--tandem-min-speed", defaultValue = "0.6", description = "tandem: no job predicted below this fraction of its solo speed. Default: ${DEFAULT-VALUE}.")
+    double minSpeed;
+
+    @Option(names = "--tandem-min-gain", defaultValue = "0.1", description = "tandem: pair only if predicted combined speed >= 1 + this. Default: ${DEFAULT-VALUE}.")
+    double minGain;
+
+    @Option(names = "--tandem-caution", defaultValue = "1.0", description = "tandem: standard deviations of prediction uncertainty subtracted before judging. Default: ${DEFAULT-VALUE}.")
+    double caution;
+
+    @Option(names = "--tandem-window", defaultValue = "128", description = "tandem: queued jobs per gang size considered for pairing per round. Default: ${DEFAULT-VALUE}.")
+    int window;
+
+    @Option(names = "--tandem-starvation", defaultValue = "7d", converter = Durations.class, description = "tandem: a job waiting longer is served first. Default: ${DEFAULT-VALUE}.")
+    double starvation;
+
+    ScenarioSpec spec(Cluster cluster, int jobs, String arrival, long seed) {
+        SimConfig sim = SimConfig.defaults().withRound(round).withRestartOverhead(restartOverhead).withMemoryRule(new MemoryRule(memoryMargin));
+        WorkloadSpec workload = WorkloadSpec.of(jobs, arrival, sizes, durationMin, durationMax, seed);
+        TraceSpec traceSpec = trace == null ? null : new TraceSpec(traceFormat, trace, badRows(), mapping, traceLimit);
+        return new ScenarioSpec(profiles, truth, train == null ? truth : train, gavelGpu, model, !noOnline, cluster, workload, sim,
+                new TandemPolicy.Config(minSpeed, minGain, caution, window, starvation), traceSpec);
+    }
+
+    private BadRows badRows() {
+        return switch (badRows.toLowerCase(Locale.ROOT)) {
+            case "reject" -> BadRows.REJECT;
+            case "skip" -> BadRows.SKIP;
+            default -> throw new IllegalArgumentException("--bad-rows must be reject or skip, got '" + badRows + "'");
+        };
+    }
+}

@@ -1,0 +1,88 @@
+package dev.tandem.sim.sweep;
+
+import dev.tandem.core.compat.Stats;
+import dev.tandem.core.model.Cluster;
+import dev.tandem.sim.engine.Metrics;
+import dev.tandem.sim.engine.ProgressListener;
+import dev.tandem.sim.scenario.Scenario;
+import dev.tandem.sim.scenario.ScenarioSpec;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.BiFunction;
+import java.util.function.IntConsumer;
+
+/**
+ * A grid of simulations: policies x clusters x load levels x seeds, run in parallel across cores. Each
+ * (cluster, load, seed) workload is loaded once and shared by its policies, so every policy sees the same jobs.
+ * Results are aggregated across seeds into means with 95 % confidence intervals (Student's t).
+ */
+public final class Sweep {
+    /** One grid point's aggregated result. */
+    public record Point(String policy, String cluster, String load, int seeds, Stats.MeanCi makespanS, Stats.MeanCi avgJctS,
+                        Stats.MeanCi p99JctS, Stats.MeanCi busy, Stats.MeanCi speedupVsFifo, double oomEvents) {}
+
+    private Sweep() {}
+
+    /**
+     * @param specFor builds the scenario of one (cluster, load, seed); load is an arrival pattern such as poisson:20
+     * @param done    called after each finished simulation (for progress)
+     */
+    public static List<Point> run(List<String> policies, List<String> clusters, List<String> loads, List<Long> seeds, int threads,
+                                  SpecFactory specFor, IntConsumer done) throws Exception {
+        record Cell(String cluster, String load, long seed, String policy) {}
+        Map<String, Scenario> scenarios = new LinkedHashMap<>();
+        for (String c : clusters) for (String l : loads) for (long s : seeds) {
+            scenarios.put(c + "|" + l + "|" + s, Scenario.load(specFor.spec(Cluster.parse(c), l, s)));
+        }
+        List<Cell> cells = new ArrayList<>();
+        for (String c : clusters) for (String l : loads) for (long s : seeds) for (String p : policies) cells.add(new Cell(c, l, s, p));
+        ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, threads));
+        Map<Cell, Metrics> results = new LinkedHashMap<>();
+        try {
+            List<Future<Metrics>> futures = new ArrayList<>();
+            for (Cell cell : cells) {
+                Scenario sc = scenarios.get(cell.cluster() + "|" + cell.load() + "|" + cell.seed());
+                futures.add(pool.submit(() -> sc.run(cell.policy(), ProgressListener.NONE).metrics()));
+            }
+            for (int i = 0; i < cells.size(); i++) {
+                try {
+                    results.put(cells.get(i), futures.get(i).get());
+                } catch (ExecutionException e) {
+                    if (e.getCause() instanceof Exception ex) throw ex;
+                    throw e;
+                }
+                done.accept(i + 1);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        List<Point> points = new ArrayList<>();
+        for (String c : clusters) for (String l : loads) for (String p : policies) {
+            BiFunction<String, java.util.function.ToDoubleFunction<Metrics>, Stats.MeanCi> agg = (pol, f) -> {
+                double[] v = seeds.stream().mapToDouble(s -> f.applyAsDouble(results.get(new Cell(c, l, s, pol)))).toArray();
+                return Stats.meanCi95(v);
+            };
+            double[] speedups = seeds.stream().mapToDouble(s -> {
+                Metrics fifo = results.get(new Cell(c, l, s, "fifo"));
+                return fifo == null ? Double.NaN : fifo.makespan_s() / results.get(new Cell(c, l, s, p)).makespan_s();
+            }).toArray();
+            points.add(new Point(p, c, l, seeds.size(), agg.apply(p, Metrics::makespan_s), agg.apply(p, Metrics::avg_jct_s),
+                    agg.apply(p, Metrics::p99_jct_s), agg.apply(p, Metrics::gpu_busy_fraction), Stats.meanCi95(speedups),
+                    agg.apply(p, m -> m.oom_events()).mean()));
+        }
+        return points;
+    }
+
+    /** Builds the scenario for one grid point. */
+    @FunctionalInterface
+    public interface SpecFactory {
+        ScenarioSpec spec(Cluster cluster, String load, long seed);
+    }
+}

@@ -1,0 +1,27 @@
+package dev.tandem.sim.trace;
+
+import dev.tandem.sim.data.DataSource;
+
+import java.util.Locale;
+
+/**
+ * A real trace to simulate instead of a generated workload.
+ *
+ * @param format  alibaba, philly (cluster_job_log JSON), helios, gavel, pollux (Pollux's philly_jobs.csv), muri
+ * @param mapping optional CSV {@code pattern,model,dataset,batchsize,amp} assigning profiles to trace jobs
+ * @param limit   simulate only the first N jobs (by submission), or all when not positive
+ */
+public record TraceSpec(String format, String source, BadRows badRows, String mapping, long limit) {
+    public TraceReadResult read() {
+        DataSource src = DataSource.of(source);
+        return switch (format.toLowerCase(Locale.ROOT)) {
+            case "alibaba" -> AlibabaPodReader.read(src, badRows);
+            case "philly" -> PhillyJobLogReader.read(src, badRows);
+            case "helios" -> HeliosLogReader.read(src, badRows);
+            case "gavel" -> GavelTraceReader.read(src, badRows);
+            case "pollux" -> PolluxPhillyCsvReader.read(src, badRows);
+            case "muri" -> MuriTraceReader.read(src, badRows);
+            default -> throw new IllegalArgumentException("unknown trace format '" + format + "'; known: alibaba, philly, helios, gavel, pollux, muri");
+        };
+    }
+}
