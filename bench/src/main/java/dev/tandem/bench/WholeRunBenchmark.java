@@ -11,42 +11,52 @@ import dev.tandem.sim.scenario.Scenario;
 import dev.tandem.sim.scenario.ScenarioSpec;
 import dev.tandem.sim.workload.WorkloadSpec;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
 import java.util.List;
 import java.util.Locale;
 
 /**
  * Whole-run benchmarks, printed as ratios against baselines measured in the same run:
  * <ol>
- *   <li>scale: N jobs (default 10,000) on a large cluster (default 64x8 = 512 GPUs), Philly gang mix, Poisson
- *       arrivals, per policy: wall time, simulated jobs per second and events per second;</li>
+ *   <li>scale: 10,000 jobs on 512 GPUs and 100,000 jobs on 2,000 GPUs, Philly gang mix, Poisson arrivals, per
+ *       policy: wall time, simulated jobs per second, events per second and peak heap;</li>
  *   <li>tandem's event-driven simulator against a naive one-second-tick loop (Lucid's style) on the same
  *       smaller workload and policy: both makespans (they agree to within a tick per job) and the speed-up.</li>
  * </ol>
- * Usage: {@code java -cp bench/target/tandem-bench.jar dev.tandem.bench.WholeRunBenchmark [jobs] [cluster] [policies]}
+ * Usage: {@code java -Xmx2g -cp bench/target/tandem-bench.jar dev.tandem.bench.WholeRunBenchmark [policies]}
  */
 public final class WholeRunBenchmark {
     public static void main(String[] args) {
-        int jobs = args.length > 0 ? Integer.parseInt(args[0]) : 10_000;
-        String cluster = args.length > 1 ? args[1] : "64x8:RTX3090-24GB";
-        List<String> policies = List.of((args.length > 2 ? args[2] : "fifo,gandiva,tandem").split(","));
-        // about 80 % offered load on 512 GPUs: mean 3.4 GPUs-hours per job
-        Scenario big = scenario(jobs, cluster, "poisson:" + (jobs >= 10_000 ? 120 : 60), "1:0.7,2:0.1,4:0.15,8:0.05");
-        System.out.printf(Locale.ROOT, "scale run: %d jobs on %s (%d GPUs), Poisson arrivals, Philly gang mix%n", jobs, cluster, big.cluster().gpuCount());
-        System.out.printf(Locale.ROOT, "%-12s %10s %14s %14s %12s %10s%n", "policy", "wall_s", "jobs/s", "events/s", "makespan_h", "vs_fifo");
+        List<String> policies = List.of((args.length > 0 ? args[0] : "fifo,gandiva,tandem").split(","));
+        // about 80 % offered load: mean 3.4 GPU-hours per job with the Philly gang mix
+        scaleRun(10_000, "64x8:RTX3090-24GB", "poisson:120", policies, true);
+        scaleRun(100_000, "250x8:RTX3090-24GB", "poisson:500", List.of("fifo", "tandem"), false);
+        tickComparison();
+    }
+
+    private static void scaleRun(int jobs, String cluster, String arrival, List<String> policies, boolean warmUp) {
+        Scenario big = scenario(jobs, cluster, arrival, "1:0.7,2:0.1,4:0.15,8:0.05");
+        System.out.printf(Locale.ROOT, "scale run: %d jobs on %s (%d GPUs), %s arrivals, Philly gang mix%n", jobs, cluster, big.cluster().gpuCount(), arrival);
+        System.out.printf(Locale.ROOT, "%-12s %10s %14s %14s %12s %10s %14s%n", "policy", "wall_s", "jobs/s", "events/s", "makespan_h", "vs_fifo", "peak_heap_MiB");
         double fifoMakespan = Double.NaN;
         for (String p : policies) {
-            SimulationResult warm = big.run(p, (d, t, s) -> {}); // JIT warm-up on the same workload
+            if (warmUp) big.run(p, (d, t, s) -> {}); // JIT warm-up on the same workload
+            resetPeakHeap();
             SimulationResult r = big.run(p, (d, t, s) -> {});
             if (p.equals("fifo")) fifoMakespan = r.metrics().makespan_s();
-            System.out.printf(Locale.ROOT, "%-12s %10.2f %14.0f %14.0f %12.1f %9.2fx%n", p, r.metrics().wall_seconds(),
+            System.out.printf(Locale.ROOT, "%-12s %10.2f %14.0f %14.0f %12.1f %9.2fx %14d%n", p, r.metrics().wall_seconds(),
                     jobs / r.metrics().wall_seconds(), r.metrics().events() / r.metrics().wall_seconds(), r.metrics().makespan_s() / 3600,
-                    fifoMakespan / r.metrics().makespan_s());
-            if (warm.metrics().makespan_s() != r.metrics().makespan_s()) throw new IllegalStateException("non-deterministic run");
+                    fifoMakespan / r.metrics().makespan_s(), peakHeapMiB());
         }
+        System.out.println();
+    }
 
+    private static void tickComparison() {
         int small = 300;
         Scenario s = scenario(small, "4x8:RTX3090-24GB", "poisson:30", "1");
-        System.out.printf(Locale.ROOT, "%nevent-driven vs one-second ticks: %d jobs on 4x8 GPUs, Poisson arrivals, same policy and truth%n", small);
+        System.out.printf(Locale.ROOT, "event-driven vs one-second ticks: %d jobs on 4x8 GPUs, Poisson arrivals, same policy and truth%n", small);
         System.out.printf(Locale.ROOT, "%-12s %14s %14s %14s %14s %10s%n", "policy", "event_wall_s", "tick_wall_s", "event_mkspan_h", "tick_mkspan_h", "speed-up");
         for (String p : List.of("fifo", "tandem")) {
             Simulator sim = new Simulator(SimConfig.defaults().withRound(0).withRestartOverhead(0), s.cluster(), s.profiles(), s.truth());
@@ -57,6 +67,17 @@ public final class WholeRunBenchmark {
             System.out.printf(Locale.ROOT, "%-12s %14.3f %14.3f %14.2f %14.2f %9.0fx%n", p, ev.metrics().wall_seconds(), tick.wallSeconds(),
                     ev.metrics().makespan_s() / 3600, tick.makespan() / 3600, tick.wallSeconds() / ev.metrics().wall_seconds());
         }
+    }
+
+    private static void resetPeakHeap() {
+        System.gc();
+        for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) if (pool.getType() == MemoryType.HEAP) pool.resetPeakUsage();
+    }
+
+    private static long peakHeapMiB() {
+        long sum = 0;
+        for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) if (pool.getType() == MemoryType.HEAP) sum += pool.getPeakUsage().getUsed();
+        return sum >> 20;
     }
 
     static Scenario scenario(int jobs, String cluster, String arrival, String sizes) {

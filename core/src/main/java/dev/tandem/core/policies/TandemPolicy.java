@@ -59,7 +59,7 @@ public final class TandemPolicy implements Policy {
     private static final double EDGE_OFFSET = 2.0;
     private static final double TIE_BREAK = 1e-7;
     /** How far into the queue one round looks (anchoring with backfill and partner candidates). */
-    private static final int SCAN_LIMIT = 4096;
+    private static final int SCAN_LIMIT = 512;
     /** Largest hosts x candidates problem solved exactly; larger ones are matched greedily by host class. */
     private static final long EXACT_CELLS = 64 * 64;
 
@@ -118,46 +118,52 @@ public final class TandemPolicy implements Policy {
     private void match(SchedulerSnapshot s, ClusterView view, List<PendingJob> waiting, List<Decision> out) {
         if (waiting.isEmpty()) return;
         // hosts: running jobs alone on their GPUs, grouped into interchangeable classes
-        Map<HostClass, List<Packing.Host>> classes = new LinkedHashMap<>();
+        Map<HostClass, List<Packing.Host>> hosts = new LinkedHashMap<>();
         for (Job r : view.soleTenants()) {
             List<Integer> gpus = view.gpusOf(r.id());
             int g0 = gpus.get(0);
-            HostClass key = new HostClass(r.signature(), r.gpus(), view.memoryCharged(g0), view.capacity(g0));
-            classes.computeIfAbsent(key, k -> new ArrayList<>()).add(new Packing.Host(r, gpus));
+            // a lone job's GPUs hold only its own memory
+            HostClass key = new HostClass(r.signature(), r.gpus(), s.memoryRule().charged(s.memoryNeed(r)), view.capacity(g0));
+            hosts.computeIfAbsent(key, k -> new ArrayList<>()).add(new Packing.Host(r, gpus));
         }
-        if (classes.isEmpty()) return;
+        if (hosts.isEmpty()) return;
+        // candidates: the first `window` waiting jobs of each gang size a host has, grouped by workload
         boolean starvingWaits = starving(s, waiting.get(0));
-        Map<Integer, List<PendingJob>> candidates = new HashMap<>();
-        for (HostClass c : classes.keySet()) candidates.putIfAbsent(c.gpus(), new ArrayList<>());
-        int position = 0;
+        Map<Integer, Integer> perSize = new HashMap<>();
+        for (HostClass c : hosts.keySet()) perSize.putIfAbsent(c.gpus(), 0);
+        Map<QueuedClass, List<PendingJob>> queued = new LinkedHashMap<>();
         Map<PendingJob, Integer> positions = new java.util.IdentityHashMap<>();
+        Map<Integer, List<PendingJob>> bySize = new HashMap<>();
+        int position = 0;
         for (PendingJob q : waiting) {
             if (starvingWaits && !starving(s, q)) break;
-            List<PendingJob> list = candidates.get(q.job().gpus());
-            if (list != null && list.size() < cfg.window()) {
-                list.add(q);
+            Integer n = perSize.get(q.job().gpus());
+            if (n != null && n < cfg.window()) {
+                perSize.put(q.job().gpus(), n + 1);
+                queued.computeIfAbsent(new QueuedClass(q.job().signature(), q.job().gpus(), s.memoryNeed(q.job())), k -> new ArrayList<>()).add(q);
+                bySize.computeIfAbsent(q.job().gpus(), k -> new ArrayList<>()).add(q);
                 positions.put(q, position);
             }
             position++;
         }
-        Map<String, Double> opportunity = new HashMap<>();
+        // one prediction per (queued workload, host workload): jobs of a class are interchangeable
         List<ClassEdge> edges = new ArrayList<>();
-        for (Map.Entry<HostClass, List<Packing.Host>> e : classes.entrySet()) {
-            HostClass c = e.getKey();
-            Job rep = e.getValue().get(0).job();
-            for (PendingJob q : candidates.get(c.gpus())) {
-                long need = s.memoryRule().charged(s.memoryNeed(q.job()));
-                if (c.chargedMiB() + need > c.capacityMiB() || s.crashedTogether(q.job(), rep)) continue;
-                PairPrediction pr = s.predict(q.job(), rep);
+        for (Map.Entry<QueuedClass, List<PendingJob>> qe : queued.entrySet()) {
+            QueuedClass qc = qe.getKey();
+            Job qrep = qe.getValue().get(0).job();
+            long need = s.memoryRule().charged(qc.needMiB());
+            double opp = Double.NaN;
+            for (Map.Entry<HostClass, List<Packing.Host>> he : hosts.entrySet()) {
+                HostClass hc = he.getKey();
+                Job hrep = he.getValue().get(0).job();
+                if (hc.gpus() != qc.gpus() || hc.chargedMiB() + need > hc.capacityMiB() || s.crashedTogether(qrep, hrep)) continue;
+                PairPrediction pr = s.predict(qrep, hrep);
                 if (!admissible(pr)) continue;
-                double opp = opportunity.computeIfAbsent(q.job().signature().label() + "#" + q.job().gpus(),
-                        k -> opportunity(s, q, candidates.get(q.job().gpus())));
-                int pos = positions.get(q);
-                // among equally good partners the one earlier in the queue wins (queue order is the fairness order)
-                edges.add(new ClassEdge(q, c, pr, EDGE_OFFSET + cautious(pr.combined(), pr) - opp - pos * TIE_BREAK, pos));
+                if (Double.isNaN(opp)) opp = opportunity(s, qe.getValue().get(0), bySize.get(qc.gpus()));
+                edges.add(new ClassEdge(qc, hc, pr, EDGE_OFFSET + cautious(pr.combined(), pr) - opp));
             }
         }
-        for (Edge e : solve(edges, classes)) {
+        for (Edge e : solve(edges, queued, hosts, positions)) {
             String reason = String.format(Locale.ROOT, "paired %s with %s: predicted %.2fx (%.2f/%.2f ±%.2f, %s), %s",
                     e.queued().id(), e.host().job().id(), e.prediction().combined(), e.prediction().speedA(),
                     e.prediction().speedB(), e.prediction().uncertainty(), e.prediction().basis(),
@@ -170,52 +176,63 @@ public final class TandemPolicy implements Policy {
     /** Hosts that are interchangeable for matching: same workload, gang size, memory in use and capacity. */
     private record HostClass(dev.tandem.core.model.WorkloadSignature signature, int gpus, long chargedMiB, long capacityMiB) {}
 
-    private record ClassEdge(PendingJob queued, HostClass hosts, PairPrediction prediction, double weight, int position) {}
+    /** Queued jobs that are interchangeable for matching (they differ only in queue position). */
+    private record QueuedClass(dev.tandem.core.model.WorkloadSignature signature, int gpus, long needMiB) {}
+
+    private record ClassEdge(QueuedClass queued, HostClass hosts, PairPrediction prediction, double weight) {}
 
     /**
      * Maximum-weight matching of queued jobs to hosts: exact (Hungarian) when the expanded problem is small,
-     * otherwise greedy over host classes (heaviest edge first, each class offering as many hosts as it has).
-     * Returns the chosen pairs in queue order.
+     * otherwise greedy over class pairs (heaviest first, each class offering its members in queue order).
+     * Among equally good partners the job earlier in the queue wins. Returns the chosen pairs in queue order.
      */
-    private static List<Edge> solve(List<ClassEdge> edges, Map<HostClass, List<Packing.Host>> classes) {
-        List<PendingJob> queued = new ArrayList<>();
-        Map<PendingJob, Integer> qi = new java.util.IdentityHashMap<>();
-        Map<HostClass, Integer> hostCount = new LinkedHashMap<>();
-        for (ClassEdge e : edges) {
-            qi.computeIfAbsent(e.queued(), k -> { queued.add(k); return queued.size() - 1; });
-            hostCount.put(e.hosts(), classes.get(e.hosts()).size());
-        }
-        int hosts = hostCount.values().stream().mapToInt(Integer::intValue).sum();
+    private static List<Edge> solve(List<ClassEdge> edges, Map<QueuedClass, List<PendingJob>> queued, Map<HostClass, List<Packing.Host>> hosts,
+                                    Map<PendingJob, Integer> positions) {
         List<Edge> chosen = new ArrayList<>();
-        if ((long) hosts * queued.size() <= EXACT_CELLS) {
-            List<Packing.Host> rows = new ArrayList<>();
+        if (edges.isEmpty()) return chosen;
+        java.util.Set<QueuedClass> qcs = new java.util.LinkedHashSet<>();
+        java.util.Set<HostClass> hcs = new java.util.LinkedHashSet<>();
+        for (ClassEdge e : edges) { qcs.add(e.queued()); hcs.add(e.hosts()); }
+        long rows = hcs.stream().mapToLong(c -> hosts.get(c).size()).sum();
+        long cols = qcs.stream().mapToLong(c -> queued.get(c).size()).sum();
+        if (rows * cols <= EXACT_CELLS) {
+            List<Packing.Host> hostRows = new ArrayList<>();
             List<HostClass> rowClass = new ArrayList<>();
-            for (HostClass c : hostCount.keySet()) for (Packing.Host h : classes.get(c)) { rows.add(h); rowClass.add(c); }
-            double[][] w = new double[rows.size()][queued.size()];
-            ClassEdge[][] at = new ClassEdge[rows.size()][queued.size()];
-            Map<HostClass, List<Integer>> rowsOf = new HashMap<>();
-            for (int i = 0; i < rows.size(); i++) rowsOf.computeIfAbsent(rowClass.get(i), k -> new ArrayList<>()).add(i);
-            for (ClassEdge e : edges) {
-                int j = qi.get(e.queued());
-                for (int i : rowsOf.get(e.hosts())) { w[i][j] = e.weight(); at[i][j] = e; }
+            for (HostClass c : hcs) for (Packing.Host h : hosts.get(c)) { hostRows.add(h); rowClass.add(c); }
+            List<PendingJob> jobCols = new ArrayList<>();
+            List<QueuedClass> colClass = new ArrayList<>();
+            for (QueuedClass c : qcs) for (PendingJob q : queued.get(c)) { jobCols.add(q); colClass.add(c); }
+            Map<List<Object>, ClassEdge> byPair = new HashMap<>();
+            for (ClassEdge e : edges) byPair.put(List.of(e.queued(), e.hosts()), e);
+            double[][] w = new double[hostRows.size()][jobCols.size()];
+            for (int i = 0; i < w.length; i++) {
+                for (int j = 0; j < jobCols.size(); j++) {
+                    ClassEdge e = byPair.get(List.of(colClass.get(j), rowClass.get(i)));
+                    if (e != null) w[i][j] = e.weight() - positions.get(jobCols.get(j)) * TIE_BREAK;
+                }
             }
             int[] match = Matching.maxWeight(w);
             for (int i = 0; i < match.length; i++) {
                 if (match[i] < 0) continue;
-                ClassEdge e = at[i][match[i]];
-                chosen.add(new Edge(e.queued(), rows.get(i), e.prediction(), e.weight(), e.position()));
+                ClassEdge e = byPair.get(List.of(colClass.get(match[i]), rowClass.get(i)));
+                chosen.add(new Edge(jobCols.get(match[i]), hostRows.get(i), e.prediction(), w[i][match[i]], positions.get(jobCols.get(match[i]))));
             }
         } else {
             List<ClassEdge> sorted = new ArrayList<>(edges);
-            sorted.sort(Comparator.comparingDouble(ClassEdge::weight).reversed().thenComparingInt(ClassEdge::position));
-            Map<HostClass, Integer> taken = new HashMap<>();
-            java.util.Set<PendingJob> used = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+            sorted.sort(Comparator.comparingDouble(ClassEdge::weight).reversed()
+                    .thenComparingInt(e -> positions.get(queued.get(e.queued()).get(0))));
+            Map<QueuedClass, Integer> qTaken = new HashMap<>();
+            Map<HostClass, Integer> hTaken = new HashMap<>();
             for (ClassEdge e : sorted) {
-                int t = taken.getOrDefault(e.hosts(), 0);
-                if (used.contains(e.queued()) || t >= classes.get(e.hosts()).size()) continue;
-                used.add(e.queued());
-                taken.put(e.hosts(), t + 1);
-                chosen.add(new Edge(e.queued(), classes.get(e.hosts()).get(t), e.prediction(), e.weight(), e.position()));
+                List<PendingJob> qs = queued.get(e.queued());
+                List<Packing.Host> hs = hosts.get(e.hosts());
+                int qi = qTaken.getOrDefault(e.queued(), 0), hi = hTaken.getOrDefault(e.hosts(), 0);
+                while (qi < qs.size() && hi < hs.size()) {
+                    PendingJob q = qs.get(qi++);
+                    chosen.add(new Edge(q, hs.get(hi++), e.prediction(), e.weight(), positions.get(q)));
+                }
+                qTaken.put(e.queued(), qi);
+                hTaken.put(e.hosts(), hi);
             }
         }
         chosen.sort(Comparator.comparingInt(Edge::position));

@@ -181,7 +181,8 @@ public final class ClusterView {
     /** Jobs alone on their GPUs as this round stands: the world's lone jobs still alone, plus this round's placements. */
     public List<Job> soleTenants() {
         List<Job> out = new ArrayList<>();
-        for (RunningJob r : base.soleTenants()) if (!removed.contains(r.id()) && soleTenancy(r.id()).isPresent()) out.add(r.job());
+        boolean untouched = added.isEmpty() && removed.isEmpty();
+        for (Job r : base.soleTenantJobs()) if (untouched || (!removed.contains(r.id()) && soleTenancy(r.id()).isPresent())) out.add(r);
         for (Job j : placedJobs.values()) if (soleTenancy(j.id()).isPresent()) out.add(j);
         return out;
     }

@@ -31,7 +31,6 @@ import java.util.Optional;
 import java.util.function.Supplier;
 import java.util.AbstractList;
 import java.util.Collection;
-import java.util.PriorityQueue;
 import java.util.Set;
 
 /**
@@ -78,7 +77,6 @@ public final class Simulator {
 
     private static final int ARRIVAL = 0, COMPLETION = 1, OOM = 2, OBSERVE = 3, ROUND = 4;
 
-    private record Event(double time, long seq, int type, JobState job, long token) {}
 
     private static final class JobState {
         final Job job;
@@ -111,7 +109,7 @@ public final class Simulator {
         private final Policy policy;
         private final CompatibilityModel oracle;
         private final ProgressListener progress;
-        private final PriorityQueue<Event> events = new PriorityQueue<>(Comparator.comparingDouble(Event::time).thenComparingLong(Event::seq));
+        private final EventQueue<JobState> events = new EventQueue<>();
         private final List<PendingJob> queue = new ArrayList<>();
         private final List<PendingJob> queueView = Collections.unmodifiableList(queue);
         private final Set<JobState> running = new LinkedHashSet<>();
@@ -125,7 +123,7 @@ public final class Simulator {
         private final Set<String> oomPairs = new HashSet<>();
         private final TimeSeries series = new TimeSeries();
         private final List<String> decisionLog = new ArrayList<>();
-        private long seq, eventCount, policyCalls;
+        private long eventCount, policyCalls;
         private int nextArrival, completed, busyGpus, sharedGpus, fallbackGpus, oomEvents, preemptions, pairings, pendingOoms;
         private double clock, busyGpuSeconds, sharedGpuSeconds, fallbackGpuSeconds;
         private boolean dirty;
@@ -161,11 +159,11 @@ public final class Simulator {
             int total = arrivals.size();
             int reportEvery = Math.max(1, total / 100);
             while (completed < total) {
-                Event e = events.poll();
+                EventQueue.Event<JobState> e = events.poll();
                 if (e == null) throw stuck();
                 advanceClock(e.time());
                 process(e);
-                while (!events.isEmpty() && events.peek().time() <= clock) process(events.poll());
+                while (events.peekTime() <= clock) process(events.poll());
                 if (dirty) schedule();
                 series.add(clock, queue.size(), busyGpus, sharedGpus);
                 if (running.isEmpty() && !queue.isEmpty() && nextArrival >= total && pendingOoms == 0) throw stuck();
@@ -183,7 +181,7 @@ public final class Simulator {
         }
 
         private void push(double time, int type, JobState js, long token) {
-            events.add(new Event(time, seq++, type, js, token));
+            events.push(time, type, js, token);
         }
 
         private void pushNextArrival() {
@@ -203,9 +201,9 @@ public final class Simulator {
             }
         }
 
-        private void process(Event e) {
+        private void process(EventQueue.Event<JobState> e) {
             eventCount++;
-            JobState js = e.job();
+            JobState js = e.payload();
             switch (e.type()) {
                 case ARRIVAL -> {
                     nextArrival++;
@@ -313,6 +311,12 @@ public final class Simulator {
 
             @Override public Collection<RunningJob> soleTenants() {
                 return soleTenants.stream().map(Run.this::view).toList();
+            }
+
+            @Override public Collection<Job> soleTenantJobs() {
+                List<Job> jobs = new ArrayList<>(soleTenants.size());
+                for (JobState js : soleTenants) jobs.add(js.job);
+                return jobs;
             }
 
             @Override public Collection<RunningJob> newlyObserved() {
