@@ -1,0 +1,47 @@
+package dev.tandem.server;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+
+import java.util.concurrent.Callable;
+
+/** Runs the daemon without the rest of the CLI ({@code java -cp ... dev.tandem.server.ServerMain [options]}); same options as {@code tandem serve}. */
+@Command(name = "tandem-serve", mixinStandardHelpOptions = true, description = "The tandem scheduler daemon of this GPU machine.")
+public final class ServerMain implements Callable<Integer> {
+    @Mixin ServeOptions options;
+
+    @Override public Integer call() throws Exception {
+        return serve(options.toConfig());
+    }
+
+    /** Starts the daemon, says where it listens and where the admin token is (never the token), and runs until SIGTERM or SIGINT. */
+    public static int serve(ServerConfig cfg) throws InterruptedException {
+        showServerLogs();
+        TandemServer server = TandemServer.start(cfg);
+        Runtime.getRuntime().addShutdownHook(new Thread(server::close, "tandem-shutdown"));
+        System.out.println("tandem serve: listening on " + server.url());
+        System.out.println("tandem serve: admin token file " + server.adminTokenFile());
+        System.out.flush();
+        server.awaitClose();
+        return 0;
+    }
+
+    /** The daemon says what it does at INFO; the CLI's logging default (WARN) is for the short-lived commands. */
+    static void showServerLogs() {
+        if (LoggerFactory.getILoggerFactory() instanceof ch.qos.logback.classic.LoggerContext lc) {
+            Logger root = lc.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+            // without a logback configuration everything logs at DEBUG (Jetty is very talkative then)
+            if (root.getLevel() == null || root.getLevel().toInt() <= Level.DEBUG_INT) root.setLevel(Level.WARN);
+            Logger server = lc.getLogger("dev.tandem.server");
+            if (server.getLevel() == null) server.setLevel(Level.INFO);
+        }
+    }
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new ServerMain()).execute(args));
+    }
+}
