@@ -2,6 +2,8 @@ package dev.tandem.server;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
+import dev.tandem.server.exec.ExecException;
+import dev.tandem.server.store.StoreException;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -15,7 +17,12 @@ public final class ServerMain implements Callable<Integer> {
     @Mixin ServeOptions options;
 
     @Override public Integer call() throws Exception {
-        return serve(options.toConfig());
+        try {
+            return serve(options.toConfig());
+        } catch (ExecException | StoreException | IllegalStateException | IllegalArgumentException e) {
+            System.err.println("tandem serve: error: " + e.getMessage());
+            return 1;
+        }
     }
 
     /** Starts the daemon, says where it listens and where the admin token is (never the token), and runs until SIGTERM or SIGINT. */
