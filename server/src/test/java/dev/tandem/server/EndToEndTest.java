@@ -1,11 +1,14 @@
 package dev.tandem.server;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.tandem.server.store.Database;
 import dev.tandem.server.testing.FakeGpuHost;
+import dev.tandem.server.testing.PostgresScratch;
 import dev.tandem.server.testing.TestApi;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
@@ -27,20 +30,41 @@ class EndToEndTest {
     String admin;
 
     @BeforeEach
-    void start() throws Exception {
+    void host() {
         host = FakeGpuHost.install(dir.resolve("host"), "h100x1", true, false);
-        server = TandemServer.start(host.config(dir.resolve("state")));
+    }
+
+    void start(ServerConfig cfg) throws Exception {
+        server = TandemServer.start(cfg);
         api = new TestApi(server.url());
         admin = Files.readString(server.adminTokenFile()).strip();
     }
 
     @AfterEach
     void stop() {
-        server.close();
+        if (server != null) server.close();
     }
 
     @Test
     void aJobIsProfiledRunsAndSucceeds() throws Exception {
+        start(host.config(dir.resolve("state")));
+        runOneJob();
+    }
+
+    /** The same on PostgreSQL, when TANDEM_TEST_POSTGRES_URL names a scratch database (emptied first). */
+    @Test
+    @EnabledIfEnvironmentVariable(named = "TANDEM_TEST_POSTGRES_URL", matches = "postgres.*")
+    void theSameOnPostgresql() throws Exception {
+        String url = System.getenv("TANDEM_TEST_POSTGRES_URL");
+        PostgresScratch.reset(url, dir);
+        ServerConfig c = host.config(dir.resolve("state"));
+        start(new ServerConfig(c.stateDir(), c.host(), 0, url, c.policy(), c.sharing(), c.mpsThreadPercentage(), c.scheduler(), c.stopGraceMs(),
+                c.maxBodyBytes(), c.stopJobsOnShutdown(), c.tools()));
+        assertThat(server.store().database().kind()).isEqualTo(Database.Kind.POSTGRESQL);
+        runOneJob();
+    }
+
+    void runOneJob() throws Exception {
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(server.adminTokenFile()))).isEqualTo("rw-------");
         long id = api.submit(admin, TestApi.json(Map.of("argv", List.of(host.trainScript(), "12", "0.15", "--env"), "name", "demo",
                 "workdir", dir.toString(), "env", Map.of("MY_SETTING", "x y \"z\""))));

@@ -56,7 +56,8 @@ public final class Database implements AutoCloseable {
         return db;
     }
 
-    static Database parse(String spec, Path stateDir) {
+    /** As {@link #open}, without migrating: the connection is made on first use. */
+    public static Database parse(String spec, Path stateDir) {
         if (spec == null || spec.isBlank()) spec = "sqlite:" + stateDir.resolve("tandem.db");
         if (spec.startsWith("sqlite:")) {
             String file = spec.substring("sqlite:".length());

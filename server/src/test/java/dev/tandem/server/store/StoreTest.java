@@ -2,6 +2,7 @@ package dev.tandem.server.store;
 
 import dev.tandem.core.model.JobProfile;
 import dev.tandem.core.model.WorkloadSignature;
+import dev.tandem.server.testing.PostgresScratch;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
 import org.junit.jupiter.api.io.TempDir;
@@ -48,14 +49,7 @@ class StoreTest {
     @Test
     @EnabledIfEnvironmentVariable(named = "TANDEM_TEST_POSTGRES_URL", matches = "postgres.*")
     void postgresqlStoreBehavesTheSame() throws Exception {
-        Database db = Database.parse(System.getenv("TANDEM_TEST_POSTGRES_URL"), dir);
-        db.tx(c -> {
-            try (Statement st = c.createStatement()) {
-                st.execute("DROP TABLE IF EXISTS pair_observations, oom_pairs, memory_estimates, profiles, job_events, jobs, users, flyway_schema_history CASCADE");
-            }
-            return null;
-        });
-        db.close();
+        PostgresScratch.reset(System.getenv("TANDEM_TEST_POSTGRES_URL"), dir);
         try (Store s = new Store(Database.open(System.getenv("TANDEM_TEST_POSTGRES_URL"), dir))) {
             exercise(s);
         }
