@@ -1,10 +1,8 @@
 package dev.tandem.server;
 
 import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
 import dev.tandem.server.exec.ExecException;
 import dev.tandem.server.store.StoreException;
-import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -27,7 +25,7 @@ public final class ServerMain implements Callable<Integer> {
 
     /** Starts the daemon, says where it listens and where the admin token is (never the token), and runs until SIGTERM or SIGINT. */
     public static int serve(ServerConfig cfg) throws InterruptedException {
-        showServerLogs();
+        ServerLogging.configure(Level.INFO);
         TandemServer server = TandemServer.start(cfg);
         Runtime.getRuntime().addShutdownHook(new Thread(server::close, "tandem-shutdown"));
         System.out.println("tandem serve: listening on " + server.url());
@@ -35,17 +33,6 @@ public final class ServerMain implements Callable<Integer> {
         System.out.flush();
         server.awaitClose();
         return 0;
-    }
-
-    /** The daemon says what it does at INFO; the CLI's logging default (WARN) is for the short-lived commands. */
-    static void showServerLogs() {
-        if (LoggerFactory.getILoggerFactory() instanceof ch.qos.logback.classic.LoggerContext lc) {
-            Logger root = lc.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
-            // without a logback configuration everything logs at DEBUG (Jetty is very talkative then)
-            if (root.getLevel() == null || root.getLevel().toInt() <= Level.DEBUG_INT) root.setLevel(Level.WARN);
-            Logger server = lc.getLogger("dev.tandem.server");
-            if (server.getLevel() == null) server.setLevel(Level.INFO);
-        }
     }
 
     public static void main(String[] args) {

@@ -124,7 +124,8 @@ final class DecisionApplier {
      * Claims a queued job for GPUs (state change first, so a job cancelled meanwhile is not started), starts its
      * process and records pid and start time. A process that cannot be started counts as a crashed attempt.
      */
-    Optional<Run> launch(JobRecord job, List<Integer> gpus, JobState state, String reason, PairPrediction prediction, long now) {
+    Optional<Run> launch(JobRecord job, List<Integer> gpus, JobState state, String reason, PairPrediction prediction, long roundStart) {
+        long now = Math.max(roundStart, ctx.now()); // the start time users see is when the process starts, not when the round began
         Change claim = new Change().add(Column.ATTEMPTS, 1).set(Column.GPU_IDS, Store.gpuIds(ctx.indices(gpus))).set(Column.STARTED_AT, now)
                 .set(Column.PID, null).set(Column.PID_STARTED, null).set(Column.EXIT_CODE, null).set(Column.OBSERVED_SPEED, null)
                 .set(Column.PREDICTED_SPEED, prediction == null ? null : prediction.speedA());
