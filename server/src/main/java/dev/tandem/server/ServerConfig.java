@@ -28,8 +28,4 @@ public record ServerConfig(Path stateDir, String host, int port, String store, S
         if (env != null && !env.isBlank()) return Path.of(env);
         return Path.of(System.getProperty("user.home"), ".local", "state", "tandem");
     }
-
-    public ServerConfig withPort(int p) {
-        return new ServerConfig(stateDir, host, p, store, policy, sharing, mpsThreadPercentage, scheduler, stopGraceMs, maxBodyBytes, stopJobsOnShutdown, tools);
-    }
 }

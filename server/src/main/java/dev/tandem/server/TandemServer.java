@@ -106,8 +106,6 @@ public final class TandemServer implements AutoCloseable {
 
     public String url() { return url; }
 
-    public int port() { return api.port(); }
-
     public Path adminTokenFile() { return cfg.stateDir().resolve(StateFiles.ADMIN_TOKEN); }
 
     public Store store() { return store; }

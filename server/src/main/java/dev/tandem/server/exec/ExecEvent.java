@@ -11,5 +11,5 @@ public sealed interface ExecEvent {
      * The job's process ended. {@code exitCode} is null when the process ended while no daemon watched it and left
      * no status; {@code oomInLog} tells whether this run's output had a CUDA out-of-memory message.
      */
-    record Exited(long jobId, int attempt, Integer exitCode, boolean oomInLog, boolean stopRequested, long at) implements ExecEvent {}
+    record Exited(long jobId, Integer exitCode, boolean oomInLog) implements ExecEvent {}
 }

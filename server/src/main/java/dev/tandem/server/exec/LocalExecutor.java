@@ -220,7 +220,7 @@ public final class LocalExecutor implements Executor {
                 }
                 continue;
             }
-            events.add(new ExecEvent.Exited(t.jobId, t.attempt, exitCode(t), t.scanner.oomSeen(), t.stopRequested, now));
+            events.add(new ExecEvent.Exited(t.jobId, exitCode(t), t.scanner.oomSeen()));
             it.remove();
         }
         return events;

@@ -24,7 +24,7 @@ public final class DaemonProcess implements AutoCloseable {
         try {
             Files.deleteIfExists(stateDir.resolve("server.url"));
             List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"), "dev.tandem.server.ServerMain",
+                    "-Xmx256m", "-XX:TieredStopAtLevel=1", "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"), "dev.tandem.server.ServerMain",
                     "--state-dir", stateDir.toString(), "--port", "0", "--tick", "100ms", "--round", "500ms", "--profile-time", "1s",
                     "--observe-time", "1s", "--stop-grace", "2s"));
             cmd.addAll(List.of(extra));
