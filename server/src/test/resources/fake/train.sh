@@ -4,13 +4,15 @@
 #   --oom-on-attempt K  on attempt K (TANDEM_ATTEMPT) fail at iteration 3 the way PyTorch does: the real
 #                       "CUDA out of memory" message on stderr, exit status 1
 #   --exit CODE         after the last iteration exit with CODE
+#   --crash-at K        exit with status 1 at iteration K, without any message
 #   --env               print the CUDA_* and TANDEM_* variables it was given
 iters=$1; pause=$2; shift 2
-oom_attempt=; code=0
+oom_attempt=; code=0; crash_at=
 while [ $# -gt 0 ]; do
   case "$1" in
     --oom-on-attempt) oom_attempt=$2; shift 2 ;;
     --exit) code=$2; shift 2 ;;
+    --crash-at) crash_at=$2; shift 2 ;;
     --env) env | grep -E '^(CUDA|TANDEM)_' | sort; shift ;;
     *) echo "train.sh: unknown option $1" >&2; exit 2 ;;
   esac
@@ -26,6 +28,7 @@ torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 ha
 OOM
     exit 1
   fi
+  [ "$i" = "$crash_at" ] && exit 1
   echo "tandem:progress iter=$i"
   sleep "$pause"
 done

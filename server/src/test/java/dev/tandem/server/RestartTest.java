@@ -58,7 +58,8 @@ class RestartTest {
             List<Long> known = new ArrayList<>();
             for (JsonNode j : api2.get("/jobs?limit=10000", token).json().get("jobs")) known.add(j.get("id").asLong());
             assertThat(known).containsExactlyElementsOf(submitted);
-            assertThat(second.output()).contains("re-adopted job");
+            assertThat(second.output()).contains("re-adopted job").contains("admin token file " + state.resolve(StateFiles.ADMIN_TOKEN))
+                    .doesNotContain(token);
 
             TestApi.await(Duration.ofSeconds(120), "all 100 jobs to succeed", () ->
                     api2.get("/jobs?state=succeeded&limit=10000", token).json().get("jobs").size() == 100);

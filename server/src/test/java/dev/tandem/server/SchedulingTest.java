@@ -30,8 +30,12 @@ class SchedulingTest {
     String admin;
 
     void start(Sharing sharing, boolean mps) throws Exception {
+        start("tandem", sharing, mps);
+    }
+
+    void start(String policy, Sharing sharing, boolean mps) throws Exception {
         host = FakeGpuHost.install(dir.resolve("host"), "h100x1", false, mps);
-        server = TandemServer.start(host.config(dir.resolve("state"), "tandem", sharing));
+        server = TandemServer.start(host.config(dir.resolve("state"), policy, sharing));
         api = new TestApi(server.url());
         admin = Files.readString(server.adminTokenFile()).strip();
     }
@@ -42,9 +46,14 @@ class SchedulingTest {
     }
 
     long submit(List<String> args, Map<String, Object> signature, long memoryMiB) {
+        return submit(args, signature, memoryMiB, 1);
+    }
+
+    long submit(List<String> args, Map<String, Object> signature, long memoryMiB, long iterations) {
         List<String> argv = new ArrayList<>(List.of(host.trainScript()));
         argv.addAll(args);
-        return api.submit(admin, TestApi.json(Map.of("argv", argv, "workdir", dir.toString(), "signature", signature, "memory_mib", memoryMiB)));
+        return api.submit(admin, TestApi.json(Map.of("argv", argv, "workdir", dir.toString(), "signature", signature, "memory_mib", memoryMiB,
+                "iterations", iterations)));
     }
 
     List<String> states(long id) {
@@ -103,6 +112,18 @@ class SchedulingTest {
     }
 
     @Test
+    void memoryUsedAtTheLimitRightBeforeACrashCountsAsOutOfMemory() throws Exception {
+        start(Sharing.TIME_SLICING, false);
+        long a = submit(List.of("60", "0.1"), RESNET, 4096);
+        long b = submit(List.of("400", "0.05", "--crash-at", "40"), RESNET, 4096);
+        TestApi.await(LONG, "job " + b + " to pair", () -> api.state(admin, b).equals("paired"));
+        host.overrideSamples("0, 100, 95, 81200\n"); // the GPU is full: what nvidia-smi shows before an allocation fails
+        TestApi.await(LONG, "job " + b + " to be requeued alone", () -> api.job(admin, b).get("exclusive").asBoolean());
+        assertThat(api.job(admin, b).get("events").get(2).get("reason").asText()).contains("CUDA out of memory next to job " + a);
+        assertThat(api.state(admin, a)).isIn("running", "succeeded");
+    }
+
+    @Test
     void aCrashingJobIsRetriedUpToTheLimitThenFailedWithTheReason() throws Exception {
         start(Sharing.TIME_SLICING, false);
         long crash = submit(List.of("1", "0", "--exit", "3"), RESNET, 0);
@@ -140,6 +161,21 @@ class SchedulingTest {
         TestApi.Response again = api.post("/jobs/" + running + "/cancel", admin, "");
         assertThat(again.status()).isEqualTo(409);
         assertThat(again.json().get("error").asText()).contains("already cancelled");
+    }
+
+    @Test
+    void aPreemptivePolicySuspendsARunningJobAndResumesItLater() throws Exception {
+        start("srtf", Sharing.TIME_SLICING, false);
+        long longJob = submit(List.of("400", "0.05"), RESNET, 0, 400);
+        TestApi.await(LONG, "the long job to be profiled", () -> api.state(admin, longJob).equals("running"));
+        long shortJob = submit(List.of("4", "0.05"), RESNET, 0, 4);
+        TestApi.await(LONG, "the short job to succeed", () -> api.state(admin, shortJob).equals("succeeded"));
+        TestApi.await(LONG, "the long job to run again", () -> api.job(admin, longJob).get("attempts").asInt() == 2);
+        assertThat(states(longJob)).containsSubsequence("running", "suspended", "running");
+        JsonNode suspended = api.job(admin, longJob).get("events").get(3);
+        assertThat(suspended.get("to").asText()).isEqualTo("suspended");
+        assertThat(suspended.get("reason").asText()).startsWith("preempted: srtf: outranked by a queued job");
+        assertThat(api.job(admin, shortJob).get("attempts").asInt()).isEqualTo(1);
     }
 
     @Test

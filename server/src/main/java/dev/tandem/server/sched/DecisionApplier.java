@@ -61,7 +61,7 @@ final class DecisionApplier {
                         log.debug("not starting job {} on GPU(s) {}: {}", id, s.gpus(), refusal.get());
                         continue;
                     }
-                    start(job, s.gpus(), s.reason(), snapshot, jobs, now);
+                    startOn(job, s.gpus(), s.reason(), snapshot, jobs, now);
                 }
                 case Decision.Preempt p -> stop(job, Run.Stop.SUSPEND, List.of(), "preempted: " + p.reason(), now);
                 case Decision.Migrate m -> stop(job, Run.Stop.MIGRATE, m.gpus(), "migrating to GPU(s) " + ctx.describe(m.gpus()) + ": " + m.reason(), now);
@@ -89,7 +89,11 @@ final class DecisionApplier {
         return Optional.empty();
     }
 
-    private void start(JobRecord job, List<Integer> gpus, String reason, SchedulerSnapshot snapshot, Map<Long, JobRecord> jobs, long now) {
+    /**
+     * Starts a queued job on GPUs the guards accepted: alone (profiling if its workload is new) or next to the job
+     * there, which becomes paired too. {@code snapshot} gives the oracle's prediction for a pair (may be null).
+     */
+    void startOn(JobRecord job, List<Integer> gpus, String reason, SchedulerSnapshot snapshot, Map<Long, JobRecord> jobs, long now) {
         List<Run> hosts = ctx.runs.neighboursOn(gpus);
         Run host = hosts.isEmpty() ? null : hosts.getFirst();
         JobState state;
@@ -97,7 +101,7 @@ final class DecisionApplier {
         if (host != null) {
             state = JobState.PAIRED;
             JobRecord hostJob = jobs.get(host.jobId);
-            if (hostJob != null) prediction = snapshot.predict(ctx.job(job), ctx.job(hostJob));
+            if (hostJob != null && snapshot != null) prediction = snapshot.predict(ctx.job(job), ctx.job(hostJob));
         } else if (ctx.learned.profile(job.signature()).isEmpty() && !profilingUnderway(job)) {
             state = JobState.PROFILING;
             reason = "profiling alone for " + ctx.cfg.profileMs() / 1000 + " s (new workload " + job.signature().label() + "); " + reason;

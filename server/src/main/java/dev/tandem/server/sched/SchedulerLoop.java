@@ -162,8 +162,9 @@ public final class SchedulerLoop implements AutoCloseable {
             log.info("job {} stays queued instead of migrating to GPU(s) {}: {}", jobId, ctx.describe(gpus), refusal.get());
             return;
         }
-        applier.launch(job.get(), gpus, ctx.runs.neighboursOn(gpus).isEmpty() ? JobState.RUNNING : JobState.PAIRED,
-                "migrated to GPU(s) " + ctx.describe(gpus), null, now);
+        Map<Long, JobRecord> hosts = new LinkedHashMap<>();
+        for (Run r : ctx.runs.neighboursOn(gpus)) ctx.store.job(r.jobId).ifPresent(x -> hosts.put(x.id(), x));
+        applier.startOn(job.get(), gpus, "migrated to GPU(s) " + ctx.describe(gpus), lastSnapshot, hosts, now);
     }
 
     /**

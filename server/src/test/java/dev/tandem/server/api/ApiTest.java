@@ -166,5 +166,10 @@ class ApiTest {
             offset = chunk.get("next_offset").asLong();
         }
         assertThat(all.toString()).endsWith("h\u00e9llo\nw\u00f6rld\n").doesNotContain("\uFFFD");
+
+        // argv is run as given: no shell expands, substitutes or splits anything
+        long literal = api.submit(alice, job("echo", "$HOME && `id` ; *", "two words"));
+        TestApi.await(java.time.Duration.ofSeconds(30), "output complete", () -> api.get("/jobs/" + literal + "/logs", alice).json().get("complete").asBoolean());
+        assertThat(api.get("/jobs/" + literal + "/logs", alice).json().get("data").asText()).contains("\n$HOME && `id` ; * two words\n");
     }
 }
