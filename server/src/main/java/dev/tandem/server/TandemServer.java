@@ -20,6 +20,7 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -38,11 +39,13 @@ public final class TandemServer implements AutoCloseable {
     private final SchedulerLoop loop;
     private final ApiServer api;
     private final String url;
+    private final FileChannel stateLock;
     private final CountDownLatch closed = new CountDownLatch(1);
     private boolean closing;
 
-    private TandemServer(ServerConfig cfg, Store store, GpuMonitor monitor, SchedulerLoop loop, ApiServer api, String url) {
+    private TandemServer(ServerConfig cfg, FileChannel stateLock, Store store, GpuMonitor monitor, SchedulerLoop loop, ApiServer api, String url) {
         this.cfg = cfg;
+        this.stateLock = stateLock;
         this.store = store;
         this.monitor = monitor;
         this.loop = loop;
@@ -52,11 +55,13 @@ public final class TandemServer implements AutoCloseable {
 
     public static TandemServer start(ServerConfig cfg) {
         Policy policy = PolicyCatalog.create(cfg.policy());
+        FileChannel lock = null;
         Store store = null;
         GpuMonitor monitor = null;
         SchedulerLoop loop = null;
         try {
             StateFiles.ensureDir(cfg.stateDir());
+            lock = StateFiles.lock(cfg.stateDir());
             store = new Store(Database.open(cfg.store(), cfg.stateDir()));
             ensureAdmin(store, cfg.stateDir());
             Executor executor = new LocalExecutor(cfg.stateDir(), cfg.tools(), cfg.sharing(), cfg.stopGraceMs(), cfg.mpsThreadPercentage());
@@ -73,20 +78,25 @@ public final class TandemServer implements AutoCloseable {
             StateFiles.writePrivate(cfg.stateDir().resolve(StateFiles.SERVER_URL), url + "\n");
             log.info("tandem serve: policy {}, {} GPU(s), {} sharing, store {}, listening on {}", policy.name(), gpus.size(), sharing,
                     store.database().description(), url);
-            return new TandemServer(cfg, store, monitor, loop, api, url);
+            return new TandemServer(cfg, lock, store, monitor, loop, api, url);
         } catch (IOException e) {
-            closeQuietly(loop, monitor, store);
+            closeQuietly(loop, monitor, store, lock);
             throw new UncheckedIOException("state directory " + cfg.stateDir() + ": " + e.getMessage(), e);
         } catch (RuntimeException e) {
-            closeQuietly(loop, monitor, store);
+            closeQuietly(loop, monitor, store, lock);
             throw e;
         }
     }
 
-    private static void closeQuietly(SchedulerLoop loop, GpuMonitor monitor, Store store) {
+    private static void closeQuietly(SchedulerLoop loop, GpuMonitor monitor, Store store, FileChannel lock) {
         if (loop != null) loop.shutdown(false);
         if (monitor != null) monitor.close();
         if (store != null) store.close();
+        try {
+            if (lock != null) lock.close();
+        } catch (IOException ignored) {
+            // the lock goes with the process anyway
+        }
     }
 
     /**
@@ -122,9 +132,10 @@ public final class TandemServer implements AutoCloseable {
             monitor.close();
             store.close();
             Files.deleteIfExists(cfg.stateDir().resolve(StateFiles.SERVER_URL));
+            stateLock.close();
             log.info("tandem serve stopped");
         } catch (IOException e) {
-            log.warn("cannot remove {}: {}", StateFiles.SERVER_URL, e.getMessage());
+            log.warn("cannot clean up the state directory: {}", e.getMessage());
         } finally {
             closed.countDown();
         }

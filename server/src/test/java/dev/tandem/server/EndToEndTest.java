@@ -51,6 +51,14 @@ class EndToEndTest {
         runOneJob();
     }
 
+    @Test
+    void aSecondDaemonOnTheSameStateDirectoryIsRefused() throws Exception {
+        start(host.config(dir.resolve("state")));
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> TandemServer.start(host.config(dir.resolve("state"))))
+                .hasMessageContaining("another tandem serve is using the state directory");
+        assertThat(api.get("/gpus", admin).status()).isEqualTo(200);
+    }
+
     /** The same on PostgreSQL, when TANDEM_TEST_POSTGRES_URL names a scratch database (emptied first). */
     @Test
     @EnabledIfEnvironmentVariable(named = "TANDEM_TEST_POSTGRES_URL", matches = "postgres.*")
