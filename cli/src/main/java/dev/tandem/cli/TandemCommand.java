@@ -8,7 +8,8 @@ import picocli.CommandLine.Command;
 /** The one {@code tandem} command. */
 @Command(name = "tandem", mixinStandardHelpOptions = true, version = "tandem 0.1.0",
         description = "Co-locating scheduler and simulator for deep-learning training jobs on GPU clusters.",
-        subcommands = {SimulateCommand.class, SweepCommand.class, CompatCommand.class, PoliciesCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {SimulateCommand.class, SweepCommand.class, CompatCommand.class, PoliciesCommand.class, ServeCommand.class, SubmitCommand.class,
+                QueueCommand.class, ShowCommand.class, CancelCommand.class, LogsCommand.class, GpusCommand.class, CommandLine.HelpCommand.class})
 public final class TandemCommand implements Runnable {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 

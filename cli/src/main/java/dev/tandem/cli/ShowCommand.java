@@ -1,0 +1,55 @@
+package dev.tandem.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Parameters;
+
+import java.util.concurrent.Callable;
+
+/** {@code tandem show ID}: one job with the scheduler's reason, its speeds and its history. */
+@Command(name = "show", mixinStandardHelpOptions = true, description = "Show a job: why it waits or with whom it shares, speeds, history.")
+final class ShowCommand implements Callable<Integer> {
+    @Mixin ClientOptions client;
+
+    @Parameters(paramLabel = "ID", description = "job id")
+    long id;
+
+    @Override public Integer call() throws Exception {
+        JsonNode j = client.client().get("/jobs/" + id);
+        if (client.json) {
+            client.print(j);
+            return 0;
+        }
+        StringBuilder argv = new StringBuilder();
+        for (JsonNode a : j.get("argv")) argv.append(argv.isEmpty() ? "" : " ").append(quote(a.asText()));
+        line("Job", j.get("id").asText() + " (" + j.get("name").asText() + ") of " + j.get("owner").asText());
+        line("State", j.get("state").asText() + (j.get("exclusive").asBoolean() ? " (runs alone after out of memory)" : ""));
+        line("Reason", j.path("reason").asText(""));
+        line("Command", argv.toString());
+        line("Workdir", j.get("workdir").asText());
+        line("Workload", j.get("signature").get("label").asText());
+        line("GPUs", j.get("gpus").asText() + (j.get("gpu_ids").isEmpty() ? "" : " on " + j.get("gpu_ids").toString()));
+        if (j.get("memory_mib").asLong() > 0) line("Memory", j.get("memory_mib").asText() + " MiB per GPU");
+        if (!j.get("partners").isEmpty()) line("Shares with", j.get("partners").toString());
+        if (!j.get("predicted_speed").isNull()) line("Predicted", j.get("predicted_speed").asText() + "x of solo" + (j.get("prediction_basis").isNull() ? "" : " (" + j.get("prediction_basis").asText() + ")"));
+        if (!j.get("observed_speed").isNull()) line("Observed", j.get("observed_speed").asText() + "x of solo");
+        if (!j.get("progress_iter").isNull()) line("Progress", "iteration " + j.get("progress_iter").asText());
+        line("Attempts", j.get("attempts").asText());
+        if (!j.get("exit_code").isNull()) line("Exit code", j.get("exit_code").asText());
+        System.out.println("History:");
+        for (JsonNode e : j.get("events")) {
+            System.out.printf("  %s  %-9s -> %-9s  by %s: %s%n", e.get("at").asText(), e.get("from").isNull() ? "" : e.get("from").asText(),
+                    e.get("to").asText(), e.get("actor").asText(), e.path("reason").asText(""));
+        }
+        return 0;
+    }
+
+    private static void line(String key, String value) {
+        System.out.printf("%-12s %s%n", key + ":", value);
+    }
+
+    static String quote(String a) {
+        return a.isEmpty() || !a.matches("[A-Za-z0-9_./=:,+@%-]+") ? "'" + a.replace("'", "'\\''") + "'" : a;
+    }
+}

@@ -1,0 +1,112 @@
+package dev.tandem.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tandem.server.TandemServer;
+import dev.tandem.server.testing.FakeGpuHost;
+import dev.tandem.server.testing.TestApi;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+
+import static dev.tandem.cli.CliTest.tandem;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The client commands against a daemon on a fake GPU host: submit, queue, show, logs -f, gpus, cancel, with and without --json. */
+class ServeClientTest {
+    @TempDir static Path dir;
+    static FakeGpuHost host;
+    static TandemServer server;
+    static String token;
+
+    @BeforeAll
+    static void start() throws Exception {
+        host = FakeGpuHost.install(dir.resolve("host"), "h100x1");
+        server = TandemServer.start(host.config(dir.resolve("state")));
+        token = Files.readString(server.adminTokenFile()).strip();
+    }
+
+    @AfterAll
+    static void stop() {
+        server.close();
+    }
+
+    String[] with(String... args) {
+        String[] all = new String[args.length + 2];
+        all[0] = args[0];
+        all[1] = "--server=" + server.url();
+        all[2] = "--token=" + token;
+        System.arraycopy(args, 1, all, 3, args.length - 1);
+        return all;
+    }
+
+    @Test
+    void submitFollowShowAndQueueAJobThroughTheCli() throws Exception {
+        CliTest.Run sub = tandem(with("submit", "--gpus", "1", "--memory", "4G", "--name", "cli-job", "--model", "ResNet18", "--batch-size", "64",
+                "-e", "GREETING=hello world", "--", host.trainScript(), "6", "0.05", "--env"));
+        assertThat(sub.code()).as(sub.err()).isZero();
+        assertThat(sub.out()).matches("Submitted job \\d+\\R");
+        long id = Long.parseLong(sub.out().replaceAll("\\D", ""));
+
+        CliTest.Run logs = tandem(with("logs", String.valueOf(id), "-f", "--poll", "100"));
+        assertThat(logs.code()).as(logs.err()).isZero();
+        assertThat(logs.out()).contains("training for 6 iterations").contains("tandem:progress iter=6").contains("done");
+
+        TestApi.await(Duration.ofSeconds(20), "succeeded", () -> tandem(with("show", String.valueOf(id))).out().contains("State:       succeeded"));
+        CliTest.Run show = tandem(with("show", String.valueOf(id)));
+        assertThat(show.out()).contains("Job:         " + id + " (cli-job) of admin").contains("Workload:    ResNet18//bs64")
+                .contains("Memory:      4096 MiB per GPU").contains("Exit code:   0").contains("-> profiling").contains("-> succeeded");
+        JsonNode json = new ObjectMapper().readTree(tandem(with("show", String.valueOf(id), "--json")).out());
+        assertThat(json.get("env").get("GREETING").asText()).isEqualTo("hello world");
+        assertThat(json.get("argv").get(2).asText()).isEqualTo("0.05");
+        assertThat(json.get("workdir").asText()).isEqualTo(Path.of("").toAbsolutePath().toString());
+
+        assertThat(tandem(with("queue")).out()).doesNotContain("cli-job");
+        assertThat(tandem(with("queue", "--all")).out()).contains("JOBID").contains("cli-job").contains("succeeded");
+        JsonNode q = new ObjectMapper().readTree(tandem(with("queue", "--all", "--json")).out());
+        assertThat(q.get("jobs").size()).isPositive();
+    }
+
+    @Test
+    void cancelGpusAndErrors() throws Exception {
+        CliTest.Run sub = tandem(with("submit", "--model", "Sleeper", "--", "sleep", "300"));
+        long id = Long.parseLong(sub.out().replaceAll("\\D", ""));
+        TestApi.await(Duration.ofSeconds(20), "running", () -> tandem(with("queue")).out().matches("(?s).*" + id + "\\s+sleep\\s+admin\\s+(profiling|running).*"));
+        CliTest.Run gpus = tandem(with("gpus"));
+        assertThat(gpus.out()).contains("NVIDIA H100 80GB HBM3").contains("81559 MiB").contains(String.valueOf(id)).contains("sharing: time-slicing");
+        assertThat(tandem(with("gpus", "--json")).out()).contains("\"uuid\" : \"GPU-5b2e8f1a-3c4d-4e6f-8a9b-0c1d2e3f4a5b\"");
+
+        CliTest.Run cancel = tandem(with("cancel", String.valueOf(id)));
+        assertThat(cancel.code()).as(cancel.err()).isZero();
+        assertThat(cancel.out()).isEqualTo("Cancelled job " + id + System.lineSeparator());
+        CliTest.Run again = tandem(with("cancel", String.valueOf(id)));
+        assertThat(again.code()).isEqualTo(1);
+        assertThat(again.err()).contains("tandem: error: job " + id + " has already cancelled");
+
+        CliTest.Run badToken = tandem("queue", "--server", server.url(), "--token", "nope");
+        assertThat(badToken.code()).isEqualTo(1);
+        assertThat(badToken.err()).contains("invalid token");
+        CliTest.Run missing = tandem(with("show", "424242"));
+        assertThat(missing.err()).contains("job 424242 not found");
+        CliTest.Run down = tandem("queue", "--server", "http://127.0.0.1:1", "--token", "x");
+        assertThat(down.err()).contains("cannot reach tandem serve at http://127.0.0.1:1");
+        CliTest.Run noArgv = tandem(with("submit", "--gpus", "1"));
+        assertThat(noArgv.code()).isEqualTo(2);
+        CliTest.Run tooMany = tandem(with("submit", "--gpus", "4", "--", "true"));
+        assertThat(tooMany.err()).contains("gpus: must be within 1..1, got 4");
+        CliTest.Run badMemory = tandem(with("submit", "--memory", "lots", "--", "true"));
+        assertThat(badMemory.err()).contains("'lots' is not a memory size");
+    }
+
+    @Test
+    void theAdminTokenFileAndServerUrlFileAreFoundThroughTheStateDirectory() {
+        CliTest.Run r = tandem("gpus", "--state-dir", dir.resolve("state").toString());
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.out()).contains("NVIDIA H100");
+    }
+}

@@ -1,0 +1,65 @@
+package dev.tandem.server;
+
+import dev.tandem.server.exec.Sharing;
+import dev.tandem.server.exec.ToolPath;
+import dev.tandem.server.sched.SchedulerConfig;
+import picocli.CommandLine.Option;
+
+import java.nio.file.Path;
+
+/** The options of {@code tandem serve}, shared by the CLI's serve command and {@link ServerMain} (a picocli mixin). */
+public final class ServeOptions {
+    @Option(names = "--state-dir", paramLabel = "DIR", description = "state directory: store, job output, admin token (default: $TANDEM_STATE_DIR or ~/.local/state/tandem)")
+    Path stateDir;
+
+    @Option(names = "--host", defaultValue = "127.0.0.1", description = "address to listen on (default: ${DEFAULT-VALUE}, this machine only)")
+    String host;
+
+    @Option(names = "--port", defaultValue = "8265", description = "port to listen on; 0 picks a free one (default: ${DEFAULT-VALUE})")
+    int port;
+
+    @Option(names = "--store", paramLabel = "URL", description = "sqlite:PATH (default: STATE_DIR/tandem.db) or postgresql://user:password@host:port/database")
+    String store;
+
+    @Option(names = "--policy", defaultValue = "tandem", description = "scheduling policy (see tandem policies; default: ${DEFAULT-VALUE})")
+    String policy;
+
+    @Option(names = "--sharing", defaultValue = "time-slicing", description = "how co-located jobs share a GPU: time-slicing or mps (default: ${DEFAULT-VALUE})")
+    String sharing;
+
+    @Option(names = "--mps-thread-percentage", defaultValue = "50", description = "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE of a job that shares its GPU (default: ${DEFAULT-VALUE})")
+    int mpsThreadPercentage;
+
+    @Option(names = "--tick", defaultValue = "500ms", converter = DurationConverter.class, description = "how often running jobs are looked at (default: ${DEFAULT-VALUE})")
+    long tickMs;
+
+    @Option(names = "--round", defaultValue = "5s", converter = DurationConverter.class, description = "how often the policy is asked when nothing changed (default: ${DEFAULT-VALUE})")
+    long roundMs;
+
+    @Option(names = "--profile-time", defaultValue = "2m", converter = DurationConverter.class, description = "how long a new workload runs alone to be profiled (default: ${DEFAULT-VALUE})")
+    long profileMs;
+
+    @Option(names = "--observe-time", defaultValue = "60s", converter = DurationConverter.class, description = "how long co-located jobs run before their speeds count as measured (default: ${DEFAULT-VALUE})")
+    long observeMs;
+
+    @Option(names = "--stop-grace", defaultValue = "30s", converter = DurationConverter.class, description = "SIGTERM to SIGKILL delay when stopping a job (default: ${DEFAULT-VALUE})")
+    long stopGraceMs;
+
+    @Option(names = "--max-attempts", defaultValue = "3", description = "runs a job gets before a crash fails it (default: ${DEFAULT-VALUE})")
+    int maxAttempts;
+
+    @Option(names = "--memory-margin", defaultValue = "512", paramLabel = "MIB", description = "device memory charged per job on top of its peak (default: ${DEFAULT-VALUE} MiB)")
+    long memoryMarginMiB;
+
+    @Option(names = "--max-body", defaultValue = "65536", paramLabel = "BYTES", description = "largest request body accepted (default: ${DEFAULT-VALUE})")
+    int maxBodyBytes;
+
+    @Option(names = "--stop-jobs-on-shutdown", description = "on SIGTERM stop and requeue running jobs (default: leave them running for the next daemon to re-adopt)")
+    boolean stopJobsOnShutdown;
+
+    public ServerConfig toConfig() {
+        return new ServerConfig(stateDir == null ? ServerConfig.defaultStateDir() : stateDir.toAbsolutePath(), host, port, store, policy,
+                Sharing.parse(sharing), mpsThreadPercentage, new SchedulerConfig(tickMs, roundMs, profileMs, observeMs, maxAttempts, memoryMarginMiB),
+                stopGraceMs, maxBodyBytes, stopJobsOnShutdown, ToolPath.fromEnvironment());
+    }
+}

@@ -1,0 +1,31 @@
+package dev.tandem.server;
+
+import dev.tandem.server.exec.Sharing;
+import dev.tandem.server.exec.ToolPath;
+import dev.tandem.server.sched.SchedulerConfig;
+
+import java.nio.file.Path;
+
+/**
+ * Everything {@code tandem serve} is configured with.
+ *
+ * @param store   empty for SQLite in the state directory, or {@code sqlite:PATH}, or {@code postgresql://...}
+ * @param tools   where nvidia-smi, dcgmi and nvidia-cuda-mps-control are looked up (normally PATH)
+ * @param stopJobsOnShutdown stop and requeue running jobs on a clean shutdown, instead of leaving them to the next daemon
+ */
+public record ServerConfig(Path stateDir, String host, int port, String store, String policy, Sharing sharing, int mpsThreadPercentage,
+                           SchedulerConfig scheduler, long stopGraceMs, int maxBodyBytes, boolean stopJobsOnShutdown, ToolPath tools) {
+    public ServerConfig {
+        if (port < 0 || port > 65535) throw new IllegalArgumentException("--port must be within 0..65535 (0 = any free port)");
+        if (mpsThreadPercentage < 1 || mpsThreadPercentage > 100) throw new IllegalArgumentException("--mps-thread-percentage must be within 1..100");
+        if (maxBodyBytes < 1024) throw new IllegalArgumentException("--max-body must be at least 1024 bytes");
+        if (stopGraceMs < 0) throw new IllegalArgumentException("--stop-grace must not be negative");
+    }
+
+    /** The state directory: $TANDEM_STATE_DIR, else ~/.local/state/tandem. */
+    public static Path defaultStateDir() {
+        String env = System.getenv("TANDEM_STATE_DIR");
+        if (env != null && !env.isBlank()) return Path.of(env);
+        return Path.of(System.getProperty("user.home"), ".local", "state", "tandem");
+    }
+}

@@ -1,0 +1,384 @@
+package dev.tandem.server.api;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tandem.server.exec.GpuDevice;
+import dev.tandem.server.exec.LocalExecutor;
+import dev.tandem.server.metrics.ServerMetrics;
+import dev.tandem.server.sched.LiveState;
+import dev.tandem.server.sched.SchedulerLoop;
+import dev.tandem.server.store.Change;
+import dev.tandem.server.store.JobRecord;
+import dev.tandem.server.store.JobState;
+import dev.tandem.server.store.NewJob;
+import dev.tandem.server.store.ProfileRecord;
+import dev.tandem.server.store.Role;
+import dev.tandem.server.store.Store;
+import dev.tandem.server.store.User;
+import io.javalin.Javalin;
+import io.javalin.http.Context;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.RandomAccessFile;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * The HTTP API, {@code /api/v1}, JSON in and out. Every endpoint but {@code /metrics} needs a bearer token; a
+ * user sees and cancels only its own jobs (another user's job is "not found"), an admin sees all. Errors are
+ * {@code {"error": "...", "field": "..."}} with a 4xx status. Request bodies are limited in size.
+ */
+public final class ApiServer implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(ApiServer.class);
+    private static final String PREFIX = "/api/v1";
+    private static final Pattern USER_NAME = Pattern.compile("[a-z][a-z0-9_-]{0,31}");
+    private static final int MAX_LOG_CHUNK = 1 << 20;
+
+    private final Store store;
+    private final SchedulerLoop loop;
+    private final ServerMetrics metrics;
+    private final Path stateDir;
+    private final String sharing;
+    private final int maxBodyBytes;
+    private final Auth auth;
+    private final JobRequest requests;
+    private final ObjectMapper json = new ObjectMapper()
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+    private final JobJson jobJson = new JobJson(json);
+    private final byte[] openApi;
+    private final Javalin app;
+
+    public ApiServer(Store store, SchedulerLoop loop, ServerMetrics metrics, Path stateDir, String sharing, String host, int port, int maxBodyBytes) {
+        this.store = store;
+        this.loop = loop;
+        this.metrics = metrics;
+        this.stateDir = stateDir;
+        this.sharing = sharing;
+        this.maxBodyBytes = maxBodyBytes;
+        this.auth = new Auth(store);
+        List<GpuDevice> devices = loop.devices();
+        this.requests = new JobRequest(devices.size(), devices.stream().mapToLong(GpuDevice::memoryMiB).max().orElse(0), System.getProperty("user.dir"));
+        try (InputStream in = ApiServer.class.getResourceAsStream("openapi.json")) {
+            if (in == null) throw new IllegalStateException("openapi.json is missing from the tandem jar");
+            this.openApi = in.readAllBytes();
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read openapi.json: " + e.getMessage(), e);
+        }
+        this.app = Javalin.create(cfg -> {
+            cfg.startup.showJavalinBanner = false;
+            cfg.startup.showOldJavalinVersionWarning = false;
+            cfg.concurrency.useVirtualThreads = true;
+            cfg.jetty.host = host;
+            cfg.jetty.port = port;
+            cfg.http.maxRequestSize = maxBodyBytes;
+            cfg.requestLogger.http((ctx, ms) -> log.debug("{} {} -> {} in {} ms", ctx.method(), ctx.path(), ctx.statusCode(), ms.longValue()));
+            cfg.routes.before(PREFIX + "/*", ctx -> {
+                if (!ctx.path().equals(PREFIX + "/metrics")) ctx.attribute("user", auth.authenticate(ctx.header("Authorization")));
+            });
+            cfg.routes.post(PREFIX + "/jobs", this::submit);
+            cfg.routes.get(PREFIX + "/jobs", this::list);
+            cfg.routes.get(PREFIX + "/jobs/{id}", this::show);
+            cfg.routes.post(PREFIX + "/jobs/{id}/cancel", this::cancel);
+            cfg.routes.get(PREFIX + "/jobs/{id}/logs", this::logs);
+            cfg.routes.get(PREFIX + "/gpus", this::gpus);
+            cfg.routes.get(PREFIX + "/profiles", this::profiles);
+            cfg.routes.post(PREFIX + "/users", this::createUser);
+            cfg.routes.get(PREFIX + "/metrics", ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8").result(metrics.scrape()));
+            cfg.routes.get(PREFIX + "/openapi.json", ctx -> ctx.contentType("application/json").result(openApi));
+            cfg.routes.exception(ApiError.class, (e, ctx) -> error(ctx, e.status(), e.field(), e.getMessage()));
+            cfg.routes.exception(Exception.class, (e, ctx) -> {
+                log.error("{} {} failed: {}", ctx.method(), ctx.path(), e.toString(), e);
+                error(ctx, 500, null, "internal error; see the daemon's log");
+            });
+            cfg.routes.error(404, "*", ctx -> {
+                if (ctx.attribute("error-written") == null) error(ctx, 404, null, "no such endpoint: " + ctx.method() + " " + ctx.path());
+            });
+            cfg.routes.error(405, "*", ctx -> {
+                if (ctx.attribute("error-written") == null) error(ctx, 405, null, "method not allowed: " + ctx.method() + " " + ctx.path());
+            });
+        });
+        app.start();
+    }
+
+    public int port() { return app.port(); }
+
+    @Override public void close() { app.stop(); }
+
+    // ---- jobs
+
+    private void submit(Context ctx) {
+        User user = ctx.attribute("user");
+        NewJob j = requests.parse(body(ctx));
+        JobRecord r = store.insertJob(j, user.name(), System.currentTimeMillis());
+        metrics.submitted();
+        log.info("job {} submitted by {}: {} ({} GPU(s))", r.id(), user.name(), r.name(), r.gpus());
+        loop.wake();
+        ctx.status(201);
+        send(ctx, jobJson.job(r, null));
+    }
+
+    private void list(Context ctx) {
+        User user = ctx.attribute("user");
+        Set<JobState> states = EnumSet.noneOf(JobState.class);
+        String s = ctx.queryParam("state");
+        if (s != null && !s.isBlank()) {
+            for (String part : s.split(",")) {
+                try {
+                    states.add(JobState.parse(part.strip()));
+                } catch (IllegalArgumentException e) {
+                    throw ApiError.badField("state", e.getMessage());
+                }
+            }
+        }
+        String owner = user.admin() ? ctx.queryParam("user") : user.name();
+        int limit = (int) queryLong(ctx, "limit", 1000, 1, 10_000);
+        long after = queryLong(ctx, "after", 0, 0, Long.MAX_VALUE);
+        LiveState live = loop.live();
+        ObjectNode out = json.createObjectNode();
+        ArrayNode jobs = out.putArray("jobs");
+        for (JobRecord r : store.jobs(owner, states, after, limit)) jobs.add(jobJson.job(r, live.job(r.id())));
+        send(ctx, out);
+    }
+
+    private void show(Context ctx) {
+        JobRecord r = visibleJob(ctx);
+        ObjectNode o = jobJson.job(r, loop.live().job(r.id()));
+        o.set("events", jobJson.events(store.events(r.id())));
+        send(ctx, o);
+    }
+
+    private void cancel(Context ctx) {
+        User user = ctx.attribute("user");
+        JobRecord r = visibleJob(ctx);
+        long now = System.currentTimeMillis();
+        if (!store.transition(r.id(), JobState.NOT_TERMINAL, JobState.CANCELLED, user.name(), "cancelled by " + user.name(),
+                new Change().set(Change.Column.FINISHED_AT, now), now)) {
+            JobRecord again = store.job(r.id()).orElseThrow(() -> ApiError.notFound("job " + r.id()));
+            throw new ApiError(409, null, "job " + r.id() + " has already " + again.state().dbName());
+        }
+        log.info("job {} cancelled by {}", r.id(), user.name());
+        loop.wake();
+        send(ctx, jobJson.job(store.job(r.id()).orElseThrow(), loop.live().job(r.id())));
+    }
+
+    private void logs(Context ctx) {
+        JobRecord r = visibleJob(ctx);
+        long offset = queryLong(ctx, "offset", 0, 0, Long.MAX_VALUE);
+        int limit = (int) queryLong(ctx, "limit", MAX_LOG_CHUNK, 1, MAX_LOG_CHUNK);
+        Path file = LocalExecutor.logFile(stateDir, r.id());
+        byte[] data = new byte[0];
+        long size = 0;
+        try {
+            if (Files.exists(file)) {
+                try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "r")) {
+                    size = f.length();
+                    if (offset < size) {
+                        data = new byte[(int) Math.min(limit, size - offset)];
+                        f.seek(offset);
+                        f.readFully(data);
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new ApiError(500, null, "cannot read the job's output: " + e.getMessage());
+        }
+        int usable = utf8Boundary(data, offset + data.length < size);
+        long next = offset + usable;
+        ObjectNode o = json.createObjectNode();
+        o.put("job_id", r.id());
+        o.put("offset", offset);
+        o.put("next_offset", next);
+        o.put("size", size);
+        o.put("data", new String(data, 0, usable, StandardCharsets.UTF_8));
+        // complete: the job has finished and its output has been read to the end; followers stop here
+        o.put("complete", r.state().terminal() && r.pid() == null && next >= size);
+        send(ctx, o);
+    }
+
+    /** How many bytes of a chunk end on a character boundary, so a follower never gets half a UTF-8 character. */
+    static int utf8Boundary(byte[] b, boolean more) {
+        int n = b.length;
+        if (n == 0) return 0;
+        int i = n - 1, back = 0;
+        while (i >= 0 && back < 4 && (b[i] & 0xC0) == 0x80) {
+            i--;
+            back++;
+        }
+        if (i < 0) return n;
+        int lead = b[i] & 0xFF;
+        int len = lead < 0x80 ? 1 : lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+        return i + len <= n ? n : i; // the last character is cut: stop before it (it comes with the next chunk)
+    }
+
+    private JobRecord visibleJob(Context ctx) {
+        User user = ctx.attribute("user");
+        long id;
+        try {
+            id = Long.parseLong(ctx.pathParam("id"));
+        } catch (NumberFormatException e) {
+            throw ApiError.badField("id", "job ids are whole numbers, got '" + ctx.pathParam("id") + "'");
+        }
+        // another user's job is reported as absent: its existence is none of this user's business
+        return store.job(id).filter(r -> user.admin() || r.owner().equals(user.name())).orElseThrow(() -> ApiError.notFound("job " + id));
+    }
+
+    // ---- machine
+
+    private void gpus(Context ctx) {
+        User user = ctx.attribute("user");
+        LiveState live = loop.live();
+        ObjectNode out = json.createObjectNode();
+        out.put("sharing", sharing);
+        ArrayNode gpus = out.putArray("gpus");
+        List<GpuDevice> devices = loop.devices();
+        for (int g = 0; g < devices.size(); g++) {
+            GpuDevice d = devices.get(g);
+            ObjectNode o = gpus.addObject();
+            o.put("index", d.index());
+            o.put("uuid", d.uuid());
+            o.put("name", d.name());
+            o.put("memory_total_mib", d.memoryMiB());
+            LiveState.GpuLive gl = g < live.gpus().size() ? live.gpus().get(g) : null;
+            JobJson.putNullable(o, "memory_used_mib", gl == null || gl.latest() == null ? null : gl.latest().memoryUsedMiB());
+            JobJson.putNullable(o, "utilization_gpu", gl == null || gl.latest() == null ? null : gl.latest().utilGpu());
+            JobJson.putNullable(o, "utilization_memory", gl == null || gl.latest() == null ? null : gl.latest().utilMemory());
+            List<Long> on = gl == null ? List.of() : gl.jobs();
+            o.put("tenants", on.size());
+            o.put("shared", on.size() > 1);
+            ArrayNode jobs = o.putArray("jobs");
+            for (long id : on) {
+                if (user.admin() || store.job(id).map(r -> r.owner().equals(user.name())).orElse(false)) jobs.add(id);
+            }
+        }
+        send(ctx, out);
+    }
+
+    private void profiles(Context ctx) {
+        ObjectNode out = json.createObjectNode();
+        ArrayNode list = out.putArray("profiles");
+        for (ProfileRecord r : store.profiles()) {
+            var p = r.profile();
+            ObjectNode o = list.addObject();
+            o.put("signature", p.signature().label());
+            o.set("workload", jobJson.signature(p.signature()));
+            JobJson.putNullable(o, "solo_speed", r.speedMeasured() ? p.soloSpeed() : null);
+            JobJson.putNullable(o, "gpu_util", p.gpuUtil());
+            JobJson.putNullable(o, "gmem_util", p.gmemUtil());
+            JobJson.putNullable(o, "gmem_mib", p.gmemMiB());
+            JobJson.putNullable(o, "sm_active", p.smActivity());
+            JobJson.putNullable(o, "sm_occupancy", p.smOccupancy());
+            JobJson.putNullable(o, "dram_active", r.dramActive());
+            o.put("samples", r.samples());
+            JobJson.putNullable(o, "source_job", r.sourceJob());
+            o.put("gpu_name", r.gpuName());
+            o.put("measured_at", JobJson.time(r.measuredAt()));
+        }
+        send(ctx, out);
+    }
+
+    private void createUser(Context ctx) {
+        User user = ctx.attribute("user");
+        if (!user.admin()) throw new ApiError(403, null, "only an admin creates users");
+        JsonNode b = body(ctx);
+        if (!b.isObject()) throw new ApiError(400, null, "the body must be a JSON object {name, role}");
+        for (var it = b.fieldNames(); it.hasNext(); ) {
+            String f = it.next();
+            if (!f.equals("name") && !f.equals("role")) throw ApiError.badField(f, "unknown field (known: name, role)");
+        }
+        JsonNode n = b.get("name");
+        if (n == null || !n.isTextual()) throw ApiError.badField("name", "required, a string");
+        String name = n.asText();
+        if (!USER_NAME.matcher(name).matches()) throw ApiError.badField("name", "lower-case letters, digits, '_' and '-', starting with a letter, at most 32");
+        JsonNode roleNode = b.get("role");
+        Role role = Role.USER;
+        if (roleNode != null && !roleNode.isNull()) {
+            if (!roleNode.isTextual() || !(roleNode.asText().equals("user") || roleNode.asText().equals("admin"))) {
+                throw ApiError.badField("role", "must be 'user' or 'admin'");
+            }
+            role = Role.parse(roleNode.asText());
+        }
+        String token = Tokens.generate();
+        if (!store.createUser(name, role, Tokens.hash(token), System.currentTimeMillis())) throw new ApiError(409, "name", "user '" + name + "' exists");
+        log.info("user {} ({}) created by {}", name, role.dbName(), user.name());
+        ObjectNode o = json.createObjectNode();
+        o.put("name", name);
+        o.put("role", role.dbName());
+        o.put("token", token);
+        o.put("note", "the token is shown only now: tandem keeps only its SHA-256");
+        ctx.status(201);
+        send(ctx, o);
+    }
+
+    // ---- plumbing
+
+    private JsonNode body(Context ctx) {
+        String type = ctx.contentType();
+        if (type != null && !type.isBlank() && !type.toLowerCase(java.util.Locale.ROOT).startsWith("application/json")) {
+            throw new ApiError(415, null, "send the body as application/json, not " + type);
+        }
+        long declared = ctx.req().getContentLengthLong();
+        if (declared > maxBodyBytes) throw new ApiError(413, null, "the body is " + declared + " bytes; the limit is " + maxBodyBytes);
+        byte[] b;
+        try {
+            b = ctx.bodyInputStream().readNBytes(maxBodyBytes + 1);
+        } catch (IOException e) {
+            throw new ApiError(400, null, "cannot read the body: " + e.getMessage());
+        }
+        if (b.length > maxBodyBytes) throw new ApiError(413, null, "the body is larger than the limit of " + maxBodyBytes + " bytes");
+        if (b.length == 0) throw new ApiError(400, null, "the body is empty; expected a JSON object");
+        try {
+            return json.readTree(b);
+        } catch (JsonProcessingException e) {
+            var loc = e.getLocation();
+            throw new ApiError(400, null, "the body is not valid JSON: " + e.getOriginalMessage()
+                    + (loc == null ? "" : " (line " + loc.getLineNr() + ", column " + loc.getColumnNr() + ")"));
+        } catch (IOException e) {
+            throw new ApiError(400, null, "cannot read the body: " + e.getMessage());
+        }
+    }
+
+    private static long queryLong(Context ctx, String name, long dflt, long min, long max) {
+        String v = ctx.queryParam(name);
+        if (v == null || v.isBlank()) return dflt;
+        try {
+            long n = Long.parseLong(v.strip());
+            if (n < min || n > max) throw ApiError.badField(name, "must be within " + min + ".." + max + ", got " + n);
+            return n;
+        } catch (NumberFormatException e) {
+            throw ApiError.badField(name, "must be a whole number, got '" + v + "'");
+        }
+    }
+
+    private void send(Context ctx, JsonNode body) {
+        try {
+            ctx.contentType("application/json").result(json.writeValueAsBytes(body));
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot encode a response: " + e.getMessage(), e);
+        }
+    }
+
+    private void error(Context ctx, int status, String field, String message) {
+        ObjectNode o = json.createObjectNode();
+        o.put("error", message);
+        if (field != null) o.put("field", field);
+        o.put("status", status);
+        ctx.attribute("error-written", true);
+        if (status == 401) ctx.header("WWW-Authenticate", "Bearer");
+        ctx.status(status);
+        send(ctx, o);
+    }
+}

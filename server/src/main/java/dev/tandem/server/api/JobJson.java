@@ -1,0 +1,97 @@
+package dev.tandem.server.api;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tandem.core.model.WorkloadSignature;
+import dev.tandem.server.sched.LiveState;
+import dev.tandem.server.store.JobEvent;
+import dev.tandem.server.store.JobRecord;
+import dev.tandem.server.store.JobState;
+
+import java.time.Instant;
+import java.util.List;
+
+/** The API's JSON for jobs: the stored row, what the scheduler knows live, and (for one job) its history. */
+final class JobJson {
+    private final ObjectMapper json;
+
+    JobJson(ObjectMapper json) {
+        this.json = json;
+    }
+
+    ObjectNode job(JobRecord r, LiveState.JobLive live) {
+        ObjectNode o = json.createObjectNode();
+        o.put("id", r.id());
+        o.put("name", r.name());
+        o.put("owner", r.owner());
+        o.put("state", r.state().dbName());
+        ArrayNode argv = o.putArray("argv");
+        r.argv().forEach(argv::add);
+        ObjectNode env = o.putObject("env");
+        r.env().forEach(env::put);
+        o.put("workdir", r.workdir());
+        o.put("gpus", r.gpus());
+        o.put("memory_mib", r.memoryMiB());
+        putNullable(o, "iterations", r.iterations());
+        o.set("signature", signature(r.signature()));
+        o.put("attempts", r.attempts());
+        o.put("exclusive", r.exclusive());
+        ArrayNode ids = o.putArray("gpu_ids");
+        r.gpuIds().forEach(ids::add);
+        putNullable(o, "pid", r.pid());
+        if (r.exitCode() == null) o.putNull("exit_code");
+        else o.put("exit_code", r.exitCode());
+        o.put("submitted_at", time(r.submittedAt()));
+        o.put("started_at", r.startedAt() == null ? null : time(r.startedAt()));
+        o.put("finished_at", r.finishedAt() == null ? null : time(r.finishedAt()));
+        boolean queued = JobState.QUEUED.contains(r.state());
+        String reason = queued && live != null && live.explanation() != null ? live.explanation() : r.reason();
+        o.put("reason", reason);
+        if (!queued && !r.state().terminal()) o.put("last_transition", r.reason());
+        ArrayNode partners = o.putArray("partners");
+        if (live != null) live.partners().forEach(partners::add);
+        Double predicted = live != null && live.predictedSpeed() != null ? live.predictedSpeed() : r.predictedSpeed();
+        putNullable(o, "predicted_speed", predicted);
+        putNullable(o, "predicted_combined", live == null ? null : live.predictedCombined());
+        o.put("prediction_basis", live == null ? null : live.predictionBasis());
+        Double observed = live != null && live.observedSpeed() != null ? live.observedSpeed() : r.observedSpeed();
+        putNullable(o, "observed_speed", observed);
+        putNullable(o, "iterations_per_second", live == null ? null : live.iterationsPerSecond());
+        Long progress = live != null && live.progressIter() != null ? live.progressIter() : r.progressIter();
+        putNullable(o, "progress_iter", progress);
+        if (live != null && live.queuePosition() != null) o.put("queue_position", live.queuePosition());
+        return o;
+    }
+
+    ArrayNode events(List<JobEvent> events) {
+        ArrayNode a = json.createArrayNode();
+        for (JobEvent e : events) {
+            ObjectNode o = a.addObject();
+            o.put("at", time(e.at()));
+            o.put("from", e.from() == null ? null : e.from().dbName());
+            o.put("to", e.to().dbName());
+            o.put("actor", e.actor());
+            o.put("reason", e.reason());
+        }
+        return a;
+    }
+
+    ObjectNode signature(WorkloadSignature s) {
+        ObjectNode o = json.createObjectNode();
+        o.put("model", s.model());
+        o.put("dataset", s.dataset());
+        o.put("batch_size", s.batchSize());
+        o.put("amp", s.amp());
+        o.put("label", s.label());
+        return o;
+    }
+
+    static String time(long epochMs) { return Instant.ofEpochMilli(epochMs).toString(); }
+
+    static void putNullable(ObjectNode o, String field, Number v) {
+        if (v == null || (v instanceof Double d && (d.isNaN() || d.isInfinite()))) o.putNull(field);
+        else if (v instanceof Double d) o.put(field, Math.round(d * 10000) / 10000.0);
+        else o.put(field, v.longValue());
+    }
+}

@@ -1,0 +1,134 @@
+package dev.tandem.server.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.tandem.core.model.WorkloadSignature;
+import dev.tandem.server.store.NewJob;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * Validates a submission ({@code POST /api/v1/jobs}) field by field; every refusal names its field. The command
+ * is an argv list, run without a shell. Without a {@code signature}, jobs with the same argv count as the same
+ * workload (and share a profile).
+ */
+public final class JobRequest {
+    private static final Set<String> FIELDS = Set.of("name", "argv", "env", "workdir", "gpus", "memory_mib", "iterations", "signature");
+    private static final Set<String> SIGNATURE_FIELDS = Set.of("model", "dataset", "batch_size", "amp");
+    private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,127}");
+    /** Signature names end up in labels like {@code model/dataset/bs64} and pair keys {@code a|b}: no '/' or '|'. */
+    private static final Pattern SIGNATURE_NAME = Pattern.compile("[A-Za-z0-9._+:=-]{1,128}");
+    private static final int MAX_ARGS = 1024;
+    private static final int MAX_ARG = 4096;
+    private static final int MAX_ENV = 256;
+    private static final int MAX_ENV_VALUE = 8192;
+
+    private final int gpuCount;
+    private final long maxMemoryMiB;
+    private final String defaultWorkdir;
+
+    public JobRequest(int gpuCount, long maxMemoryMiB, String defaultWorkdir) {
+        this.gpuCount = gpuCount;
+        this.maxMemoryMiB = maxMemoryMiB;
+        this.defaultWorkdir = defaultWorkdir;
+    }
+
+    public NewJob parse(JsonNode body) {
+        if (body == null || !body.isObject()) throw new ApiError(400, null, "the body must be a JSON object");
+        for (Iterator<String> it = body.fieldNames(); it.hasNext(); ) {
+            String f = it.next();
+            if (!FIELDS.contains(f)) throw ApiError.badField(f, "unknown field (known: " + String.join(", ", FIELDS.stream().sorted().toList()) + ")");
+        }
+        List<String> argv = argv(body.get("argv"));
+        String name = body.has("name") ? text(body.get("name"), "name", 128) : defaultName(argv);
+        if (name.isBlank()) throw ApiError.badField("name", "must not be blank");
+        if (name.chars().anyMatch(Character::isISOControl)) throw ApiError.badField("name", "must not contain control characters");
+        Map<String, String> env = env(body.get("env"));
+        String workdir = body.has("workdir") ? text(body.get("workdir"), "workdir", 4096) : defaultWorkdir;
+        if (!workdir.startsWith("/")) throw ApiError.badField("workdir", "must be an absolute path");
+        if (!Files.isDirectory(Path.of(workdir))) throw ApiError.badField("workdir", "no such directory on the server: " + workdir);
+        int gpus = (int) integer(body.get("gpus"), "gpus", 1, 1, gpuCount);
+        long memory = integer(body.get("memory_mib"), "memory_mib", 0, 0, maxMemoryMiB);
+        Long iterations = body.has("iterations") ? integer(body.get("iterations"), "iterations", 1, 1, 1_000_000_000_000_000L) : null;
+        WorkloadSignature sig = body.has("signature") ? signature(body.get("signature")) : defaultSignature(argv);
+        return new NewJob(name, argv, env, workdir, gpus, memory, iterations, sig);
+    }
+
+    private static List<String> argv(JsonNode n) {
+        if (n == null || n.isNull()) throw ApiError.badField("argv", "required: the command as a list of strings, e.g. [\"python\", \"train.py\"]");
+        if (!n.isArray()) throw ApiError.badField("argv", "must be a list of strings (commands are never passed to a shell)");
+        if (n.isEmpty()) throw ApiError.badField("argv", "must not be empty");
+        if (n.size() > MAX_ARGS) throw ApiError.badField("argv", "at most " + MAX_ARGS + " arguments");
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < n.size(); i++) out.add(text(n.get(i), "argv[" + i + "]", MAX_ARG));
+        if (out.getFirst().isBlank()) throw ApiError.badField("argv[0]", "the program must not be blank");
+        return out;
+    }
+
+    private static Map<String, String> env(JsonNode n) {
+        Map<String, String> out = new LinkedHashMap<>();
+        if (n == null || n.isNull()) return out;
+        if (!n.isObject()) throw ApiError.badField("env", "must be an object of NAME: value strings");
+        if (n.size() > MAX_ENV) throw ApiError.badField("env", "at most " + MAX_ENV + " variables");
+        for (var it = n.fields(); it.hasNext(); ) {
+            var e = it.next();
+            String k = e.getKey();
+            if (!ENV_NAME.matcher(k).matches()) throw ApiError.badField("env." + k, "not a valid variable name");
+            if (k.startsWith("TANDEM_") || k.startsWith("CUDA_MPS_") || k.equals("CUDA_VISIBLE_DEVICES") || k.equals("CUDA_DEVICE_ORDER")) {
+                throw ApiError.badField("env." + k, "set by tandem for each run");
+            }
+            out.put(k, text(e.getValue(), "env." + k, MAX_ENV_VALUE));
+        }
+        return out;
+    }
+
+    private static WorkloadSignature signature(JsonNode n) {
+        if (!n.isObject()) throw ApiError.badField("signature", "must be an object {model, dataset, batch_size, amp}");
+        for (Iterator<String> it = n.fieldNames(); it.hasNext(); ) {
+            String f = it.next();
+            if (!SIGNATURE_FIELDS.contains(f)) throw ApiError.badField("signature." + f, "unknown field (known: amp, batch_size, dataset, model)");
+        }
+        String model = text(n.get("model"), "signature.model", 128);
+        if (!SIGNATURE_NAME.matcher(model).matches()) throw ApiError.badField("signature.model", "letters, digits and . _ + : = - only");
+        String dataset = n.has("dataset") ? text(n.get("dataset"), "signature.dataset", 128) : "";
+        if (!dataset.isEmpty() && !SIGNATURE_NAME.matcher(dataset).matches()) throw ApiError.badField("signature.dataset", "letters, digits and . _ + : = - only");
+        int batch = (int) integer(n.get("batch_size"), "signature.batch_size", 0, 0, 1_000_000);
+        JsonNode amp = n.get("amp");
+        if (amp != null && !amp.isNull() && !amp.isBoolean()) throw ApiError.badField("signature.amp", "must be true or false");
+        return new WorkloadSignature(model, dataset, batch, amp != null && amp.asBoolean(false));
+    }
+
+    /** Jobs with the same command line are the same workload until told otherwise. */
+    static WorkloadSignature defaultSignature(List<String> argv) {
+        return new WorkloadSignature("cmd-" + Tokens.hash(String.join("\u0000", argv)).substring(0, 12), "", 0, false);
+    }
+
+    private static String defaultName(List<String> argv) {
+        String prog = Path.of(argv.getFirst()).getFileName() == null ? argv.getFirst() : Path.of(argv.getFirst()).getFileName().toString();
+        return prog.length() > 128 ? prog.substring(0, 128) : prog;
+    }
+
+    private static String text(JsonNode n, String field, int max) {
+        if (n == null || n.isNull()) throw ApiError.badField(field, "required");
+        if (!n.isTextual()) throw ApiError.badField(field, "must be a string");
+        String s = n.asText();
+        if (s.length() > max) throw ApiError.badField(field, "longer than " + max + " characters");
+        if (s.indexOf('\0') >= 0) throw ApiError.badField(field, "must not contain NUL characters");
+        return s;
+    }
+
+    private static long integer(JsonNode n, String field, long dflt, long min, long max) {
+        if (n == null || n.isNull()) return dflt;
+        if (!n.isIntegralNumber() || !n.canConvertToLong()) throw ApiError.badField(field, "must be a whole number");
+        long v = n.asLong();
+        if (v < min || v > max) throw ApiError.badField(field, "must be within " + min + ".." + max + ", got " + v);
+        return v;
+    }
+}

@@ -1,0 +1,31 @@
+package dev.tandem.server.exec;
+
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Runs jobs on this machine's GPUs. The scheduler loop is its only caller (one thread), so implementations
+ * need not be thread-safe.
+ */
+public interface Executor extends AutoCloseable {
+    List<GpuDevice> discoverGpus();
+
+    Launched start(Launch launch);
+
+    /** Asks the job's processes to stop (SIGTERM, then SIGKILL after the grace period); its exit comes through poll. */
+    void stop(long jobId);
+
+    /** Whether a process started by an earlier daemon was taken over; false when it is gone without a trace. */
+    boolean adopt(long jobId, int attempt, Long pid, Long pidStarted);
+
+    /** Progress lines read and processes ended since the last call. */
+    List<ExecEvent> poll();
+
+    /** Jobs whose processes are still alive (including ones asked to stop). */
+    Set<Long> liveJobs();
+
+    /** Stops every job and waits for them to end (shutdown with --stop-jobs-on-shutdown, and tests). */
+    void stopAll();
+
+    @Override void close();
+}

@@ -1,0 +1,20 @@
+package dev.tandem.server.exec;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One run (attempt) of a job.
+ *
+ * @param env          the user's extra environment; the executor adds CUDA_VISIBLE_DEVICES and its own variables
+ * @param tenants      how many jobs will share these GPUs once this one runs (1 = alone); MPS splits SMs by it
+ * @param memoryMiB    device memory budgeted per GPU (0 = unknown); MPS pins the job to it
+ */
+public record Launch(long jobId, int attempt, List<String> argv, Map<String, String> env, String workdir,
+                     List<GpuDevice> gpus, int tenants, long memoryMiB) {
+    public Launch {
+        argv = List.copyOf(argv);
+        env = Map.copyOf(env);
+        gpus = List.copyOf(gpus);
+    }
+}

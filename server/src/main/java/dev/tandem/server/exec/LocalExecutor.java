@@ -1,0 +1,284 @@
+package dev.tandem.server.exec;
+
+import dev.tandem.server.gpu.NvidiaSmiParser;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+/**
+ * Runs each job as a child process of the daemon: the argv list as given (through {@code tandem-run.sh}, which
+ * records the exit status), in the job's working directory, with its environment plus CUDA_VISIBLE_DEVICES set
+ * to its GPUs' UUIDs. Output goes straight to {@code STATE_DIR/jobs/ID/output.log} (no pipe through the daemon),
+ * so a job outlives a daemon crash and a restarted daemon re-adopts it by pid and start time.
+ */
+public final class LocalExecutor implements Executor {
+    private static final Logger log = LoggerFactory.getLogger(LocalExecutor.class);
+    /** Variables of the daemon that jobs must not inherit. */
+    private static final List<String> NOT_INHERITED = List.of("TANDEM_TOKEN");
+
+    private final Path stateDir;
+    private final ToolPath tools;
+    private final long stopGraceMs;
+    private final int mpsSharedThreadPercentage;
+    private final Path wrapper;
+    private final MpsControl mps;
+    private final Map<Long, Tracked> tracked = new LinkedHashMap<>();
+
+    /** A run the executor watches: its own child, or a process re-adopted after a restart (process is then null). */
+    private static final class Tracked {
+        final long jobId;
+        final int attempt;
+        final ProcessHandle handle;
+        final Process process;
+        final LogScanner scanner;
+        boolean stopRequested;
+        long killAt = Long.MAX_VALUE;
+
+        Tracked(long jobId, int attempt, ProcessHandle handle, Process process, LogScanner scanner) {
+            this.jobId = jobId;
+            this.attempt = attempt;
+            this.handle = handle;
+            this.process = process;
+            this.scanner = scanner;
+        }
+    }
+
+    public LocalExecutor(Path stateDir, ToolPath tools, Sharing sharing, long stopGraceMs, int mpsSharedThreadPercentage) {
+        this.stateDir = stateDir;
+        this.tools = tools;
+        this.stopGraceMs = stopGraceMs;
+        this.mpsSharedThreadPercentage = mpsSharedThreadPercentage;
+        this.wrapper = installWrapper(stateDir);
+        this.mps = sharing == Sharing.MPS ? new MpsControl(tools, stateDir) : null;
+        if (mps != null) mps.start();
+    }
+
+    private static Path installWrapper(Path stateDir) {
+        Path bin = stateDir.resolve("bin");
+        Path target = bin.resolve("tandem-run.sh");
+        try (InputStream in = LocalExecutor.class.getResourceAsStream("tandem-run.sh")) {
+            if (in == null) throw new ExecException("tandem-run.sh is missing from the tandem jar");
+            Files.createDirectories(bin);
+            Path tmp = Files.createTempFile(bin, "tandem-run", ".tmp");
+            Files.write(tmp, in.readAllBytes());
+            Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
+            Files.move(tmp, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            return target;
+        } catch (IOException e) {
+            throw new ExecException("cannot install the job wrapper in " + bin + ": " + e.getMessage(), e);
+        }
+    }
+
+    public static Path jobDir(Path stateDir, long jobId) { return stateDir.resolve("jobs").resolve(String.valueOf(jobId)); }
+
+    public static Path logFile(Path stateDir, long jobId) { return jobDir(stateDir, jobId).resolve("output.log"); }
+
+    @Override public List<GpuDevice> discoverGpus() {
+        Path smi = tools.require("nvidia-smi", "tandem serve needs the NVIDIA driver's nvidia-smi to find GPUs");
+        List<String> cmd = new ArrayList<>();
+        cmd.add(smi.toString());
+        cmd.addAll(NvidiaSmiParser.INVENTORY_ARGS);
+        try {
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+            byte[] out = p.getInputStream().readAllBytes();
+            if (!p.waitFor(30, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                throw new ExecException("nvidia-smi did not answer within 30 s");
+            }
+            String text = new String(out, StandardCharsets.UTF_8);
+            if (p.exitValue() != 0) throw new ExecException("nvidia-smi exited with " + p.exitValue() + ": " + text.strip());
+            List<GpuDevice> gpus = NvidiaSmiParser.parseInventory(text.lines().toList());
+            if (gpus.isEmpty()) throw new ExecException("nvidia-smi lists no GPU");
+            return gpus;
+        } catch (IOException e) {
+            throw new ExecException("cannot run nvidia-smi: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ExecException("interrupted while running nvidia-smi", e);
+        }
+    }
+
+    @Override public Launched start(Launch l) {
+        if (tracked.containsKey(l.jobId())) throw new ExecException("job " + l.jobId() + " is already running");
+        Path dir = jobDir(stateDir, l.jobId());
+        Path logFile = dir.resolve("output.log");
+        List<String> cmd = new ArrayList<>(List.of("/bin/sh", wrapper.toString(), dir.toString(), String.valueOf(l.attempt()), "--"));
+        cmd.addAll(l.argv());
+        ProcessBuilder pb = new ProcessBuilder(cmd)
+                .directory(new File(l.workdir()))
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
+        Map<String, String> env = pb.environment();
+        NOT_INHERITED.forEach(env::remove);
+        env.putAll(l.env());
+        env.putAll(deviceEnv(l));
+        try {
+            Files.createDirectories(dir);
+            Files.deleteIfExists(dir.resolve("exit-" + l.attempt()));
+            String header = String.format("[tandem] attempt %d of job %d on GPU(s) %s at %s%n", l.attempt(), l.jobId(),
+                    l.gpus().stream().map(g -> String.valueOf(g.index())).collect(Collectors.joining(",")), Instant.now());
+            Files.writeString(logFile, header, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+            long offset = Files.size(logFile);
+            Process p = pb.start();
+            ProcessHandle h = p.toHandle();
+            tracked.put(l.jobId(), new Tracked(l.jobId(), l.attempt(), h, p, new LogScanner(logFile, offset)));
+            return new Launched(h.pid(), Processes.startMillis(h));
+        } catch (IOException e) {
+            throw new ExecException("cannot start job " + l.jobId() + " (" + l.argv().get(0) + " in " + l.workdir() + "): " + e.getMessage(), e);
+        }
+    }
+
+    /** CUDA_VISIBLE_DEVICES by UUID (indices differ between nvidia-smi's PCI order and CUDA's default order), and MPS limits. */
+    Map<String, String> deviceEnv(Launch l) {
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put("CUDA_VISIBLE_DEVICES", l.gpus().stream().map(g -> g.uuid().startsWith("GPU-") || g.uuid().startsWith("MIG-") ? g.uuid() : String.valueOf(g.index()))
+                .collect(Collectors.joining(",")));
+        env.put("CUDA_DEVICE_ORDER", "PCI_BUS_ID");
+        env.put("TANDEM_JOB_ID", String.valueOf(l.jobId()));
+        env.put("TANDEM_ATTEMPT", String.valueOf(l.attempt()));
+        env.put("TANDEM_GPUS", l.gpus().stream().map(g -> String.valueOf(g.index())).collect(Collectors.joining(",")));
+        if (mps != null) {
+            env.putAll(mps.clientEnv());
+            env.put("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", String.valueOf(l.tenants() > 1 ? mpsSharedThreadPercentage : 100));
+            if (l.memoryMiB() > 0) {
+                // device ordinals as the job sees them (0..n-1 after CUDA_VISIBLE_DEVICES)
+                List<String> limits = new ArrayList<>();
+                for (int i = 0; i < l.gpus().size(); i++) limits.add(i + "=" + l.memoryMiB() + "MB");
+                env.put("CUDA_MPS_PINNED_DEVICE_MEM_LIMIT", String.join(",", limits));
+            }
+        }
+        return env;
+    }
+
+    @Override public void stop(long jobId) {
+        Tracked t = tracked.get(jobId);
+        if (t == null || t.stopRequested) return;
+        t.stopRequested = true;
+        t.killAt = System.currentTimeMillis() + stopGraceMs;
+        if (t.handle == null) return;
+        // signal the job, not the wrapper, so that the wrapper lives to record how the job ended
+        List<ProcessHandle> children = t.handle.descendants().toList();
+        if (children.isEmpty()) t.handle.destroy();
+        for (ProcessHandle c : children) c.destroy();
+    }
+
+    @Override public boolean adopt(long jobId, int attempt, Long pid, Long pidStarted) {
+        Path dir = jobDir(stateDir, jobId);
+        Path logFile = dir.resolve("output.log");
+        Long p = pid != null ? pid : readPid(dir.resolve("pid-" + attempt));
+        Optional<ProcessHandle> h = p == null ? Optional.empty() : ProcessHandle.of(p);
+        if (h.isPresent() && Processes.alive(h.get()) && ours(h.get(), pidStarted, dir, attempt)) {
+            tracked.put(jobId, new Tracked(jobId, attempt, h.get(), null, new LogScanner(logFile, size(logFile))));
+            log.info("re-adopted job {} (pid {})", jobId, p);
+            return true;
+        }
+        if (Files.exists(dir.resolve("exit-" + attempt))) {
+            // it ended while no daemon watched: report its recorded status on the next poll; look at the end of its
+            // output for an out-of-memory message
+            tracked.put(jobId, new Tracked(jobId, attempt, null, null, new LogScanner(logFile, Math.max(0, size(logFile) - (256 << 10)))));
+            return true;
+        }
+        return false;
+    }
+
+    private static boolean ours(ProcessHandle h, Long pidStarted, Path dir, int attempt) {
+        Long started = Processes.startMillis(h);
+        if (pidStarted != null && started != null) return Math.abs(started - pidStarted) <= 1000;
+        return Processes.arguments(h).map(a -> a.contains(dir.toString()) && a.contains(String.valueOf(attempt))).orElse(false);
+    }
+
+    @Override public List<ExecEvent> poll() {
+        List<ExecEvent> events = new ArrayList<>();
+        long now = System.currentTimeMillis();
+        for (var it = tracked.values().iterator(); it.hasNext(); ) {
+            Tracked t = it.next();
+            boolean alive = t.handle != null && Processes.alive(t.handle);
+            List<Long> progress = alive ? t.scanner.scan() : t.scanner.finish();
+            for (long iter : progress) events.add(new ExecEvent.Progress(t.jobId, iter, now));
+            if (alive) {
+                if (now >= t.killAt) {
+                    t.handle.descendants().forEach(ProcessHandle::destroyForcibly);
+                    t.handle.destroyForcibly();
+                }
+                continue;
+            }
+            events.add(new ExecEvent.Exited(t.jobId, exitCode(t), t.scanner.oomSeen()));
+            it.remove();
+        }
+        return events;
+    }
+
+    private Integer exitCode(Tracked t) {
+        Path f = jobDir(stateDir, t.jobId).resolve("exit-" + t.attempt);
+        try {
+            if (Files.exists(f)) return Integer.parseInt(Files.readString(f).strip());
+        } catch (IOException | NumberFormatException e) {
+            log.warn("job {}: unreadable exit status file {}: {}", t.jobId, f, e.getMessage());
+        }
+        if (t.process != null) {
+            try {
+                return t.process.waitFor(1, TimeUnit.SECONDS) ? t.process.exitValue() : null;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        return null;
+    }
+
+    @Override public Set<Long> liveJobs() { return Set.copyOf(tracked.keySet()); }
+
+    @Override public void stopAll() {
+        for (long id : List.copyOf(tracked.keySet())) stop(id);
+        long deadline = System.currentTimeMillis() + stopGraceMs + 5000;
+        while (System.currentTimeMillis() < deadline && tracked.values().stream().anyMatch(t -> t.handle != null && Processes.alive(t.handle))) {
+            poll();
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+        poll();
+        if (mps != null) mps.stop();
+    }
+
+    @Override public void close() {
+        // jobs keep running (a restarted daemon re-adopts them); only our bookkeeping ends here
+        tracked.clear();
+    }
+
+    private static Long readPid(Path f) {
+        try {
+            return Files.exists(f) ? Long.valueOf(Files.readString(f).strip()) : null;
+        } catch (IOException | NumberFormatException e) {
+            return null;
+        }
+    }
+
+    private static long size(Path f) {
+        try {
+            return Files.exists(f) ? Files.size(f) : 0;
+        } catch (IOException e) {
+            return 0;
+        }
+    }
+}

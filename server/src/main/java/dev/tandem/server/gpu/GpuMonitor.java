@@ -1,0 +1,157 @@
+package dev.tandem.server.gpu;
+
+import dev.tandem.server.exec.ToolPath;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.BiFunction;
+
+/**
+ * Keeps {@code nvidia-smi ... -lms 200} (and {@code dcgmi dmon}, where DCGM is installed) running and remembers
+ * the last minutes of readings per GPU: the profiler averages them over a job's solo run, the out-of-memory
+ * check looks at memory.used near a crash, and /gpus and /metrics show the latest. A tool that exits is
+ * restarted after a pause.
+ */
+public final class GpuMonitor implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(GpuMonitor.class);
+    private static final long KEEP_MS = 15 * 60 * 1000;
+    private static final long RESTART_PAUSE_MS = 2000;
+
+    private final Map<Integer, Deque<GpuSample>> smi = new HashMap<>();
+    private final Map<Integer, Deque<GpuSample>> dcgm = new HashMap<>();
+    private final List<Thread> readers = new ArrayList<>();
+    private final List<Process> processes = new ArrayList<>();
+    private volatile boolean closed;
+
+    /** Starts sampling; DCGM is used only when {@code dcgmi} is on the path. */
+    public void start(ToolPath tools) {
+        Path smiTool = tools.require("nvidia-smi", "tandem serve needs the NVIDIA driver's nvidia-smi");
+        spawn("nvidia-smi", smiTool, NvidiaSmiParser.SAMPLE_ARGS, (line, at) -> NvidiaSmiParser.parseSample(line, at), smi, false);
+        Optional<Path> dcgmi = tools.find("dcgmi");
+        if (dcgmi.isPresent()) {
+            spawn("dcgmi", dcgmi.get(), DcgmDmonParser.ARGS, new DcgmDmonParser()::parse, dcgm, true);
+        } else {
+            log.info("dcgmi not on PATH: profiles will have no SM activity, SM occupancy or DRAM activity");
+        }
+    }
+
+    private void spawn(String name, Path tool, List<String> args, BiFunction<String, Long, Optional<GpuSample>> parser,
+                       Map<Integer, Deque<GpuSample>> into, boolean giveUpOnFirstFailure) {
+        Thread t = Thread.ofPlatform().daemon().name("gpu-monitor-" + name).start(() -> {
+            boolean everRead = false;
+            while (!closed) {
+                List<String> cmd = new ArrayList<>();
+                cmd.add(tool.toString());
+                cmd.addAll(args);
+                try {
+                    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
+                    synchronized (processes) {
+                        processes.add(p);
+                    }
+                    try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                        String line;
+                        while ((line = r.readLine()) != null) {
+                            Optional<GpuSample> s = parser.apply(line, System.currentTimeMillis());
+                            if (s.isPresent()) {
+                                everRead = true;
+                                add(into, s.get());
+                            }
+                        }
+                    }
+                    int code = p.waitFor();
+                    synchronized (processes) {
+                        processes.remove(p);
+                    }
+                    if (closed) return;
+                    if (!everRead && giveUpOnFirstFailure) {
+                        log.warn("{} exited with {} before giving any reading; not using it", name, code);
+                        return;
+                    }
+                    log.warn("{} exited with {}; restarting it", name, code);
+                } catch (IOException e) {
+                    if (closed) return;
+                    log.warn("cannot run {}: {}", name, e.getMessage());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+                try {
+                    Thread.sleep(RESTART_PAUSE_MS);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        });
+        readers.add(t);
+    }
+
+    private static void add(Map<Integer, Deque<GpuSample>> into, GpuSample s) {
+        Deque<GpuSample> q;
+        synchronized (into) {
+            q = into.computeIfAbsent(s.index(), k -> new ArrayDeque<>());
+        }
+        synchronized (q) {
+            q.addLast(s);
+            while (!q.isEmpty() && q.peekFirst().at() < s.at() - KEEP_MS) q.removeFirst();
+        }
+    }
+
+    /** nvidia-smi readings of a GPU taken at or after {@code since} (epoch ms). */
+    public List<GpuSample> smiSince(int gpu, long since) {
+        return since(smi, gpu, since);
+    }
+
+    /** DCGM readings of a GPU taken at or after {@code since}; empty without DCGM. */
+    public List<GpuSample> dcgmSince(int gpu, long since) {
+        return since(dcgm, gpu, since);
+    }
+
+    public Optional<GpuSample> latest(int gpu) {
+        Deque<GpuSample> q;
+        synchronized (smi) {
+            q = smi.get(gpu);
+        }
+        if (q == null) return Optional.empty();
+        synchronized (q) {
+            return Optional.ofNullable(q.peekLast());
+        }
+    }
+
+    private static List<GpuSample> since(Map<Integer, Deque<GpuSample>> from, int gpu, long since) {
+        Deque<GpuSample> q;
+        synchronized (from) {
+            q = from.get(gpu);
+        }
+        if (q == null) return List.of();
+        List<GpuSample> out = new ArrayList<>();
+        synchronized (q) {
+            for (var it = q.descendingIterator(); it.hasNext(); ) {
+                GpuSample s = it.next();
+                if (s.at() < since) break;
+                out.add(s);
+            }
+        }
+        java.util.Collections.reverse(out);
+        return out;
+    }
+
+    @Override public void close() {
+        closed = true;
+        synchronized (processes) {
+            for (Process p : processes) p.destroy();
+        }
+        for (Thread t : readers) t.interrupt();
+    }
+}

@@ -1,0 +1,113 @@
+package dev.tandem.server.sched;
+
+import dev.tandem.core.compat.MemoryRule;
+import dev.tandem.core.compat.OnlineCorrectedModel;
+import dev.tandem.core.model.Cluster;
+import dev.tandem.core.model.Gpu;
+import dev.tandem.core.model.GpuType;
+import dev.tandem.core.model.Job;
+import dev.tandem.core.model.Node;
+import dev.tandem.server.exec.Executor;
+import dev.tandem.server.exec.GpuDevice;
+import dev.tandem.server.gpu.GpuMonitor;
+import dev.tandem.server.gpu.Profiler;
+import dev.tandem.server.metrics.ServerMetrics;
+import dev.tandem.server.store.JobRecord;
+import dev.tandem.server.store.Store;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * What the scheduler loop's parts share. Owned by the loop's thread: nothing here is touched from elsewhere.
+ * The cluster is this one machine; its GPU ids are positions in the device list, which the store and the API
+ * translate to nvidia-smi indices.
+ */
+final class Context {
+    static final String ACTOR = "scheduler";
+
+    final Store store;
+    final Executor executor;
+    final List<GpuDevice> devices;
+    final Cluster cluster;
+    final RunTable runs;
+    final Learned learned;
+    final OnlineCorrectedModel oracle;
+    final GpuMonitor monitor;
+    final Profiler profiler;
+    final ServerMetrics metrics;
+    final SchedulerConfig cfg;
+    final MemoryRule memoryRule;
+    /** Something changed since the policy was last asked. */
+    boolean dirty = true;
+
+    Context(Store store, Executor executor, List<GpuDevice> devices, OnlineCorrectedModel oracle, GpuMonitor monitor,
+            ServerMetrics metrics, SchedulerConfig cfg) {
+        this.store = store;
+        this.executor = executor;
+        this.devices = List.copyOf(devices);
+        this.cluster = clusterOf(devices);
+        this.runs = new RunTable(devices.size());
+        this.learned = new Learned(store);
+        this.oracle = oracle;
+        this.monitor = monitor;
+        this.profiler = new Profiler(monitor);
+        this.metrics = metrics;
+        this.cfg = cfg;
+        this.memoryRule = new MemoryRule(cfg.memoryMarginMiB());
+    }
+
+    static Cluster clusterOf(List<GpuDevice> devices) {
+        List<Gpu> gpus = new ArrayList<>();
+        for (int i = 0; i < devices.size(); i++) {
+            GpuDevice d = devices.get(i);
+            gpus.add(new Gpu(i, "localhost", d.index(), new GpuType(d.name(), d.memoryMiB())));
+        }
+        return new Cluster(List.of(new Node("localhost", gpus, Runtime.getRuntime().availableProcessors(), 0)));
+    }
+
+    long now() { return System.currentTimeMillis(); }
+
+    /** nvidia-smi indices of cluster GPU ids, as the store keeps them. */
+    List<Integer> indices(List<Integer> clusterIds) {
+        return clusterIds.stream().map(g -> devices.get(g).index()).toList();
+    }
+
+    /** Cluster GPU ids of stored nvidia-smi indices; null if a GPU is no longer there. */
+    List<Integer> clusterIds(List<Integer> indices) {
+        Map<Integer, Integer> byIndex = new java.util.HashMap<>();
+        for (int i = 0; i < devices.size(); i++) byIndex.put(devices.get(i).index(), i);
+        List<Integer> out = new ArrayList<>();
+        for (int idx : indices) {
+            Integer id = byIndex.get(idx);
+            if (id == null) return null;
+            out.add(id);
+        }
+        return out;
+    }
+
+    String describe(List<Integer> clusterIds) {
+        return indices(clusterIds).stream().map(String::valueOf).collect(Collectors.joining(","));
+    }
+
+    long capacity(List<Integer> clusterIds) {
+        return clusterIds.stream().mapToLong(g -> devices.get(g).memoryMiB()).min().orElse(0);
+    }
+
+    /**
+     * The policy's view of a stored job. Its memory need is the larger of the declared and the profiled peak; a
+     * job that must run alone after an out-of-memory crash is given the whole GPU, so that no policy pairs it.
+     */
+    Job job(JobRecord r) {
+        long profiled = learned.profile(r.signature()).filter(p -> p.hasMemory()).map(p -> (long) Math.ceil(p.gmemMiB())).orElse(0L);
+        long memory = r.exclusive() ? largestGpuMiB() : Math.max(r.memoryMiB(), profiled);
+        double total = r.iterations() != null ? r.iterations() : 1.0;
+        return new Job(String.valueOf(r.id()), r.owner(), r.submittedAt() / 1000.0, r.gpus(), r.signature(), total, memory, 0);
+    }
+
+    long largestGpuMiB() {
+        return devices.stream().mapToLong(GpuDevice::memoryMiB).max().orElse(0);
+    }
+}

@@ -1,0 +1,166 @@
+package dev.tandem.server.sched;
+
+import dev.tandem.core.compat.PairPrediction;
+import dev.tandem.core.policy.Decision;
+import dev.tandem.core.policy.SchedulerSnapshot;
+import dev.tandem.server.exec.ExecException;
+import dev.tandem.server.exec.GpuDevice;
+import dev.tandem.server.exec.Launch;
+import dev.tandem.server.exec.Launched;
+import dev.tandem.server.store.Change;
+import dev.tandem.server.store.Change.Column;
+import dev.tandem.server.store.JobRecord;
+import dev.tandem.server.store.JobState;
+import dev.tandem.server.store.Store;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.EnumSet;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Carries out the policy's decisions on this machine. The policy is trusted for what to do; this class checks
+ * only what the machine needs to stay sane (a decision it refuses is logged and skipped, and the policy is
+ * asked again next round): at most two jobs per GPU, a job without profile or one that must run alone only on
+ * idle GPUs, nobody next to a job being profiled or stopping, and jobs that are still where the policy saw them.
+ */
+final class DecisionApplier {
+    private static final Logger log = LoggerFactory.getLogger(DecisionApplier.class);
+    static final int MAX_JOBS_PER_GPU = 2;
+
+    private final Context ctx;
+    private final ExitHandler exits;
+
+    DecisionApplier(Context ctx, ExitHandler exits) {
+        this.ctx = ctx;
+        this.exits = exits;
+    }
+
+    void apply(List<Decision> decisions, SchedulerSnapshot snapshot, Map<Long, JobRecord> jobs, long now) {
+        Set<Long> queued = new HashSet<>();
+        snapshot.queue().forEach(p -> queued.add(Long.parseLong(p.id())));
+        for (Decision d : decisions) {
+            long id;
+            try {
+                id = Long.parseLong(d.jobId());
+            } catch (NumberFormatException e) {
+                log.warn("policy named unknown job '{}'; ignored", d.jobId());
+                continue;
+            }
+            JobRecord job = jobs.get(id);
+            if (job == null) continue;
+            switch (d) {
+                case Decision.Start s -> {
+                    if (!queued.remove(id)) continue;
+                    Optional<String> refusal = refuseStart(job, s.gpus());
+                    if (refusal.isPresent()) {
+                        log.debug("not starting job {} on GPU(s) {}: {}", id, s.gpus(), refusal.get());
+                        continue;
+                    }
+                    startOn(job, s.gpus(), s.reason(), snapshot, jobs, now);
+                }
+                case Decision.Preempt p -> stop(job, Run.Stop.SUSPEND, List.of(), "preempted: " + p.reason(), now);
+                case Decision.Migrate m -> stop(job, Run.Stop.MIGRATE, m.gpus(), "migrating to GPU(s) " + ctx.describe(m.gpus()) + ": " + m.reason(), now);
+            }
+        }
+    }
+
+    Optional<String> refuseStart(JobRecord job, List<Integer> gpus) {
+        if (gpus.size() != job.gpus()) return Optional.of("needs " + job.gpus() + " GPU(s), decision gives " + gpus.size());
+        if (new HashSet<>(gpus).size() != gpus.size()) return Optional.of("a GPU is given twice");
+        boolean profiled = ctx.learned.profile(job.signature()).isPresent();
+        for (int g : gpus) {
+            if (g < 0 || g >= ctx.runs.gpuCount()) return Optional.of("GPU " + g + " does not exist");
+            List<Run> on = ctx.runs.on(g);
+            if (on.isEmpty()) continue;
+            if (on.size() >= MAX_JOBS_PER_GPU) return Optional.of("GPU already runs " + MAX_JOBS_PER_GPU + " jobs");
+            if (!profiled) return Optional.of("not profiled yet, so it runs alone first");
+            if (job.exclusive()) return Optional.of("runs alone after an out-of-memory crash");
+            for (Run r : on) {
+                if (r.profiling) return Optional.of("job " + r.jobId + " is being profiled alone");
+                if (r.stop != Run.Stop.NONE) return Optional.of("job " + r.jobId + " is stopping");
+                if (!r.gpus.equals(gpus)) return Optional.of("a gang shares only with a gang on the same GPUs");
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * Starts a queued job on GPUs the guards accepted: alone (profiling if its workload is new) or next to the job
+     * there, which becomes paired too. {@code snapshot} gives the oracle's prediction for a pair (may be null).
+     */
+    void startOn(JobRecord job, List<Integer> gpus, String reason, SchedulerSnapshot snapshot, Map<Long, JobRecord> jobs, long now) {
+        List<Run> hosts = ctx.runs.neighboursOn(gpus);
+        Run host = hosts.isEmpty() ? null : hosts.getFirst();
+        JobState state;
+        PairPrediction prediction = null;
+        if (host != null) {
+            state = JobState.PAIRED;
+            JobRecord hostJob = jobs.get(host.jobId);
+            if (hostJob != null && snapshot != null) prediction = snapshot.predict(ctx.job(job), ctx.job(hostJob));
+        } else if (ctx.learned.profile(job.signature()).isEmpty() && !profilingUnderway(job)) {
+            state = JobState.PROFILING;
+            reason = "profiling alone for " + ctx.cfg.profileMs() / 1000 + " s (new workload " + job.signature().label() + "); " + reason;
+        } else {
+            state = JobState.RUNNING;
+        }
+        Optional<Run> run = launch(job, gpus, state, reason, prediction, now);
+        if (run.isEmpty()) return;
+        run.get().profiling = state == JobState.PROFILING;
+        if (host != null) {
+            run.get().placed(now, host.jobId, prediction);
+            PairPrediction hostSide = prediction == null ? null : prediction.swapped();
+            host.placed(now, job.id(), hostSide);
+            ctx.store.transition(host.jobId, EnumSet.of(JobState.RUNNING), JobState.PAIRED, Context.ACTOR,
+                    "paired with job " + job.id() + " (" + reason + ")", new Change().set(Column.PREDICTED_SPEED, hostSide == null ? null : hostSide.speedA()), now);
+        }
+    }
+
+    private boolean profilingUnderway(JobRecord job) {
+        return ctx.runs.all().stream().anyMatch(r -> r.profiling && r.signature.equals(job.signature()));
+    }
+
+    /**
+     * Claims a queued job for GPUs (state change first, so a job cancelled meanwhile is not started), starts its
+     * process and records pid and start time. A process that cannot be started counts as a crashed attempt.
+     */
+    Optional<Run> launch(JobRecord job, List<Integer> gpus, JobState state, String reason, PairPrediction prediction, long roundStart) {
+        long now = Math.max(roundStart, ctx.now()); // the start time users see is when the process starts, not when the round began
+        Change claim = new Change().add(Column.ATTEMPTS, 1).set(Column.GPU_IDS, Store.gpuIds(ctx.indices(gpus))).set(Column.STARTED_AT, now)
+                .set(Column.PID, null).set(Column.PID_STARTED, null).set(Column.EXIT_CODE, null).set(Column.OBSERVED_SPEED, null)
+                .set(Column.PREDICTED_SPEED, prediction == null ? null : prediction.speedA());
+        if (!ctx.store.transition(job.id(), JobState.QUEUED, state, Context.ACTOR, reason, claim, now)) return Optional.empty();
+        int attempt = job.attempts() + 1;
+        int tenants = 1 + ctx.runs.neighboursOn(gpus).size();
+        List<GpuDevice> devices = gpus.stream().map(ctx.devices::get).toList();
+        long budget = ctx.memoryRule.charged(ctx.job(job).memoryMiB());
+        try {
+            Launched l = ctx.executor.start(new Launch(job.id(), attempt, job.argv(), job.env(), job.workdir(), devices, tenants,
+                    ctx.job(job).memoryMiB() > 0 ? budget : 0));
+            ctx.store.update(job.id(), new Change().set(Column.PID, l.pid()).set(Column.PID_STARTED, l.startedAt()), now);
+            Run run = new Run(job.id(), job.signature(), attempt, gpus, now);
+            ctx.runs.add(run);
+            ctx.dirty = true;
+            return Optional.of(run);
+        } catch (ExecException e) {
+            exits.crashed(job.id(), attempt, state, e.getMessage(), now);
+            return Optional.empty();
+        }
+    }
+
+    /** Stops a running job for the policy; it stays on its GPUs (in the run table) until its process has ended. */
+    void stop(JobRecord job, Run.Stop why, List<Integer> migrateTo, String reason, long now) {
+        Run run = ctx.runs.get(job.id());
+        if (run == null || run.stop != Run.Stop.NONE || !JobState.ON_GPU.contains(job.state())) return;
+        if (!ctx.store.transition(job.id(), JobState.ON_GPU, JobState.SUSPENDED, Context.ACTOR, reason,
+                new Change().set(Column.QUEUED_AT, now), now)) return;
+        run.stop = why;
+        run.migrateTo = List.copyOf(migrateTo);
+        ctx.executor.stop(job.id());
+    }
+
+}

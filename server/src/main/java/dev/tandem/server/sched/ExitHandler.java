@@ -1,0 +1,136 @@
+package dev.tandem.server.sched;
+
+import dev.tandem.core.model.WorkloadSignature;
+import dev.tandem.server.exec.ExecEvent;
+import dev.tandem.server.gpu.GpuSample;
+import dev.tandem.server.store.Change;
+import dev.tandem.server.store.Change.Column;
+import dev.tandem.server.store.JobRecord;
+import dev.tandem.server.store.JobState;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * Decides what a job's ended run means: success; CUDA out of memory next to a partner (split, requeue the job to
+ * run alone, raise its memory estimate, never repeat the pair); a crash (retry up to the limit, then fail); or the
+ * end of a stop the scheduler asked for.
+ */
+final class ExitHandler {
+    private static final Logger log = LoggerFactory.getLogger(ExitHandler.class);
+    /** memory.used this close to the GPU's size right before a crash counts as out of memory. */
+    private static final double MEMORY_FULL = 0.97;
+    private static final long MEMORY_LOOKBACK_MS = 5000;
+
+    private final Context ctx;
+    private final Profiling profiling;
+
+    ExitHandler(Context ctx, Profiling profiling) {
+        this.ctx = ctx;
+        this.profiling = profiling;
+    }
+
+    /** Handles an ended run; returns the GPUs to restart it on when it was stopped to migrate. */
+    Optional<List<Integer>> exited(ExecEvent.Exited e, long now) {
+        Run run = ctx.runs.get(e.jobId());
+        if (run == null) return Optional.empty();
+        List<Run> neighbours = ctx.runs.neighbours(run);
+        ctx.runs.remove(run);
+        ctx.dirty = true;
+        for (Run n : neighbours) {
+            if (!ctx.runs.neighbours(n).isEmpty()) continue;
+            n.placed(now, null, null);
+            ctx.store.transition(n.jobId, EnumSet.of(JobState.PAIRED), JobState.RUNNING, Context.ACTOR,
+                    "alone again: job " + run.jobId + " left GPU(s) " + ctx.describe(n.gpus), Change.none(), now);
+        }
+        JobRecord job = ctx.store.job(e.jobId()).orElse(null);
+        if (job == null) return Optional.empty();
+        Change ended = new Change().add(Column.ATTAINED_GPU_MS, (now - run.startedAt) * run.gpus.size()).set(Column.EXIT_CODE, e.exitCode())
+                .set(Column.PID, null).set(Column.PID_STARTED, null)
+                .set(Column.PROGRESS_ITER, run.meter.lastIteration() >= 0 ? run.meter.lastIteration() : null)
+                .set(Column.OBSERVED_SPEED, Double.isNaN(run.observed) ? null : run.observed);
+        if (!JobState.ON_GPU.contains(job.state())) {
+            // the run ended because it was cancelled, preempted, migrated or requeued: its state is already set
+            ctx.store.update(job.id(), ended, now);
+            return run.stop == Run.Stop.MIGRATE ? Optional.of(run.migrateTo) : Optional.empty();
+        }
+        if (run.profiling) profiling.complete(run, job, now);
+        Integer code = e.exitCode();
+        if (code != null && code == 0) {
+            if (job.exclusive()) learnPeak(run, job.signature(), now);
+            ctx.store.transition(job.id(), JobState.ON_GPU, JobState.SUCCEEDED, Context.ACTOR, "exited with code 0",
+                    ended.set(Column.FINISHED_AT, now), now);
+            return Optional.empty();
+        }
+        boolean oom = code != null && (e.oomInLog() || memoryFull(run, now));
+        Long partnerId = run.partner != null ? run.partner : run.lastPartner;
+        Optional<JobRecord> partner = partnerId == null ? Optional.empty() : ctx.store.job(partnerId);
+        if (oom && partner.isPresent()) {
+            splitAfterOom(run, job, partner.get(), ended, now);
+            return Optional.empty();
+        }
+        String why = code == null ? "its process ended while the daemon was down and left no exit status"
+                : describeExit(code) + (oom ? " (CUDA out of memory while alone on GPU(s) " + ctx.describe(run.gpus) + ")" : "");
+        if (oom) ctx.metrics.oom();
+        ctx.store.update(job.id(), ended, now);
+        crashed(job.id(), run.attempt, job.state(), why, now);
+        return Optional.empty();
+    }
+
+    private void splitAfterOom(Run run, JobRecord job, JobRecord partner, Change ended, long now) {
+        ctx.metrics.oom();
+        ctx.learned.addOomPair(job.signature(), partner.signature(), now);
+        long capacity = ctx.capacity(run.gpus);
+        // it needed more than its partner left free: never budget less than that again (at most a whole GPU)
+        long raised = Math.max(ctx.job(job).memoryMiB(), Math.min(capacity, capacity - ctx.job(partner).memoryMiB() + 1));
+        ctx.learned.raiseMemoryEstimate(job.signature(), raised, now);
+        String reason = String.format(Locale.ROOT, "CUDA out of memory next to job %d on GPU(s) %s: pair split, requeued to run alone; "
+                        + "memory estimate of %s raised to %d MiB and this pair of workloads is never formed again",
+                partner.id(), ctx.describe(run.gpus), job.signature().label(), raised);
+        log.info("job {}: {}", job.id(), reason);
+        ctx.store.transition(job.id(), JobState.ON_GPU, JobState.PENDING, Context.ACTOR, reason,
+                ended.set(Column.EXCLUSIVE, true).set(Column.QUEUED_AT, now), now);
+    }
+
+    /** A run that crashed or could not start: another attempt while the limit allows, else failed. */
+    void crashed(long jobId, int attempt, JobState from, String why, long now) {
+        if (attempt < ctx.cfg.maxAttempts()) {
+            ctx.metrics.retry();
+            ctx.store.transition(jobId, EnumSet.of(from), JobState.PENDING, Context.ACTOR,
+                    why + "; attempt " + attempt + " of " + ctx.cfg.maxAttempts() + ", retrying", new Change().set(Column.QUEUED_AT, now), now);
+        } else {
+            ctx.store.transition(jobId, EnumSet.of(from), JobState.FAILED, Context.ACTOR,
+                    why + "; failed after " + attempt + " attempt(s)", new Change().set(Column.FINISHED_AT, now), now);
+        }
+        ctx.dirty = true;
+    }
+
+    /** After a run alone, the memory it really used is the least it may be budgeted from now on. */
+    private void learnPeak(Run run, WorkloadSignature sig, long now) {
+        double peak = ctx.indices(run.gpus).stream().flatMap(g -> ctx.monitor.smiSince(g, run.startedAt).stream())
+                .mapToDouble(GpuSample::memoryUsedMiB).filter(v -> !Double.isNaN(v)).max().orElse(Double.NaN);
+        if (!Double.isNaN(peak) && peak > 0) ctx.learned.raiseMemoryEstimate(sig, (long) Math.ceil(peak), now);
+    }
+
+    private boolean memoryFull(Run run, long now) {
+        for (int g : run.gpus) {
+            long total = ctx.devices.get(g).memoryMiB();
+            for (GpuSample s : ctx.monitor.smiSince(ctx.devices.get(g).index(), now - MEMORY_LOOKBACK_MS)) {
+                if (s.memoryUsedMiB() >= MEMORY_FULL * total) return true;
+            }
+        }
+        return false;
+    }
+
+    static String describeExit(int code) {
+        return switch (code) {
+            case 126 -> "exited with code 126 (command not executable)";
+            case 127 -> "exited with code 127 (command not found)";
+            default -> code > 128 && code < 160 ? "exited with code " + code + " (killed by signal " + (code - 128) + ")" : "exited with code " + code;
+        };
+    }
+}

@@ -1,0 +1,94 @@
+package dev.tandem.server.sched;
+
+import dev.tandem.core.compat.PairPrediction;
+import dev.tandem.core.model.Job;
+import dev.tandem.core.policy.SchedulerSnapshot;
+import dev.tandem.server.store.JobRecord;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Publishes the loop's live view for the API, and says in words why each queued job waits: what it is waiting
+ * for, and for a job that could share, the best partner the oracle sees and why that did not happen. The policy
+ * itself says only what it does, so the "why not" is told from the same snapshot the policy saw.
+ */
+final class Explainer {
+    /** Beyond this queue position a job is only told its position (keeps rounds cheap with huge queues). */
+    private static final int EXPLAINED = 200;
+
+    private final Context ctx;
+    private final String policy;
+
+    Explainer(Context ctx, String policy) {
+        this.ctx = ctx;
+        this.policy = policy;
+    }
+
+    LiveState publish(SchedulerSnapshot snapshot, Map<Long, JobRecord> jobs, List<JobRecord> queued, long now) {
+        List<LiveState.GpuLive> gpus = new ArrayList<>();
+        int busy = 0;
+        for (int g = 0; g < ctx.devices.size(); g++) {
+            List<Long> on = ctx.runs.on(g).stream().map(r -> r.jobId).toList();
+            if (!on.isEmpty()) busy++;
+            gpus.add(new LiveState.GpuLive(g, ctx.devices.get(g), on, ctx.monitor.latest(ctx.devices.get(g).index()).orElse(null)));
+        }
+        Map<Long, LiveState.JobLive> live = new HashMap<>();
+        for (Run r : ctx.runs.all()) {
+            List<Long> partners = ctx.runs.neighbours(r).stream().map(n -> n.jobId).toList();
+            PairPrediction p = r.predicted;
+            live.put(r.jobId, new LiveState.JobLive(r.jobId, partners, p == null ? null : p.speedA(), p == null ? null : p.combined(),
+                    p == null ? null : p.basis(), finite(r.observed), finite(r.iterationsPerSecond),
+                    r.meter.lastIteration() >= 0 ? r.meter.lastIteration() : null, null, null));
+        }
+        int position = 0;
+        for (JobRecord q : queued) {
+            if (live.containsKey(q.id())) continue;
+            position++;
+            String why = position <= EXPLAINED && snapshot != null ? explain(q, snapshot, jobs, busy) : "position " + position + " in the queue";
+            live.put(q.id(), new LiveState.JobLive(q.id(), List.of(), null, null, null, null, null, null, why, position));
+        }
+        return new LiveState(now, List.copyOf(gpus), Map.copyOf(live), position);
+    }
+
+    private String explain(JobRecord q, SchedulerSnapshot s, Map<Long, JobRecord> jobs, int busy) {
+        int total = ctx.devices.size();
+        String load = busy + " of " + total + " GPU(s) busy";
+        if (q.exclusive()) return "waits for " + q.gpus() + " idle GPU(s): it runs alone after an out-of-memory crash (" + load + ")";
+        if (ctx.learned.profile(q.signature()).isEmpty()) {
+            boolean underway = ctx.runs.all().stream().anyMatch(r -> r.profiling && r.signature.equals(q.signature()));
+            return underway ? "waits: a job of the same workload is being profiled; it can share once the profile is in (" + load + ")"
+                    : "waits for " + q.gpus() + " idle GPU(s): a new workload runs alone first to be profiled (" + load + ")";
+        }
+        if (total - busy >= q.gpus()) return "waits behind earlier jobs (policy " + policy + ", " + load + ")";
+        Job job = ctx.job(q);
+        String best = null;
+        double bestCombined = Double.NEGATIVE_INFINITY;
+        for (Run host : ctx.runs.all()) {
+            JobRecord h = jobs.get(host.jobId);
+            if (h == null || host.gpus.size() != q.gpus() || !ctx.runs.neighbours(host).isEmpty()) continue;
+            Job hj = ctx.job(h);
+            PairPrediction p = s.predict(job, hj);
+            long capacity = ctx.capacity(host.gpus);
+            long need = ctx.memoryRule.total(s.memoryNeed(job), s.memoryNeed(hj));
+            String what;
+            double combined = p.known() ? p.combined() : Double.NEGATIVE_INFINITY;
+            if (s.crashedTogether(job, hj)) what = "they crashed with out of memory together before";
+            else if (need > capacity) what = String.format(Locale.ROOT, "memory does not fit (%.1f of %.1f GB)", need / 1024.0, capacity / 1024.0);
+            else if (!p.known()) what = "no prediction (" + p.basis() + ")";
+            else if (host.profiling) what = "it is being profiled alone";
+            else what = String.format(Locale.ROOT, "predicted %.2fx combined (%.2f/%.2f ±%.2f, %s), memory %.1f of %.1f GB; policy %s did not pair them",
+                        p.combined(), p.speedA(), p.speedB(), p.uncertainty(), p.basis(), need / 1024.0, capacity / 1024.0, policy);
+            if (best == null || combined > bestCombined) {
+                best = "best partner job " + host.jobId + ": " + what;
+                bestCombined = combined;
+            }
+        }
+        return "waits: " + load + (best == null ? "; no job runs alone that it could share with" : "; " + best);
+    }
+
+    private static Double finite(double v) { return Double.isNaN(v) || Double.isInfinite(v) ? null : v; }
+}

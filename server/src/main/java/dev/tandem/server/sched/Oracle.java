@@ -1,0 +1,30 @@
+package dev.tandem.server.sched;
+
+import dev.tandem.core.compat.KernelRegressionModel;
+import dev.tandem.core.compat.OnlineCorrectedModel;
+import dev.tandem.core.compat.PairObservation;
+import dev.tandem.core.model.ProfileStore;
+import dev.tandem.server.store.Store;
+import dev.tandem.sim.data.DataSource;
+import dev.tandem.sim.data.ProfileReader;
+import dev.tandem.sim.scenario.Scenario;
+
+import java.util.List;
+
+/**
+ * The policy's compatibility oracle: tandem's kNN model trained on Lucid's measured pairs (its features are
+ * solo utilisations, which the profiler measures here too), corrected online by the co-location speeds this
+ * daemon has measured, including those stored by earlier runs of it.
+ */
+public final class Oracle {
+    private Oracle() {}
+
+    public static OnlineCorrectedModel build(Store store) {
+        ProfileStore lucid = new ProfileStore(ProfileReader.read(DataSource.LUCID_PROFILES, 0));
+        // infeasible (out-of-memory) pairs carry no speed to learn from; memory is the memory rule's business
+        List<PairObservation> training = Scenario.loadTraining(DataSource.LUCID_PAIRS, lucid, "v100").stream().filter(o -> o.combined() > 0).toList();
+        OnlineCorrectedModel model = new OnlineCorrectedModel(KernelRegressionModel.fit(training));
+        for (Store.Observation o : store.observations()) model.observe(o.a(), o.b(), o.gpus(), o.speedA(), o.speedB());
+        return model;
+    }
+}

@@ -1,0 +1,55 @@
+package dev.tandem.server.sched;
+
+import dev.tandem.server.store.Change;
+import dev.tandem.server.store.JobRecord;
+import dev.tandem.server.store.JobState;
+import dev.tandem.server.store.ProfileRecord;
+
+import java.util.EnumSet;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The profiling phase: a job of a new workload runs alone for the profile time, then its profile is stored
+ * (and reused for every later job of the same signature) and the job goes on running, now pairable.
+ */
+final class Profiling {
+    private final Context ctx;
+
+    Profiling(Context ctx) {
+        this.ctx = ctx;
+    }
+
+    /** Ends the profiling of runs whose time is up. */
+    void check(Map<Long, JobRecord> jobs, long now) {
+        for (Run run : ctx.runs.all()) {
+            if (!run.profiling || now - run.profileSince < ctx.cfg.profileMs()) continue;
+            JobRecord job = jobs.get(run.jobId);
+            if (job == null) continue;
+            Optional<ProfileRecord> p = complete(run, job, now);
+            // without readings (nvidia-smi silent) the job runs on unprofiled: alone, since nothing predicts a pair
+            if (p.isEmpty() && now - run.profileSince < 3 * ctx.cfg.profileMs()) continue;
+            run.profiling = false;
+            String reason = p.map(Profiling::describe).orElse("profiling gave no GPU readings; running alone unprofiled");
+            ctx.store.transition(run.jobId, EnumSet.of(JobState.PROFILING), JobState.RUNNING, Context.ACTOR, reason, Change.none(), now);
+            ctx.dirty = true;
+        }
+    }
+
+    /** Builds and stores the run's profile from what was measured so far, if that is enough. */
+    Optional<ProfileRecord> complete(Run run, JobRecord job, long now) {
+        double speed = run.meter.rateSince(run.profileSince, 1);
+        String gpuName = ctx.devices.get(run.gpus.getFirst()).name();
+        Optional<ProfileRecord> p = ctx.profiler.profile(job.signature(), job.id(), ctx.indices(run.gpus), gpuName, run.profileSince, speed, now);
+        p.ifPresent(ctx.learned::saveProfile);
+        return p;
+    }
+
+    static String describe(ProfileRecord r) {
+        var p = r.profile();
+        return String.format(Locale.ROOT, "profiled %s: GPU util %.0f%%, memory util %.0f%%, peak %.0f MiB, %s (%d readings)",
+                p.signature().label(), p.gpuUtil(), p.gmemUtil(), p.gmemMiB(),
+                r.speedMeasured() ? String.format(Locale.ROOT, "%.2f it/s", p.soloSpeed()) : "no progress lines", r.samples());
+    }
+}

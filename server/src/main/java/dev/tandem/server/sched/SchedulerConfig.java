@@ -1,0 +1,21 @@
+package dev.tandem.server.sched;
+
+/**
+ * The scheduler loop's tunables (all times in milliseconds).
+ *
+ * @param tickMs        how often the loop polls the executor when nothing wakes it
+ * @param roundMs       how often the policy is asked even when nothing changed (preemptive and splitting policies)
+ * @param profileMs     how long a new workload runs alone in state profiling
+ * @param observeMs     how long co-located jobs run before their speeds count as measured
+ * @param maxAttempts   runs a job gets before a crash fails it
+ * @param memoryMarginMiB the memory rule's per-job margin
+ */
+public record SchedulerConfig(long tickMs, long roundMs, long profileMs, long observeMs, int maxAttempts, long memoryMarginMiB) {
+    public SchedulerConfig {
+        if (tickMs < 10) throw new IllegalArgumentException("--tick must be at least 10 ms");
+        if (roundMs < tickMs) throw new IllegalArgumentException("--round must be at least --tick");
+        if (profileMs < 0 || observeMs < 0) throw new IllegalArgumentException("--profile-time and --observe-time must not be negative");
+        if (maxAttempts < 1) throw new IllegalArgumentException("--max-attempts must be at least 1");
+        if (memoryMarginMiB < 0) throw new IllegalArgumentException("--memory-margin must not be negative");
+    }
+}

@@ -1,0 +1,196 @@
+package dev.tandem.server.sched;
+
+import dev.tandem.core.compat.OnlineCorrectedModel;
+import dev.tandem.core.policy.Decision;
+import dev.tandem.core.policy.Policy;
+import dev.tandem.core.policy.SchedulerSnapshot;
+import dev.tandem.server.exec.ExecEvent;
+import dev.tandem.server.exec.Executor;
+import dev.tandem.server.exec.GpuDevice;
+import dev.tandem.server.gpu.GpuMonitor;
+import dev.tandem.server.metrics.ServerMetrics;
+import dev.tandem.server.store.Change;
+import dev.tandem.server.store.JobRecord;
+import dev.tandem.server.store.JobState;
+import dev.tandem.server.store.Store;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The live scheduler: one thread that, each tick or when woken (a submission, a cancel), polls the executor,
+ * settles ended runs, finishes profiling, measures speeds, and, when something changed or a round is due,
+ * builds the snapshot, calls {@code policy.decide(snapshot)} and applies the decisions. It is the only user of
+ * the executor; the API talks to it through the store and {@link #wake()}, and reads {@link #live()}.
+ */
+public final class SchedulerLoop implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(SchedulerLoop.class);
+
+    private final Context ctx;
+    private final Policy policy;
+    private final SnapshotBuilder snapshots;
+    private final Profiling profiling;
+    private final ExitHandler exits;
+    private final DecisionApplier applier;
+    private final Observations observations;
+    private final Explainer explainer;
+    private final Object signal = new Object();
+    private volatile boolean woken;
+    private volatile boolean running;
+    private volatile LiveState live = LiveState.EMPTY;
+    private Thread thread;
+    private SchedulerSnapshot lastSnapshot;
+    private long lastDecision;
+
+    public SchedulerLoop(Store store, Executor executor, List<GpuDevice> devices, OnlineCorrectedModel oracle, GpuMonitor monitor,
+                         ServerMetrics metrics, Policy policy, SchedulerConfig cfg) {
+        this.ctx = new Context(store, executor, devices, oracle, monitor, metrics, cfg);
+        this.policy = policy;
+        this.snapshots = new SnapshotBuilder(ctx);
+        this.profiling = new Profiling(ctx);
+        this.exits = new ExitHandler(ctx, profiling);
+        this.applier = new DecisionApplier(ctx, exits);
+        this.observations = new Observations(ctx);
+        this.explainer = new Explainer(ctx, policy.name());
+    }
+
+    /** Re-adopts what an earlier daemon left running, then starts the loop's thread. */
+    public void start() {
+        new Recovery(ctx).run(ctx.now());
+        running = true;
+        thread = Thread.ofPlatform().name("scheduler").start(this::loop);
+    }
+
+    /** Asks for a round now (new job, cancel). */
+    public void wake() {
+        woken = true;
+        synchronized (signal) {
+            signal.notifyAll();
+        }
+    }
+
+    public LiveState live() { return live; }
+
+    public List<GpuDevice> devices() { return ctx.devices; }
+
+    private void loop() {
+        while (running) {
+            try {
+                round();
+            } catch (RuntimeException e) {
+                // a bad round (store hiccup, unexpected state) must not end scheduling; the next round retries
+                log.error("scheduling round failed: {}", e.toString(), e);
+            }
+            synchronized (signal) {
+                if (!woken && running) {
+                    try {
+                        signal.wait(ctx.cfg.tickMs());
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    private void round() {
+        if (woken) {
+            woken = false;
+            ctx.dirty = true;
+        }
+        long now = ctx.now();
+        for (ExecEvent e : ctx.executor.poll()) {
+            switch (e) {
+                case ExecEvent.Progress p -> {
+                    Run r = ctx.runs.get(p.jobId());
+                    if (r != null) r.meter.add(p.at(), p.iteration());
+                }
+                case ExecEvent.Exited x -> exits.exited(x, now).ifPresent(gpus -> migrate(x.jobId(), gpus, now));
+            }
+        }
+        List<JobRecord> unfinished = ctx.store.unfinishedJobs();
+        Map<Long, JobRecord> jobs = new LinkedHashMap<>();
+        for (JobRecord r : unfinished) jobs.put(r.id(), r);
+        for (Run run : ctx.runs.all()) if (!jobs.containsKey(run.jobId)) ctx.store.job(run.jobId).ifPresent(r -> jobs.put(r.id(), r));
+        stopWhatWasCancelled(jobs);
+        profiling.check(jobs, now);
+        observations.update(now);
+        List<JobRecord> queued = snapshots.queued(unfinished);
+        if (ctx.dirty || now - lastDecision >= ctx.cfg.roundMs()) {
+            long t0 = System.nanoTime();
+            ctx.dirty = false;
+            lastDecision = now;
+            SchedulerSnapshot snapshot = snapshots.build(jobs, queued, now);
+            if (!snapshot.queue().isEmpty() || (policy.actsOnRunningJobs() && !snapshot.running().isEmpty())) {
+                List<Decision> decisions = policy.decide(snapshot);
+                applier.apply(decisions, snapshot, jobs, now);
+            }
+            lastSnapshot = snapshot;
+            int busy = 0, shared = 0;
+            for (int g = 0; g < ctx.runs.gpuCount(); g++) {
+                int n = ctx.runs.on(g).size();
+                if (n > 0) busy++;
+                if (n > 1) shared++;
+            }
+            ctx.metrics.round(System.nanoTime() - t0, snapshots.queued(unfinished).size(), ctx.devices.size(), busy, shared);
+            ctx.metrics.jobsByState(ctx.store.countByState());
+        }
+        live = explainer.publish(lastSnapshot, jobs, queued, now);
+    }
+
+    /** The API cancels in the store; here the processes of cancelled jobs are stopped. */
+    private void stopWhatWasCancelled(Map<Long, JobRecord> jobs) {
+        for (Run run : ctx.runs.all()) {
+            if (run.stop != Run.Stop.NONE) continue;
+            JobRecord r = jobs.get(run.jobId);
+            if (r == null || JobState.ON_GPU.contains(r.state())) continue;
+            run.stop = r.state() == JobState.CANCELLED ? Run.Stop.CANCEL : Run.Stop.SUSPEND;
+            ctx.executor.stop(run.jobId);
+        }
+    }
+
+    private void migrate(long jobId, List<Integer> gpus, long now) {
+        Optional<JobRecord> job = ctx.store.job(jobId);
+        if (job.isEmpty() || job.get().state() != JobState.SUSPENDED) return;
+        Optional<String> refusal = applier.refuseStart(job.get(), gpus);
+        if (refusal.isPresent()) {
+            log.info("job {} stays queued instead of migrating to GPU(s) {}: {}", jobId, ctx.describe(gpus), refusal.get());
+            return;
+        }
+        Map<Long, JobRecord> hosts = new LinkedHashMap<>();
+        for (Run r : ctx.runs.neighboursOn(gpus)) ctx.store.job(r.jobId).ifPresent(x -> hosts.put(x.id(), x));
+        applier.startOn(job.get(), gpus, "migrated to GPU(s) " + ctx.describe(gpus), lastSnapshot, hosts, now);
+    }
+
+    /**
+     * Stops the loop. With {@code stopJobs} the running jobs are stopped and requeued (they start again when the
+     * daemon does); without, they keep running and the next daemon re-adopts them.
+     */
+    public void shutdown(boolean stopJobs) {
+        running = false;
+        wake();
+        if (thread != null) {
+            try {
+                thread.join(30_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        if (stopJobs) {
+            long now = ctx.now();
+            for (Run run : ctx.runs.all()) {
+                ctx.store.transition(run.jobId, JobState.ON_GPU, JobState.PENDING, Context.ACTOR, "daemon shut down; requeued",
+                        new Change().set(Change.Column.QUEUED_AT, now).set(Change.Column.PID, null).set(Change.Column.PID_STARTED, null), now);
+            }
+            ctx.executor.stopAll();
+        }
+        ctx.executor.close();
+    }
+
+    @Override public void close() { shutdown(false); }
+}

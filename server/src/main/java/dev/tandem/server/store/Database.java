@@ -1,0 +1,177 @@
+package dev.tandem.server.store;
+
+import org.flywaydb.core.Flyway;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.URI;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Map;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * One JDBC connection to SQLite (embedded, WAL mode) or PostgreSQL, migrated by Flyway on open. The daemon is
+ * the only writer and its transactions are short, so one connection used under a lock is enough and keeps
+ * SQLite free of "database is locked" errors; a broken PostgreSQL connection is reopened on next use.
+ */
+public final class Database implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(Database.class);
+
+    public enum Kind { SQLITE, POSTGRESQL }
+
+    @FunctionalInterface
+    public interface Work<T> {
+        T run(Connection c) throws SQLException;
+    }
+
+    private final Kind kind;
+    private final String jdbcUrl;
+    private final String user;
+    private final String password;
+    private final String description;
+    private final ReentrantLock lock = new ReentrantLock();
+    private Connection connection;
+
+    private Database(Kind kind, String jdbcUrl, String user, String password, String description) {
+        this.kind = kind;
+        this.jdbcUrl = jdbcUrl;
+        this.user = user;
+        this.password = password;
+        this.description = description;
+    }
+
+    /**
+     * Opens the store named by {@code spec}: empty for {@code STATE_DIR/tandem.db}, {@code sqlite:PATH}, or
+     * {@code postgresql://user:password@host:port/database}.
+     */
+    public static Database open(String spec, Path stateDir) {
+        Database db = parse(spec, stateDir);
+        db.migrate();
+        return db;
+    }
+
+    /** As {@link #open}, without migrating: the connection is made on first use. */
+    public static Database parse(String spec, Path stateDir) {
+        if (spec == null || spec.isBlank()) spec = "sqlite:" + stateDir.resolve("tandem.db");
+        if (spec.startsWith("sqlite:")) {
+            String file = spec.substring("sqlite:".length());
+            if (file.isBlank()) throw new IllegalArgumentException("--store: sqlite: needs a file path, e.g. sqlite:/var/lib/tandem/tandem.db");
+            return new Database(Kind.SQLITE, "jdbc:sqlite:" + file, null, null, "sqlite:" + file);
+        }
+        if (spec.startsWith("postgresql://") || spec.startsWith("postgres://")) {
+            URI u;
+            try {
+                u = URI.create(spec);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("--store: not a valid URL: " + e.getMessage());
+            }
+            if (u.getHost() == null || u.getPath() == null || u.getPath().length() < 2) {
+                throw new IllegalArgumentException("--store: expected postgresql://user:password@host:port/database");
+            }
+            String user = null, password = null;
+            if (u.getRawUserInfo() != null) {
+                String[] parts = u.getRawUserInfo().split(":", 2);
+                user = URLDecoder.decode(parts[0], StandardCharsets.UTF_8);
+                if (parts.length == 2) password = URLDecoder.decode(parts[1], StandardCharsets.UTF_8);
+            }
+            String hostPort = u.getHost() + (u.getPort() > 0 ? ":" + u.getPort() : "");
+            String query = u.getRawQuery() == null ? "" : "?" + u.getRawQuery();
+            // the password is kept out of the description, which is what logs show
+            return new Database(Kind.POSTGRESQL, "jdbc:postgresql://" + hostPort + u.getRawPath() + query, user, password,
+                    "postgresql://" + (user == null ? "" : user + "@") + hostPort + u.getRawPath());
+        }
+        throw new IllegalArgumentException("--store: expected sqlite:PATH or postgresql://user:password@host:port/database, got '" + redact(spec) + "'");
+    }
+
+    private static String redact(String spec) {
+        return spec.replaceAll("//([^:/@]*):[^@]*@", "//$1:***@");
+    }
+
+    private void migrate() {
+        String idPk = kind == Kind.SQLITE ? "INTEGER PRIMARY KEY AUTOINCREMENT" : "BIGSERIAL PRIMARY KEY";
+        var result = Flyway.configure(Database.class.getClassLoader())
+                .dataSource(jdbcUrl, user, password)
+                .locations("classpath:db/migration")
+                .placeholders(Map.of("id_pk", idPk))
+                .load()
+                .migrate();
+        log.info("store {} at schema version {} ({} migration(s) applied)", description,
+                result.targetSchemaVersion == null ? "current" : result.targetSchemaVersion, result.migrationsExecuted);
+    }
+
+    public Kind kind() { return kind; }
+
+    public String description() { return description; }
+
+    /** Runs {@code work} in one transaction. */
+    public <T> T tx(Work<T> work) {
+        lock.lock();
+        try {
+            Connection c = connection();
+            c.setAutoCommit(false);
+            try {
+                T t = work.run(c);
+                c.commit();
+                return t;
+            } catch (SQLException | RuntimeException e) {
+                try {
+                    c.rollback();
+                } catch (SQLException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+                throw e;
+            } finally {
+                c.setAutoCommit(true);
+            }
+        } catch (SQLException e) {
+            throw new StoreException("store " + description + ": " + e.getMessage(), e);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private Connection connection() throws SQLException {
+        if (connection != null && kind == Kind.POSTGRESQL && !connection.isValid(2)) {
+            log.warn("store {}: connection lost, reconnecting", description);
+            closeQuietly();
+        }
+        if (connection == null) {
+            connection = user == null ? DriverManager.getConnection(jdbcUrl) : DriverManager.getConnection(jdbcUrl, user, password);
+            if (kind == Kind.SQLITE) {
+                try (Statement s = connection.createStatement()) {
+                    // WAL: readers do not block the writer; NORMAL sync survives a crash of the daemon (kill -9),
+                    // only a power cut can lose the last commits
+                    s.execute("PRAGMA journal_mode=WAL");
+                    s.execute("PRAGMA synchronous=NORMAL");
+                    s.execute("PRAGMA foreign_keys=ON");
+                    s.execute("PRAGMA busy_timeout=10000");
+                }
+            }
+        }
+        return connection;
+    }
+
+    private void closeQuietly() {
+        try {
+            if (connection != null) connection.close();
+        } catch (SQLException ignored) {
+            // the connection is being replaced or the store is closing: nothing left to do with it
+        }
+        connection = null;
+    }
+
+    @Override public void close() {
+        lock.lock();
+        try {
+            closeQuietly();
+        } finally {
+            lock.unlock();
+        }
+    }
+}

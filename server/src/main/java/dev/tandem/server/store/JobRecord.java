@@ -1,0 +1,20 @@
+package dev.tandem.server.store;
+
+import dev.tandem.core.model.WorkloadSignature;
+
+import java.util.List;
+import java.util.Map;
+
+/** A job row. Nullable columns are boxed; times are epoch milliseconds. */
+public record JobRecord(long id, String owner, String name, List<String> argv, Map<String, String> env, String workdir,
+                        int gpus, long memoryMiB, Long iterations, WorkloadSignature signature, JobState state,
+                        int attempts, boolean exclusive, List<Integer> gpuIds, Long pid, Long pidStarted,
+                        Integer exitCode, Long progressIter, long attainedGpuMs, Double predictedSpeed,
+                        Double observedSpeed, long submittedAt, long queuedAt, Long startedAt, Long finishedAt,
+                        long updatedAt, String reason) {
+    public JobRecord {
+        argv = List.copyOf(argv);
+        env = Map.copyOf(env);
+        gpuIds = List.copyOf(gpuIds);
+    }
+}

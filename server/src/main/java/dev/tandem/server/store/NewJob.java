@@ -1,0 +1,15 @@
+package dev.tandem.server.store;
+
+import dev.tandem.core.model.WorkloadSignature;
+
+import java.util.List;
+import java.util.Map;
+
+/** A validated submission, ready to be stored. */
+public record NewJob(String name, List<String> argv, Map<String, String> env, String workdir, int gpus, long memoryMiB,
+                     Long iterations, WorkloadSignature signature) {
+    public NewJob {
+        argv = List.copyOf(argv);
+        env = Map.copyOf(env);
+    }
+}

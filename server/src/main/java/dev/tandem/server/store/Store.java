@@ -1,0 +1,507 @@
+package dev.tandem.server.store;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tandem.core.model.JobProfile;
+import dev.tandem.core.model.WorkloadSignature;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * Everything tandem serve keeps: users, jobs with their full transition history, solo profiles, and what
+ * crashes and co-location taught. Plain JDBC on {@link Database}; every job transition and its event are
+ * written in one transaction, so the history never disagrees with the job.
+ */
+public final class Store implements AutoCloseable {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String JOB_COLUMNS = "id, owner, name, argv, env, workdir, gpus, memory_mib, iterations, sig_model, sig_dataset, "
+            + "sig_batch, sig_amp, state, attempts, exclusive, gpu_ids, pid, pid_started, exit_code, progress_iter, attained_gpu_ms, "
+            + "predicted_speed, observed_speed, submitted_at, queued_at, started_at, finished_at, updated_at, reason";
+
+    /** A measured co-location, as stored. */
+    public record Observation(WorkloadSignature a, WorkloadSignature b, int gpus, double speedA, double speedB) {}
+
+    private final Database db;
+
+    public Store(Database db) {
+        this.db = db;
+    }
+
+    public Database database() { return db; }
+
+    // ---- users
+
+    public boolean anyAdmin() {
+        return db.tx(c -> {
+            try (PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM users WHERE role = 'admin'"); ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1) > 0;
+            }
+        });
+    }
+
+    /** Creates a user; false when the name is taken. */
+    public boolean createUser(String name, Role role, String tokenHash, long now) {
+        return db.tx(c -> {
+            try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM users WHERE name = ?")) {
+                ps.setString(1, name);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (rs.next()) return false;
+                }
+            }
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO users (name, role, token_hash, created_at) VALUES (?, ?, ?, ?)")) {
+                ps.setString(1, name);
+                ps.setString(2, role.dbName());
+                ps.setString(3, tokenHash);
+                ps.setLong(4, now);
+                ps.executeUpdate();
+            }
+            return true;
+        });
+    }
+
+    public Optional<User> userByTokenHash(String tokenHash) {
+        return db.tx(c -> {
+            try (PreparedStatement ps = c.prepareStatement("SELECT name, role FROM users WHERE token_hash = ?")) {
+                ps.setString(1, tokenHash);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() ? Optional.of(new User(rs.getString(1), Role.parse(rs.getString(2)))) : Optional.empty();
+                }
+            }
+        });
+    }
+
+    // ---- jobs
+
+    /** Stores a submission as a pending job and records its first event. */
+    public JobRecord insertJob(NewJob j, String owner, long now) {
+        long id = db.tx(c -> {
+            long newId;
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO jobs (owner, name, argv, env, workdir, gpus, memory_mib, iterations, "
+                    + "sig_model, sig_dataset, sig_batch, sig_amp, state, submitted_at, queued_at, updated_at, reason) "
+                    + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, 'submitted') RETURNING id")) {
+                ps.setString(1, owner);
+                ps.setString(2, j.name());
+                ps.setString(3, toJson(j.argv()));
+                ps.setString(4, toJson(j.env()));
+                ps.setString(5, j.workdir());
+                ps.setInt(6, j.gpus());
+                ps.setLong(7, j.memoryMiB());
+                setNullableLong(ps, 8, j.iterations());
+                setSignature(ps, 9, j.signature());
+                ps.setLong(13, now);
+                ps.setLong(14, now);
+                ps.setLong(15, now);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    newId = rs.getLong(1);
+                }
+            }
+            insertEvent(c, newId, now, null, JobState.PENDING, owner, "submitted");
+            return newId;
+        });
+        return job(id).orElseThrow(() -> new StoreException("job " + id + " vanished after insert"));
+    }
+
+    public Optional<JobRecord> job(long id) {
+        return db.tx(c -> {
+            try (PreparedStatement ps = c.prepareStatement("SELECT " + JOB_COLUMNS + " FROM jobs WHERE id = ?")) {
+                ps.setLong(1, id);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() ? Optional.of(mapJob(rs)) : Optional.empty();
+                }
+            }
+        });
+    }
+
+    /**
+     * Jobs in id (submission) order. {@code owner} null means everybody's, an empty {@code states} every state;
+     * at most {@code limit} jobs with an id above {@code afterId}.
+     */
+    public List<JobRecord> jobs(String owner, Set<JobState> states, long afterId, int limit) {
+        StringBuilder sql = new StringBuilder("SELECT " + JOB_COLUMNS + " FROM jobs WHERE id > ?");
+        if (owner != null) sql.append(" AND owner = ?");
+        if (!states.isEmpty()) sql.append(" AND state IN (").append(states.stream().map(s -> "?").collect(Collectors.joining(", "))).append(")");
+        sql.append(" ORDER BY id LIMIT ?");
+        return db.tx(c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
+                int i = 1;
+                ps.setLong(i++, afterId);
+                if (owner != null) ps.setString(i++, owner);
+                for (JobState s : states) ps.setString(i++, s.dbName());
+                ps.setInt(i, limit);
+                List<JobRecord> out = new ArrayList<>();
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) out.add(mapJob(rs));
+                }
+                return out;
+            }
+        });
+    }
+
+    /** Every job that has not finished, in submission order: what the scheduler works on. */
+    public List<JobRecord> unfinishedJobs() {
+        return jobs(null, JobState.NOT_TERMINAL, 0, Integer.MAX_VALUE);
+    }
+
+    /** Jobs that hold or held a process when the daemon last stopped: what a restarted daemon must look after. */
+    public List<JobRecord> jobsWithProcess() {
+        return db.tx(c -> {
+            try (PreparedStatement ps = c.prepareStatement("SELECT " + JOB_COLUMNS + " FROM jobs WHERE pid IS NOT NULL OR state IN (?, ?, ?) ORDER BY id")) {
+                int i = 1;
+                for (JobState s : JobState.ON_GPU) ps.setString(i++, s.dbName());
+                List<JobRecord> out = new ArrayList<>();
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) out.add(mapJob(rs));
+                }
+                return out;
+            }
+        });
+    }
+
+    /**
+     * Moves a job to {@code to} if it is in one of {@code from}, applying {@code change} and recording the event,
+     * atomically. Returns false (and changes nothing) when the job was not in one of {@code from}, e.g. because
+     * it was cancelled meanwhile.
+     */
+    public boolean transition(long id, Set<JobState> from, JobState to, String actor, String reason, Change change, long now) {
+        return db.tx(c -> {
+            JobState old;
+            try (PreparedStatement ps = c.prepareStatement("SELECT state FROM jobs WHERE id = ?")) {
+                ps.setLong(1, id);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) return false;
+                    old = JobState.parse(rs.getString(1));
+                }
+            }
+            if (!from.contains(old)) return false;
+            StringBuilder sql = new StringBuilder("UPDATE jobs SET state = ?, reason = ?, updated_at = ?");
+            for (Change.Item it : change.items) sql.append(", ").append(it.column().sql()).append(it.add() ? " = " + it.column().sql() + " + ?" : " = ?");
+            sql.append(" WHERE id = ? AND state = ?");
+            try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
+                int i = 1;
+                ps.setString(i++, to.dbName());
+                ps.setString(i++, reason);
+                ps.setLong(i++, now);
+                for (Change.Item it : change.items) setValue(ps, i++, it.value());
+                ps.setLong(i++, id);
+                ps.setString(i, old.dbName());
+                if (ps.executeUpdate() != 1) return false;
+            }
+            insertEvent(c, id, now, old, to, actor, reason);
+            return true;
+        });
+    }
+
+    /** Updates columns without a state change (no event). */
+    public void update(long id, Change change, long now) {
+        if (change.items.isEmpty()) return;
+        StringBuilder sql = new StringBuilder("UPDATE jobs SET updated_at = ?");
+        for (Change.Item it : change.items) sql.append(", ").append(it.column().sql()).append(it.add() ? " = " + it.column().sql() + " + ?" : " = ?");
+        sql.append(" WHERE id = ?");
+        db.tx(c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
+                int i = 1;
+                ps.setLong(i++, now);
+                for (Change.Item it : change.items) setValue(ps, i++, it.value());
+                ps.setLong(i, id);
+                return ps.executeUpdate();
+            }
+        });
+    }
+
+    public List<JobEvent> events(long jobId) {
+        return db.tx(c -> {
+            try (PreparedStatement ps = c.prepareStatement("SELECT job_id, at, from_state, to_state, actor, reason FROM job_events WHERE job_id = ? ORDER BY id")) {
+                ps.setLong(1, jobId);
+                List<JobEvent> out = new ArrayList<>();
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        String from = rs.getString(3);
+                        out.add(new JobEvent(rs.getLong(1), rs.getLong(2), from == null ? null : JobState.parse(from),
+                                JobState.parse(rs.getString(4)), rs.getString(5), rs.getString(6)));
+                    }
+                }
+                return out;
+            }
+        });
+    }
+
+    public Map<JobState, Long> countByState() {
+        return db.tx(c -> {
+            Map<JobState, Long> m = new EnumMap<>(JobState.class);
+            for (JobState s : JobState.values()) m.put(s, 0L);
+            try (PreparedStatement ps = c.prepareStatement("SELECT state, COUNT(*) FROM jobs GROUP BY state"); ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) m.put(JobState.parse(rs.getString(1)), rs.getLong(2));
+            }
+            return m;
+        });
+    }
+
+    private static void insertEvent(Connection c, long jobId, long at, JobState from, JobState to, String actor, String reason) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO job_events (job_id, at, from_state, to_state, actor, reason) VALUES (?, ?, ?, ?, ?, ?)")) {
+            ps.setLong(1, jobId);
+            ps.setLong(2, at);
+            ps.setString(3, from == null ? null : from.dbName());
+            ps.setString(4, to.dbName());
+            ps.setString(5, actor);
+            ps.setString(6, reason);
+            ps.executeUpdate();
+        }
+    }
+
+    private static JobRecord mapJob(ResultSet rs) throws SQLException {
+        String gpuIds = rs.getString("gpu_ids");
+        List<Integer> gpus = gpuIds == null || gpuIds.isBlank() ? List.of()
+                : Arrays.stream(gpuIds.split(",")).map(String::trim).map(Integer::valueOf).toList();
+        return new JobRecord(rs.getLong("id"), rs.getString("owner"), rs.getString("name"),
+                fromJson(rs.getString("argv"), new TypeReference<List<String>>() {}),
+                fromJson(rs.getString("env"), new TypeReference<LinkedHashMap<String, String>>() {}),
+                rs.getString("workdir"), rs.getInt("gpus"), rs.getLong("memory_mib"), nullableLong(rs, "iterations"),
+                signature(rs, "sig_"), JobState.parse(rs.getString("state")), rs.getInt("attempts"), rs.getInt("exclusive") != 0, gpus,
+                nullableLong(rs, "pid"), nullableLong(rs, "pid_started"), nullableInt(rs, "exit_code"), nullableLong(rs, "progress_iter"),
+                rs.getLong("attained_gpu_ms"), nullableDouble(rs, "predicted_speed"), nullableDouble(rs, "observed_speed"),
+                rs.getLong("submitted_at"), rs.getLong("queued_at"), nullableLong(rs, "started_at"), nullableLong(rs, "finished_at"),
+                rs.getLong("updated_at"), rs.getString("reason"));
+    }
+
+    /** GPU indices as stored in {@code gpu_ids}. */
+    public static String gpuIds(List<Integer> gpus) {
+        return gpus.stream().map(String::valueOf).collect(Collectors.joining(","));
+    }
+
+    // ---- profiles
+
+    public List<ProfileRecord> profiles() {
+        return db.tx(c -> {
+            List<ProfileRecord> out = new ArrayList<>();
+            try (PreparedStatement ps = c.prepareStatement("SELECT sig_model, sig_dataset, sig_batch, sig_amp, solo_speed, speed_measured, gpu_util, "
+                    + "gmem_util, gmem_mib, sm_active, sm_occupancy, dram_active, samples, source_job, gpu_name, measured_at FROM profiles ORDER BY signature");
+                 ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    JobProfile p = new JobProfile(signature(rs, "sig_"), rs.getDouble("solo_speed"), nan(rs, "gpu_util"), nan(rs, "gmem_util"),
+                            nan(rs, "gmem_mib"), nan(rs, "sm_active"), nan(rs, "sm_occupancy"), -1);
+                    out.add(new ProfileRecord(p, rs.getInt("speed_measured") != 0, nan(rs, "dram_active"), rs.getInt("samples"),
+                            nullableLong(rs, "source_job"), rs.getString("gpu_name"), rs.getLong("measured_at")));
+                }
+            }
+            return out;
+        });
+    }
+
+    /** Stores a profile, replacing an older one of the same signature. */
+    public void saveProfile(ProfileRecord r) {
+        JobProfile p = r.profile();
+        db.tx(c -> {
+            try (PreparedStatement ps = c.prepareStatement("DELETE FROM profiles WHERE signature = ?")) {
+                ps.setString(1, p.signature().label());
+                ps.executeUpdate();
+            }
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO profiles (signature, sig_model, sig_dataset, sig_batch, sig_amp, solo_speed, "
+                    + "speed_measured, gpu_util, gmem_util, gmem_mib, sm_active, sm_occupancy, dram_active, samples, source_job, gpu_name, measured_at) "
+                    + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+                ps.setString(1, p.signature().label());
+                setSignature(ps, 2, p.signature());
+                ps.setDouble(6, p.soloSpeed());
+                ps.setInt(7, r.speedMeasured() ? 1 : 0);
+                setNullableDouble(ps, 8, p.gpuUtil());
+                setNullableDouble(ps, 9, p.gmemUtil());
+                setNullableDouble(ps, 10, p.gmemMiB());
+                setNullableDouble(ps, 11, p.smActivity());
+                setNullableDouble(ps, 12, p.smOccupancy());
+                setNullableDouble(ps, 13, r.dramActive());
+                ps.setInt(14, r.samples());
+                setNullableLong(ps, 15, r.sourceJob());
+                ps.setString(16, r.gpuName());
+                ps.setLong(17, r.measuredAt());
+                return ps.executeUpdate();
+            }
+        });
+    }
+
+    // ---- what crashes and co-location taught
+
+    public Map<WorkloadSignature, Long> memoryEstimates() {
+        return db.tx(c -> {
+            Map<WorkloadSignature, Long> m = new LinkedHashMap<>();
+            try (PreparedStatement ps = c.prepareStatement("SELECT sig_model, sig_dataset, sig_batch, sig_amp, memory_mib FROM memory_estimates");
+                 ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) m.put(signature(rs, "sig_"), rs.getLong("memory_mib"));
+            }
+            return m;
+        });
+    }
+
+    /** Raises (never lowers) the memory a signature is budgeted per GPU. */
+    public void raiseMemoryEstimate(WorkloadSignature sig, long mib, long now) {
+        db.tx(c -> {
+            Long old = null;
+            try (PreparedStatement ps = c.prepareStatement("SELECT memory_mib FROM memory_estimates WHERE sig_model = ? AND sig_dataset = ? AND sig_batch = ? AND sig_amp = ?")) {
+                setSignature(ps, 1, sig);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (rs.next()) old = rs.getLong(1);
+                }
+            }
+            if (old != null && old >= mib) return 0;
+            String sql = old == null
+                    ? "INSERT INTO memory_estimates (memory_mib, updated_at, sig_model, sig_dataset, sig_batch, sig_amp) VALUES (?, ?, ?, ?, ?, ?)"
+                    : "UPDATE memory_estimates SET memory_mib = ?, updated_at = ? WHERE sig_model = ? AND sig_dataset = ? AND sig_batch = ? AND sig_amp = ?";
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
+                ps.setLong(1, mib);
+                ps.setLong(2, now);
+                setSignature(ps, 3, sig);
+                return ps.executeUpdate();
+            }
+        });
+    }
+
+    /** Signature pairs that crashed with out-of-memory together, as {@code "a|b"} in both orders. */
+    public Set<String> oomPairs() {
+        return db.tx(c -> {
+            Set<String> s = new HashSet<>();
+            try (PreparedStatement ps = c.prepareStatement("SELECT sig_a, sig_b FROM oom_pairs"); ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) s.add(rs.getString(1) + "|" + rs.getString(2));
+            }
+            return s;
+        });
+    }
+
+    public void addOomPair(WorkloadSignature a, WorkloadSignature b, long now) {
+        db.tx(c -> {
+            for (String[] pair : new String[][] {{a.label(), b.label()}, {b.label(), a.label()}}) {
+                try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM oom_pairs WHERE sig_a = ? AND sig_b = ?")) {
+                    ps.setString(1, pair[0]);
+                    ps.setString(2, pair[1]);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        if (rs.next()) continue;
+                    }
+                }
+                try (PreparedStatement ps = c.prepareStatement("INSERT INTO oom_pairs (sig_a, sig_b, at) VALUES (?, ?, ?)")) {
+                    ps.setString(1, pair[0]);
+                    ps.setString(2, pair[1]);
+                    ps.setLong(3, now);
+                    ps.executeUpdate();
+                }
+            }
+            return null;
+        });
+    }
+
+    public List<Observation> observations() {
+        return db.tx(c -> {
+            List<Observation> out = new ArrayList<>();
+            try (PreparedStatement ps = c.prepareStatement("SELECT a_model, a_dataset, a_batch, a_amp, b_model, b_dataset, b_batch, b_amp, gpus, "
+                    + "speed_a, speed_b FROM pair_observations ORDER BY id"); ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(new Observation(signature(rs, "a_"), signature(rs, "b_"), rs.getInt("gpus"), rs.getDouble("speed_a"), rs.getDouble("speed_b")));
+                }
+            }
+            return out;
+        });
+    }
+
+    public void addObservation(Observation o, long now) {
+        db.tx(c -> {
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO pair_observations (a_model, a_dataset, a_batch, a_amp, b_model, b_dataset, "
+                    + "b_batch, b_amp, gpus, speed_a, speed_b, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+                setSignature(ps, 1, o.a());
+                setSignature(ps, 5, o.b());
+                ps.setInt(9, o.gpus());
+                ps.setDouble(10, o.speedA());
+                ps.setDouble(11, o.speedB());
+                ps.setLong(12, now);
+                return ps.executeUpdate();
+            }
+        });
+    }
+
+    @Override public void close() { db.close(); }
+
+    // ---- column helpers
+
+    private static void setSignature(PreparedStatement ps, int at, WorkloadSignature s) throws SQLException {
+        ps.setString(at, s.model());
+        ps.setString(at + 1, s.dataset());
+        ps.setInt(at + 2, s.batchSize());
+        ps.setInt(at + 3, s.amp() ? 1 : 0);
+    }
+
+    private static WorkloadSignature signature(ResultSet rs, String prefix) throws SQLException {
+        return new WorkloadSignature(rs.getString(prefix + "model"), rs.getString(prefix + "dataset"), rs.getInt(prefix + "batch"),
+                rs.getInt(prefix + "amp") != 0);
+    }
+
+    private static void setValue(PreparedStatement ps, int at, Object v) throws SQLException {
+        switch (v) {
+            case null -> ps.setNull(at, Types.NULL);
+            case Integer i -> ps.setInt(at, i);
+            case Long l -> ps.setLong(at, l);
+            case Double d -> setNullableDouble(ps, at, d);
+            case Boolean b -> ps.setInt(at, b ? 1 : 0);
+            case String s -> ps.setString(at, s);
+            default -> throw new IllegalArgumentException("unsupported column value " + v.getClass());
+        }
+    }
+
+    private static void setNullableLong(PreparedStatement ps, int at, Long v) throws SQLException {
+        if (v == null) ps.setNull(at, Types.BIGINT);
+        else ps.setLong(at, v);
+    }
+
+    /** NaN (unknown) is stored as NULL. */
+    private static void setNullableDouble(PreparedStatement ps, int at, Double v) throws SQLException {
+        if (v == null || v.isNaN()) ps.setNull(at, Types.DOUBLE);
+        else ps.setDouble(at, v);
+    }
+
+    private static Long nullableLong(ResultSet rs, String col) throws SQLException {
+        long v = rs.getLong(col);
+        return rs.wasNull() ? null : v;
+    }
+
+    private static Integer nullableInt(ResultSet rs, String col) throws SQLException {
+        int v = rs.getInt(col);
+        return rs.wasNull() ? null : v;
+    }
+
+    private static Double nullableDouble(ResultSet rs, String col) throws SQLException {
+        double v = rs.getDouble(col);
+        return rs.wasNull() ? null : v;
+    }
+
+    private static double nan(ResultSet rs, String col) throws SQLException {
+        Double d = nullableDouble(rs, col);
+        return d == null ? Double.NaN : d;
+    }
+
+    private static String toJson(Object o) {
+        try {
+            return JSON.writeValueAsString(o);
+        } catch (JsonProcessingException e) {
+            throw new StoreException("cannot encode " + o.getClass().getSimpleName() + " as JSON: " + e.getMessage(), e);
+        }
+    }
+
+    private static <T> T fromJson(String s, TypeReference<T> type) {
+        try {
+            return JSON.readValue(s, type);
+        } catch (JsonProcessingException e) {
+            throw new StoreException("corrupt JSON column: " + e.getOriginalMessage(), e);
+        }
+    }
+}

@@ -1,0 +1,175 @@
+package dev.tandem.server.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.tandem.server.TandemServer;
+import dev.tandem.server.testing.FakeGpuHost;
+import dev.tandem.server.testing.TestApi;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.net.http.HttpRequest;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Authentication, authorisation and validation of the HTTP API, against one daemon on two fake GPUs. */
+class ApiTest {
+    @TempDir static Path dir;
+    static FakeGpuHost host;
+    static TandemServer server;
+    static TestApi api;
+    static String admin, alice, bob;
+
+    @BeforeAll
+    static void start() throws Exception {
+        host = FakeGpuHost.install(dir.resolve("host"), "h100x2");
+        server = TandemServer.start(host.config(dir.resolve("state")));
+        api = new TestApi(server.url());
+        admin = Files.readString(server.adminTokenFile()).strip();
+        alice = createUser("alice", "user");
+        bob = createUser("bob", "user");
+    }
+
+    @AfterAll
+    static void stop() {
+        server.close();
+    }
+
+    static String createUser(String name, String role) {
+        TestApi.Response r = api.post("/users", admin, TestApi.json(Map.of("name", name, "role", role)));
+        assertThat(r.status()).as(r.body()).isEqualTo(201);
+        assertThat(r.json().get("role").asText()).isEqualTo(role);
+        return r.json().get("token").asText();
+    }
+
+    static String job(String... argv) {
+        return TestApi.json(Map.of("argv", List.of(argv), "workdir", dir.toString(), "signature", Map.of("model", "Idle")));
+    }
+
+    @Test
+    void everyEndpointButMetricsNeedsAValidToken() {
+        for (String path : List.of("/jobs", "/jobs/1", "/gpus", "/profiles", "/openapi.json", "/jobs/1/logs")) {
+            TestApi.Response none = api.get(path, null);
+            assertThat(none.status()).as(path).isEqualTo(401);
+            assertThat(none.json().get("error").asText()).contains("missing bearer token");
+            assertThat(api.get(path, "not-a-token").status()).as(path).isEqualTo(401);
+        }
+        TestApi.Response bad = api.post("/jobs", "wrong", job("true"));
+        assertThat(bad.status()).isEqualTo(401);
+        assertThat(bad.json().get("error").asText()).isEqualTo("invalid token");
+        assertThat(api.get("/metrics", null).status()).isEqualTo(200);
+        JsonNode openapi = api.get("/openapi.json", alice).json();
+        assertThat(openapi.get("openapi").asText()).startsWith("3.");
+        assertThat(openapi.get("paths").has("/jobs/{id}/logs")).isTrue();
+    }
+
+    @Test
+    void aUserSeesAndCancelsOnlyItsOwnJobsAndAnAdminSeesAll() {
+        long mine = api.submit(alice, job("sleep", "30"));
+        TestApi.Response other = api.get("/jobs/" + mine, bob);
+        assertThat(other.status()).isEqualTo(404);
+        assertThat(other.json().get("error").asText()).isEqualTo("job " + mine + " not found");
+        assertThat(api.post("/jobs/" + mine + "/cancel", bob, "").status()).isEqualTo(404);
+        assertThat(api.get("/jobs/" + mine + "/logs", bob).status()).isEqualTo(404);
+        assertThat(api.get("/jobs", bob).json().get("jobs")).extracting(j -> j.get("id").asLong()).doesNotContain(mine);
+        assertThat(api.get("/jobs", alice).json().get("jobs")).extracting(j -> j.get("id").asLong()).contains(mine);
+        assertThat(api.get("/jobs?user=alice", admin).json().get("jobs")).extracting(j -> j.get("owner").asText()).containsOnly("alice");
+        assertThat(api.get("/jobs/" + mine, admin).json().get("owner").asText()).isEqualTo("alice");
+        assertThat(api.post("/jobs/" + mine + "/cancel", alice, "").json().get("state").asText()).isEqualTo("cancelled");
+
+        TestApi.Response notAdmin = api.post("/users", alice, TestApi.json(Map.of("name", "mallory")));
+        assertThat(notAdmin.status()).isEqualTo(403);
+        assertThat(api.post("/users", admin, TestApi.json(Map.of("name", "alice"))).status()).isEqualTo(409);
+        assertThat(api.get("/jobs/999999", admin).status()).isEqualTo(404);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+            not JSON                 | {"argv": ["true"],       | 400 | not valid JSON |
+            trailing garbage         | {"argv": ["true"]} x     | 400 | not valid JSON |
+            duplicate field          | {"argv": ["a"], "argv": ["b"]} | 400 | Duplicate field |
+            not an object            | ["true"]                 | 400 | must be a JSON object |
+            no argv                  | {"name": "x"}            | 400 | argv: required | argv
+            argv as a string         | {"argv": "python train.py"} | 400 | never passed to a shell | argv
+            empty argv               | {"argv": []}             | 400 | must not be empty | argv
+            number in argv           | {"argv": ["python", 3]}  | 400 | argv[1]: must be a string | argv[1]
+            blank program            | {"argv": [" "]}          | 400 | argv[0]: the program must not be blank | argv[0]
+            unknown field            | {"argv": ["true"], "cmd": "x"} | 400 | cmd: unknown field | cmd
+            gpus not a number        | {"argv": ["true"], "gpus": "1"} | 400 | gpus: must be a whole number | gpus
+            fractional gpus          | {"argv": ["true"], "gpus": 1.5} | 400 | gpus: must be a whole number | gpus
+            too many gpus            | {"argv": ["true"], "gpus": 3} | 400 | gpus: must be within 1..2, got 3 | gpus
+            zero gpus                | {"argv": ["true"], "gpus": 0} | 400 | gpus: must be within 1..2 | gpus
+            negative memory          | {"argv": ["true"], "memory_mib": -1} | 400 | memory_mib: must be within 0..81559 | memory_mib
+            memory over the GPU      | {"argv": ["true"], "memory_mib": 100000} | 400 | memory_mib | memory_mib
+            relative workdir         | {"argv": ["true"], "workdir": "tmp"} | 400 | workdir: must be an absolute path | workdir
+            missing workdir          | {"argv": ["true"], "workdir": "/no/such/dir"} | 400 | workdir: no such directory | workdir
+            env not an object        | {"argv": ["true"], "env": ["A=1"]} | 400 | env: must be an object | env
+            bad env name             | {"argv": ["true"], "env": {"1A": "x"}} | 400 | env.1A: not a valid variable name | env.1A
+            reserved env             | {"argv": ["true"], "env": {"CUDA_VISIBLE_DEVICES": "1"}} | 400 | set by tandem | env.CUDA_VISIBLE_DEVICES
+            env value not a string   | {"argv": ["true"], "env": {"A": 1}} | 400 | env.A: must be a string | env.A
+            zero iterations          | {"argv": ["true"], "iterations": 0} | 400 | iterations: must be within | iterations
+            signature without model  | {"argv": ["true"], "signature": {"dataset": "x"}} | 400 | signature.model: required | signature.model
+            slash in signature       | {"argv": ["true"], "signature": {"model": "a/b"}} | 400 | signature.model | signature.model
+            unknown signature field  | {"argv": ["true"], "signature": {"model": "m", "gpu": 1}} | 400 | signature.gpu: unknown field | signature.gpu
+            amp not a boolean        | {"argv": ["true"], "signature": {"model": "m", "amp": "yes"}} | 400 | signature.amp | signature.amp
+            control chars in name    | {"argv": ["true"], "name": "a\\nb"} | 400 | name: must not contain control characters | name
+            """)
+    void malformedSubmissionsAreRefusedNamingTheField(String what, String body, int status, String message, String field) {
+        TestApi.Response r = api.post("/jobs", alice, body);
+        assertThat(r.status()).as(what + ": " + r.body()).isEqualTo(status);
+        assertThat(r.json().get("error").asText()).as(what).contains(message);
+        if (field != null) assertThat(r.json().get("field").asText()).as(what).isEqualTo(field);
+    }
+
+    @Test
+    void bodiesAreLimitedInSizeAndTypeAndBadQueriesAreRefused() {
+        String big = TestApi.json(Map.of("argv", List.of("echo", "x".repeat(70_000))));
+        TestApi.Response tooBig = api.post("/jobs", alice, big);
+        assertThat(tooBig.status()).isEqualTo(413);
+        assertThat(tooBig.json().get("error").asText()).contains("limit is 65536");
+        TestApi.Response xml = api.send(api.request("/jobs", alice).header("Content-Type", "application/xml")
+                .POST(HttpRequest.BodyPublishers.ofString("<job/>")));
+        assertThat(xml.status()).isEqualTo(415);
+        assertThat(api.post("/jobs", alice, "").json().get("error").asText()).contains("empty");
+        assertThat(api.get("/jobs?state=bogus", alice).json().get("field").asText()).isEqualTo("state");
+        assertThat(api.get("/jobs?limit=0", alice).status()).isEqualTo(400);
+        assertThat(api.get("/jobs/abc", alice).json().get("field").asText()).isEqualTo("id");
+        assertThat(api.get("/nothing", alice).status()).isEqualTo(404);
+        assertThat(api.post("/users", admin, TestApi.json(Map.of("name", "Bad Name"))).json().get("field").asText()).isEqualTo("name");
+        assertThat(api.post("/users", admin, TestApi.json(Map.of("name", "carol", "role", "root"))).json().get("field").asText()).isEqualTo("role");
+    }
+
+    @Test
+    void gpusAndLogsAreServed() {
+        JsonNode gpus = api.get("/gpus", alice).json();
+        assertThat(gpus.get("gpus")).hasSize(2);
+        assertThat(gpus.get("gpus").get(1).get("uuid").asText()).isEqualTo("GPU-9e7d6c5b-4a39-4281-b7c6-d5e4f3a2b1c0");
+        assertThat(gpus.get("gpus").get(0).get("memory_total_mib").asLong()).isEqualTo(81559);
+        assertThat(gpus.get("sharing").asText()).isEqualTo("time-slicing");
+
+        long id = api.submit(alice, job("printf", "h\u00e9llo\\nw\u00f6rld\\n"));
+        TestApi.await(java.time.Duration.ofSeconds(30), "job to succeed", () -> api.state(alice, id).equals("succeeded"));
+        TestApi.await(java.time.Duration.ofSeconds(30), "output complete", () -> api.get("/jobs/" + id + "/logs", alice).json().get("complete").asBoolean());
+        StringBuilder all = new StringBuilder();
+        long offset = 0;
+        for (int i = 0; i < 200; i++) { // two bytes at a time: chunks never split a character
+            JsonNode chunk = api.get("/jobs/" + id + "/logs?offset=" + offset + "&limit=2", alice).json();
+            all.append(chunk.get("data").asText());
+            if (chunk.get("next_offset").asLong() == offset) break;
+            offset = chunk.get("next_offset").asLong();
+        }
+        assertThat(all.toString()).endsWith("h\u00e9llo\nw\u00f6rld\n").doesNotContain("\uFFFD");
+
+        // argv is run as given: no shell expands, substitutes or splits anything
+        long literal = api.submit(alice, job("echo", "$HOME && `id` ; *", "two words"));
+        TestApi.await(java.time.Duration.ofSeconds(30), "output complete", () -> api.get("/jobs/" + literal + "/logs", alice).json().get("complete").asBoolean());
+        assertThat(api.get("/jobs/" + literal + "/logs", alice).json().get("data").asText()).contains("\n$HOME && `id` ; * two words\n");
+    }
+}

@@ -1,0 +1,122 @@
+package dev.tandem.server.store;
+
+import dev.tandem.core.model.JobProfile;
+import dev.tandem.core.model.WorkloadSignature;
+import dev.tandem.server.testing.PostgresScratch;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The store on SQLite (always) and on PostgreSQL (only when TANDEM_TEST_POSTGRES_URL names a scratch database,
+ * e.g. postgresql://tandem:secret@127.0.0.1:5432/tandem_test; its tables are dropped first).
+ */
+class StoreTest {
+    @TempDir Path dir;
+
+    static final WorkloadSignature SIG = new WorkloadSignature("ResNet18", "CIFAR-10", 64, true);
+
+    @Test
+    void sqliteStoreMigratesInWalModeAndKeepsEverything() throws Exception {
+        try (Store s = new Store(Database.open(null, dir))) {
+            exercise(s);
+            String mode = s.database().tx(c -> {
+                try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("PRAGMA journal_mode")) {
+                    rs.next();
+                    return rs.getString(1);
+                }
+            });
+            assertThat(mode).isEqualTo("wal");
+        }
+        try (Store again = new Store(Database.open("sqlite:" + dir.resolve("tandem.db"), dir))) {
+            assertThat(again.jobs(null, EnumSet.noneOf(JobState.class), 0, 100)).hasSize(2);
+            assertThat(again.profiles()).hasSize(1);
+            assertThat(again.database().tx(StoreTest::schemaVersion)).isEqualTo("1");
+        }
+    }
+
+    @Test
+    @EnabledIfEnvironmentVariable(named = "TANDEM_TEST_POSTGRES_URL", matches = "postgres.*")
+    void postgresqlStoreBehavesTheSame() throws Exception {
+        PostgresScratch.reset(System.getenv("TANDEM_TEST_POSTGRES_URL"), dir);
+        try (Store s = new Store(Database.open(System.getenv("TANDEM_TEST_POSTGRES_URL"), dir))) {
+            exercise(s);
+        }
+    }
+
+    static String schemaVersion(Connection c) throws java.sql.SQLException {
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT MAX(version) FROM flyway_schema_history")) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+
+    static void exercise(Store s) {
+        assertThat(s.anyAdmin()).isFalse();
+        assertThat(s.createUser("admin", Role.ADMIN, "a".repeat(64), 1)).isTrue();
+        assertThat(s.createUser("admin", Role.USER, "b".repeat(64), 1)).isFalse();
+        assertThat(s.anyAdmin()).isTrue();
+        assertThat(s.userByTokenHash("a".repeat(64))).contains(new User("admin", Role.ADMIN));
+        assertThat(s.userByTokenHash("c".repeat(64))).isEmpty();
+
+        NewJob nj = new NewJob("train", List.of("python", "train.py", "--lr", "1e-3; rm -rf /"), Map.of("SEED", "1"), "/tmp", 1, 4096, 500L, SIG);
+        JobRecord j = s.insertJob(nj, "admin", 1000);
+        JobRecord k = s.insertJob(nj, "admin", 1001);
+        assertThat(k.id()).isGreaterThan(j.id());
+        assertThat(j.argv()).containsExactly("python", "train.py", "--lr", "1e-3; rm -rf /");
+        assertThat(j.state()).isEqualTo(JobState.PENDING);
+        assertThat(j.signature()).isEqualTo(SIG);
+
+        assertThat(s.transition(j.id(), JobState.QUEUED, JobState.RUNNING, "scheduler", "idle GPU",
+                new Change().add(Change.Column.ATTEMPTS, 1).set(Change.Column.GPU_IDS, "0,1").set(Change.Column.PID, 4242L), 2000)).isTrue();
+        assertThat(s.transition(j.id(), JobState.QUEUED, JobState.RUNNING, "scheduler", "again", Change.none(), 2001)).isFalse();
+        JobRecord r = s.job(j.id()).orElseThrow();
+        assertThat(r.attempts()).isEqualTo(1);
+        assertThat(r.gpuIds()).containsExactly(0, 1);
+        assertThat(r.pid()).isEqualTo(4242L);
+        assertThat(s.jobsWithProcess()).extracting(JobRecord::id).containsExactly(j.id());
+        assertThat(s.events(j.id())).extracting(JobEvent::to).containsExactly(JobState.PENDING, JobState.RUNNING);
+        assertThat(s.events(j.id()).get(1).reason()).isEqualTo("idle GPU");
+        assertThat(s.unfinishedJobs()).hasSize(2);
+        assertThat(s.countByState()).containsEntry(JobState.RUNNING, 1L).containsEntry(JobState.PENDING, 1L);
+
+        s.raiseMemoryEstimate(SIG, 9000, 1);
+        s.raiseMemoryEstimate(SIG, 8000, 2);
+        assertThat(s.memoryEstimates()).containsEntry(SIG, 9000L);
+        s.addOomPair(SIG, new WorkloadSignature("BERT", "SQuAD", 32, false), 1);
+        s.addOomPair(SIG, new WorkloadSignature("BERT", "SQuAD", 32, false), 2);
+        assertThat(s.oomPairs()).hasSize(2).contains(SIG.label() + "|BERT/SQuAD/bs32");
+        s.addObservation(new Store.Observation(SIG, SIG, 1, 0.9, 0.8), 5);
+        assertThat(s.observations()).containsExactly(new Store.Observation(SIG, SIG, 1, 0.9, 0.8));
+
+        JobProfile p = new JobProfile(SIG, 12.5, 31, 12, 2048, 0.3, Double.NaN, -1);
+        s.saveProfile(new ProfileRecord(p, true, 0.1, 25, j.id(), "NVIDIA H100", 10));
+        s.saveProfile(new ProfileRecord(p, true, 0.1, 30, j.id(), "NVIDIA H100", 11));
+        ProfileRecord back = s.profiles().getFirst();
+        assertThat(s.profiles()).hasSize(1);
+        assertThat(back.samples()).isEqualTo(30);
+        assertThat(back.profile().smOccupancy()).isNaN();
+        assertThat(back.profile().gmemMiB()).isEqualTo(2048);
+    }
+
+    @Test
+    void storeUrlsAreParsedAndPasswordsKeptOutOfDescriptions() {
+        Database pg = Database.parse("postgresql://tandem:s%40cret@db.local:5433/sched?sslmode=require", dir);
+        assertThat(pg.kind()).isEqualTo(Database.Kind.POSTGRESQL);
+        assertThat(pg.description()).isEqualTo("postgresql://tandem@db.local:5433/sched").doesNotContain("cret");
+        assertThat(Database.parse(null, dir).description()).isEqualTo("sqlite:" + dir.resolve("tandem.db"));
+        assertThatThrownBy(() -> Database.parse("mysql://u:topsecret@h/db", dir)).hasMessageContaining("u:***@").hasMessageNotContaining("topsecret");
+        assertThatThrownBy(() -> Database.parse("postgresql://h", dir)).hasMessageContaining("postgresql://user:password@host:port/database");
+    }
+}
