@@ -2,6 +2,7 @@ package dev.tandem.server;
 
 import dev.tandem.server.exec.Sharing;
 import dev.tandem.server.exec.ToolPath;
+import dev.tandem.server.exec.slurm.SlurmSettings;
 import dev.tandem.server.sched.SchedulerConfig;
 import picocli.CommandLine.Option;
 
@@ -57,9 +58,25 @@ public final class ServeOptions {
     @Option(names = "--stop-jobs-on-shutdown", description = "on SIGTERM stop and requeue running jobs (default: leave them running for the next daemon to re-adopt)")
     boolean stopJobsOnShutdown;
 
+    @Option(names = "--executor", defaultValue = "local", description = "where jobs run: local (this machine's GPUs) or slurm (sbatch onto a Slurm cluster; default: ${DEFAULT-VALUE})")
+    String executor;
+
+    @Option(names = "--slurm-partition", paramLabel = "NAME", description = "with --executor slurm: submit to this partition and use only its nodes")
+    String slurmPartition;
+
+    @Option(names = "--slurm-nodes", paramLabel = "LIST", split = ",", description = "with --executor slurm: use only these nodes (default: all with gpu GRES)")
+    java.util.List<String> slurmNodes;
+
+    @Option(names = "--slurm-gpus-per-node", defaultValue = "0", description = "with --executor slurm: use at most N GPUs of each node (0 = all)")
+    int slurmGpusPerNode;
+
+    @Option(names = "--slurm-gpu-memory", defaultValue = "81920", paramLabel = "MIB", description = "with --executor slurm: device memory of each GPU (default: ${DEFAULT-VALUE} MiB)")
+    long slurmGpuMemoryMiB;
+
     public ServerConfig toConfig() {
         return new ServerConfig(stateDir == null ? ServerConfig.defaultStateDir() : stateDir.toAbsolutePath(), host, port, store, policy,
                 Sharing.parse(sharing), mpsThreadPercentage, new SchedulerConfig(tickMs, roundMs, profileMs, observeMs, maxAttempts, memoryMarginMiB),
-                stopGraceMs, maxBodyBytes, stopJobsOnShutdown, ToolPath.fromEnvironment());
+                stopGraceMs, maxBodyBytes, stopJobsOnShutdown, ToolPath.fromEnvironment(),
+                executor, new SlurmSettings(slurmPartition, slurmNodes, slurmGpusPerNode, slurmGpuMemoryMiB));
     }
 }

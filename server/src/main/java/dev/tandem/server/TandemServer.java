@@ -7,6 +7,7 @@ import dev.tandem.server.api.Tokens;
 import dev.tandem.server.exec.Executor;
 import dev.tandem.server.exec.GpuDevice;
 import dev.tandem.server.exec.LocalExecutor;
+import dev.tandem.server.exec.slurm.SlurmExecutor;
 import dev.tandem.server.exec.Sharing;
 import dev.tandem.server.gpu.GpuMonitor;
 import dev.tandem.server.metrics.ServerMetrics;
@@ -64,11 +65,13 @@ public final class TandemServer implements AutoCloseable {
             lock = StateFiles.lock(cfg.stateDir());
             store = new Store(Database.open(cfg.store(), cfg.stateDir()));
             ensureAdmin(store, cfg.stateDir());
-            Executor executor = new LocalExecutor(cfg.stateDir(), cfg.tools(), cfg.sharing(), cfg.stopGraceMs(), cfg.mpsThreadPercentage());
+            // Slurm executes on other machines: their GPUs are not this machine's nvidia-smi's to sample
+            Executor executor = cfg.slurmExecutor() ? new SlurmExecutor(cfg.stateDir(), cfg.tools(), cfg.slurm(), cfg.stopGraceMs())
+                    : new LocalExecutor(cfg.stateDir(), cfg.tools(), cfg.sharing(), cfg.stopGraceMs(), cfg.mpsThreadPercentage());
             List<GpuDevice> gpus = executor.discoverGpus();
             for (GpuDevice g : gpus) log.info("GPU {}: {} ({} MiB, {})", g.index(), g.name(), g.memoryMiB(), g.uuid());
             monitor = new GpuMonitor();
-            monitor.start(cfg.tools());
+            if (!cfg.slurmExecutor()) monitor.start(cfg.tools());
             ServerMetrics metrics = new ServerMetrics();
             loop = new SchedulerLoop(store, executor, gpus, Oracle.build(store), monitor, metrics, policy, cfg.scheduler());
             loop.start();
@@ -76,6 +79,7 @@ public final class TandemServer implements AutoCloseable {
             ApiServer api = new ApiServer(store, loop, metrics, cfg.stateDir(), sharing, cfg.host(), cfg.port(), cfg.maxBodyBytes());
             String url = "http://" + (cfg.host().contains(":") ? "[" + cfg.host() + "]" : cfg.host()) + ":" + api.port();
             StateFiles.writePrivate(cfg.stateDir().resolve(StateFiles.SERVER_URL), url + "\n");
+            if (cfg.slurmExecutor()) sharing = "slurm";
             log.info("tandem serve: policy {}, {} GPU(s), {} sharing, store {}, listening on {}", policy.name(), gpus.size(), sharing,
                     store.database().description(), url);
             return new TandemServer(cfg, lock, store, monitor, loop, api, url);

@@ -14,7 +14,7 @@ import java.util.regex.Pattern;
  * Follows one run's output file for the two things the scheduler reads from it: progress lines
  * ({@code tandem:progress iter=N}) and CUDA out-of-memory messages (PyTorch, the CUDA driver and runtime APIs).
  */
-final class LogScanner {
+public final class LogScanner {
     private static final Pattern PROGRESS = Pattern.compile("^\\s*tandem:progress\\s+iter=(\\d+)\\b");
     private static final List<String> OOM_MARKERS = List.of("CUDA out of memory", "CUDA_ERROR_OUT_OF_MEMORY", "CUDA error: out of memory",
             "cudaErrorMemoryAllocation");
@@ -26,13 +26,13 @@ final class LogScanner {
     private final StringBuilder partial = new StringBuilder();
     private boolean oomSeen;
 
-    LogScanner(Path file, long offset) {
+    public LogScanner(Path file, long offset) {
         this.file = file;
         this.offset = offset;
     }
 
     /** Reads what was appended since the last call; returns the iterations of the progress lines in it. */
-    List<Long> scan() {
+    public List<Long> scan() {
         List<Long> progress = new ArrayList<>();
         try {
             if (!Files.exists(file)) return progress;
@@ -73,7 +73,7 @@ final class LogScanner {
     }
 
     /** Drains what is left, including a last line without newline (the process has ended). */
-    List<Long> finish() {
+    public List<Long> finish() {
         List<Long> progress = scan();
         if (!partial.isEmpty()) {
             line(partial.toString(), progress);
@@ -82,5 +82,5 @@ final class LogScanner {
         return progress;
     }
 
-    boolean oomSeen() { return oomSeen; }
+    public boolean oomSeen() { return oomSeen; }
 }

@@ -1,0 +1,65 @@
+package dev.tandem.server.exec.slurm;
+
+import dev.tandem.server.exec.ExecException;
+import dev.tandem.server.exec.ToolPath;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs Slurm's command-line clients as argv lists (never through a shell). The CLI, not slurmrestd, because it
+ * is the interface that stays stable across Slurm versions and needs no extra daemon or token.
+ */
+final class SlurmCli {
+    /** The daemon's variables that sbatch must not pass on to jobs (it exports its environment by default). */
+    private static final List<String> NOT_INHERITED = List.of("TANDEM_TOKEN");
+    private static final long TIMEOUT_S = 30;
+    private final ToolPath tools;
+
+    SlurmCli(ToolPath tools) {
+        this.tools = tools;
+    }
+
+    record Result(int code, String out, String err) {}
+
+    /** Runs the tool and returns stdout; a non-zero exit is an {@link ExecException} with its stderr. */
+    String run(String tool, List<String> args) {
+        Result r = tryRun(tool, args);
+        if (r.code != 0) throw new ExecException(tool + " " + String.join(" ", args) + " exited with " + r.code + ": " + r.err.strip());
+        return r.out;
+    }
+
+    Result tryRun(String tool, List<String> args) {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(tools.require(tool, "--executor slurm needs Slurm's client commands (sbatch, scontrol, scancel)").toString());
+        cmd.addAll(args);
+        try {
+            ProcessBuilder pb = new ProcessBuilder(cmd).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+            NOT_INHERITED.forEach(pb.environment()::remove);
+            Process p = pb.start();
+            CompletableFuture<byte[]> err = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return p.getErrorStream().readAllBytes();
+                } catch (IOException e) {
+                    return new byte[0];
+                }
+            }, Thread::startVirtualThread);
+            byte[] out = p.getInputStream().readAllBytes();
+            if (!p.waitFor(TIMEOUT_S, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                throw new ExecException(tool + " did not answer within " + TIMEOUT_S + " s");
+            }
+            return new Result(p.exitValue(), new String(out, StandardCharsets.UTF_8), new String(err.join(), StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new ExecException("cannot run " + tool + ": " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ExecException("interrupted while running " + tool, e);
+        }
+    }
+}

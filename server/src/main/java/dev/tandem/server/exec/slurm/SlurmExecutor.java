@@ -1,0 +1,284 @@
+package dev.tandem.server.exec.slurm;
+
+import dev.tandem.server.exec.ExecEvent;
+import dev.tandem.server.exec.ExecException;
+import dev.tandem.server.exec.Executor;
+import dev.tandem.server.exec.GpuDevice;
+import dev.tandem.server.exec.Launch;
+import dev.tandem.server.exec.Launched;
+import dev.tandem.server.exec.LocalExecutor;
+import dev.tandem.server.exec.LogScanner;
+import dev.tandem.server.exec.ToolPath;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.stream.Collectors;
+
+/**
+ * Hands each run tandem decided to Slurm as a batch job pinned to the chosen node ({@code --nodelist}) and bound to
+ * the chosen GPU(s) by CUDA_VISIBLE_DEVICES. tandem keeps the queue, the placement and the pairing; Slurm only
+ * executes. No gpu GRES is requested: Slurm 22.05 cannot be told which GPU index to give, and two jobs that tandem
+ * pairs on one GPU must really land on the same device, so the GPUs tandem uses must be left to it (a partition,
+ * {@code --slurm-nodes} or {@code --slurm-gpus-per-node}). Output goes to {@code STATE_DIR/jobs/ID/output.log}, which
+ * the state directory must therefore be on a file system the nodes share.
+ */
+public final class SlurmExecutor implements Executor {
+    private static final Logger log = LoggerFactory.getLogger(SlurmExecutor.class);
+
+    private final Path stateDir;
+    private final SlurmCli cli;
+    private final SlurmSettings settings;
+    private final long stopGraceMs;
+    private final Path script;
+    /** Distinguishes this daemon's Slurm jobs from another tandem's on the same cluster (kept in the state dir). */
+    private final String instance;
+    private final Map<Integer, SlurmGpu> gpus = new HashMap<>();
+    private final Map<Long, Tracked> tracked = new LinkedHashMap<>();
+
+    /** tandem's GPU id -> Slurm node and the GPU's index on that node. */
+    record SlurmGpu(String node, int local) {}
+
+    private static final class Tracked {
+        final long jobId;
+        final int attempt;
+        final long slurmId; // -1: Slurm no longer knows it; only its exit file is left
+        final LogScanner scanner;
+        boolean stopRequested;
+        long stopAt = Long.MAX_VALUE;
+
+        Tracked(long jobId, int attempt, long slurmId, LogScanner scanner) {
+            this.jobId = jobId;
+            this.attempt = attempt;
+            this.slurmId = slurmId;
+            this.scanner = scanner;
+        }
+    }
+
+    public SlurmExecutor(Path stateDir, ToolPath tools, SlurmSettings settings, long stopGraceMs) {
+        this.stateDir = stateDir;
+        this.cli = new SlurmCli(tools);
+        this.settings = settings;
+        this.stopGraceMs = stopGraceMs;
+        this.script = install(stateDir);
+        this.instance = instanceId(stateDir);
+    }
+
+    private static Path install(Path stateDir) {
+        Path target = stateDir.resolve("bin").resolve("tandem-slurm-run.sh");
+        try (InputStream in = SlurmExecutor.class.getResourceAsStream("tandem-slurm-run.sh")) {
+            if (in == null) throw new ExecException("tandem-slurm-run.sh is missing from the tandem jar");
+            Files.createDirectories(target.getParent());
+            Path tmp = Files.createTempFile(target.getParent(), "tandem-slurm-run", ".tmp");
+            Files.write(tmp, in.readAllBytes());
+            Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
+            Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            return target;
+        } catch (IOException e) {
+            throw new ExecException("cannot install the Slurm batch script in " + target.getParent() + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static String instanceId(Path stateDir) {
+        Path f = stateDir.resolve("slurm-instance");
+        try {
+            if (Files.exists(f)) return Files.readString(f).strip();
+            String id = UUID.randomUUID().toString().substring(0, 8);
+            Files.writeString(f, id + "\n");
+            return id;
+        } catch (IOException e) {
+            throw new ExecException("cannot read or write " + f + ": " + e.getMessage(), e);
+        }
+    }
+
+    String comment(long jobId, int attempt) { return "tandem:" + jobId + ":" + attempt + ":" + instance; }
+
+    /** Nodes in slurm.conf order, GPUs numbered across them, so the ids stay the same across restarts. */
+    @Override public List<GpuDevice> discoverGpus() {
+        List<SlurmNode> nodes = SlurmNode.parseAll(cli.run("scontrol", List.of("show", "node", "-o")));
+        List<GpuDevice> out = new ArrayList<>();
+        gpus.clear();
+        for (SlurmNode n : nodes) {
+            if (!settings.nodes().isEmpty() && !settings.nodes().contains(n.name())) continue;
+            if (settings.partition() != null && !n.partitions().contains(settings.partition())) continue;
+            int count = settings.gpusPerNode() > 0 ? Math.min(settings.gpusPerNode(), n.gpus()) : n.gpus();
+            for (int i = 0; i < count; i++) {
+                int id = out.size();
+                gpus.put(id, new SlurmGpu(n.name(), i));
+                out.add(new GpuDevice(id, "slurm:" + n.name() + ":" + i, "Slurm " + n.name() + " gpu " + i, settings.gpuMemoryMiB()));
+            }
+            if (n.unavailable()) log.warn("Slurm node {} is {}: jobs placed on its GPUs wait until it is back", n.name(), n.state());
+        }
+        if (out.isEmpty()) throw new ExecException("Slurm lists no node with gpu GRES" + (settings.partition() != null ? " in partition " + settings.partition() : ""));
+        return out;
+    }
+
+    @Override public Launched start(Launch l) {
+        if (tracked.containsKey(l.jobId())) throw new ExecException("job " + l.jobId() + " is already running");
+        List<SlurmGpu> placed = l.gpus().stream().map(g -> gpus.get(g.index())).toList();
+        if (placed.contains(null)) throw new ExecException("job " + l.jobId() + ": GPU(s) not known to the Slurm executor");
+        String node = placed.getFirst().node();
+        if (placed.stream().anyMatch(g -> !g.node().equals(node))) throw new ExecException("job " + l.jobId() + ": gangs across Slurm nodes are not supported");
+        Path dir = LocalExecutor.jobDir(stateDir, l.jobId());
+        Path logFile = dir.resolve("output.log");
+        // a daemon that crashed between sbatch and recording the Slurm id left the job submitted: take it over
+        SlurmJob earlier = find(l.jobId(), l.attempt());
+        try {
+            Files.createDirectories(dir);
+            if (earlier != null && !earlier.finished()) {
+                tracked.put(l.jobId(), new Tracked(l.jobId(), l.attempt(), earlier.id(), new LogScanner(logFile, size(logFile))));
+                return new Launched(earlier.id(), System.currentTimeMillis());
+            }
+            Files.deleteIfExists(dir.resolve("exit-" + l.attempt()));
+            Files.write(dir.resolve("argv-" + l.attempt()), JobFiles.nulSeparated(l.argv()));
+            Files.write(dir.resolve("env-" + l.attempt()), JobFiles.nulSeparated(JobFiles.env(l, placed)));
+            String header = String.format("[tandem] attempt %d of job %d on GPU(s) %s (Slurm node %s, GPU %s) at %s%n", l.attempt(), l.jobId(),
+                    l.gpus().stream().map(g -> String.valueOf(g.index())).collect(Collectors.joining(",")), node,
+                    placed.stream().map(g -> String.valueOf(g.local())).collect(Collectors.joining(",")), Instant.now());
+            Files.writeString(logFile, header, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+            long offset = Files.size(logFile);
+            String out = cli.run("sbatch", sbatchArgs(l, node, dir, logFile));
+            long slurmId = Long.parseLong(out.strip().split(";")[0]);
+            tracked.put(l.jobId(), new Tracked(l.jobId(), l.attempt(), slurmId, new LogScanner(logFile, offset)));
+            log.debug("job {} attempt {}: Slurm job {} on {}", l.jobId(), l.attempt(), slurmId, node);
+            return new Launched(slurmId, System.currentTimeMillis());
+        } catch (IOException e) {
+            throw new ExecException("cannot prepare job " + l.jobId() + " in " + dir + ": " + e.getMessage(), e);
+        } catch (NumberFormatException e) {
+            throw new ExecException("sbatch did not print a job id for job " + l.jobId(), e);
+        }
+    }
+
+    /** Every value is its own argv element of sbatch: the workdir needs no quoting and the job's argv is not here at all. */
+    List<String> sbatchArgs(Launch l, String node, Path dir, Path logFile) {
+        List<String> a = new ArrayList<>(List.of("--parsable", "--no-requeue", "--nodelist=" + node,
+                "--job-name=tandem-" + l.jobId() + "-" + l.attempt(), "--comment=" + comment(l.jobId(), l.attempt()),
+                "--output=" + logFile, "--open-mode=append", "--chdir=" + l.workdir()));
+        if (settings.partition() != null) a.add("--partition=" + settings.partition());
+        a.add(script.toString());
+        a.add(dir.toString());
+        a.add(String.valueOf(l.attempt()));
+        return a;
+    }
+
+    /** scancel sends SIGTERM, then SIGKILL after slurm.conf's KillWait; a second scancel -s KILL after --stop-grace. */
+    @Override public void stop(long jobId) {
+        Tracked t = tracked.get(jobId);
+        if (t == null || t.stopRequested) return;
+        t.stopRequested = true;
+        t.stopAt = System.currentTimeMillis() + stopGraceMs;
+        if (t.slurmId > 0) cli.tryRun("scancel", List.of(String.valueOf(t.slurmId)));
+    }
+
+    @Override public boolean adopt(long jobId, int attempt, Long pid, Long pidStarted) {
+        Path dir = LocalExecutor.jobDir(stateDir, jobId);
+        Path logFile = dir.resolve("output.log");
+        SlurmJob j = find(jobId, attempt);
+        if (j != null) {
+            long from = j.finished() ? Math.max(0, size(logFile) - (256 << 10)) : size(logFile);
+            tracked.put(jobId, new Tracked(jobId, attempt, j.id(), new LogScanner(logFile, from)));
+            log.info("re-adopted job {} (Slurm job {}, {})", jobId, j.id(), j.state());
+            return true;
+        }
+        if (Files.exists(dir.resolve("exit-" + attempt))) {
+            tracked.put(jobId, new Tracked(jobId, attempt, -1, new LogScanner(logFile, Math.max(0, size(logFile) - (256 << 10)))));
+            return true;
+        }
+        return false;
+    }
+
+    /** The Slurm job of this run, by its comment (the job id tandem recorded may be missing after a crash). */
+    private SlurmJob find(long jobId, int attempt) {
+        String c = comment(jobId, attempt);
+        return jobs().values().stream().filter(j -> j.comment().equals(c)).reduce((a, b) -> b).orElse(null);
+    }
+
+    private Map<Long, SlurmJob> jobs() {
+        // one call for all jobs: 'scontrol show job ID' fails on a purged id, and squeue has no exit code
+        Map<Long, SlurmJob> byId = new HashMap<>();
+        for (SlurmJob j : SlurmJob.parseAll(cli.run("scontrol", List.of("show", "job", "-o")))) byId.put(j.id(), j);
+        return byId;
+    }
+
+    @Override public List<ExecEvent> poll() {
+        List<ExecEvent> events = new ArrayList<>();
+        if (tracked.isEmpty()) return events;
+        long now = System.currentTimeMillis();
+        Map<Long, SlurmJob> jobs;
+        try {
+            jobs = jobs();
+        } catch (ExecException e) {
+            log.warn("cannot ask Slurm about jobs (retrying next tick): {}", e.getMessage());
+            return events;
+        }
+        for (var it = tracked.values().iterator(); it.hasNext(); ) {
+            Tracked t = it.next();
+            SlurmJob j = t.slurmId > 0 ? jobs.get(t.slurmId) : null;
+            boolean ended = j == null || j.finished();
+            List<Long> progress = ended ? t.scanner.finish() : t.scanner.scan();
+            for (long iter : progress) events.add(new ExecEvent.Progress(t.jobId, iter, now));
+            if (!ended) {
+                if (now >= t.stopAt) cli.tryRun("scancel", List.of("--signal=KILL", "--full", String.valueOf(t.slurmId)));
+                continue;
+            }
+            Integer code = exitCode(t, j);
+            if (j != null && code == null) log.info("job {}: Slurm job {} ended {} ({}): its attempt is lost", t.jobId, j.id(), j.state(), j.reason());
+            events.add(new ExecEvent.Exited(t.jobId, code, t.scanner.oomSeen()));
+            it.remove();
+        }
+        return events;
+    }
+
+    /** The wrapper's exit file when the job ended by itself; a node failure or preemption has none that counts. */
+    private Integer exitCode(Tracked t, SlurmJob j) {
+        Integer fromFile = JobFiles.readExit(LocalExecutor.jobDir(stateDir, t.jobId).resolve("exit-" + t.attempt));
+        if (j == null) return fromFile;
+        Integer fromSlurm = j.tandemExitCode();
+        if (fromSlurm == null) return null;
+        return fromFile != null && (j.state().equals("COMPLETED") || j.state().equals("FAILED")) ? fromFile : fromSlurm;
+    }
+
+    @Override public Set<Long> liveJobs() { return Set.copyOf(tracked.keySet()); }
+
+    @Override public void stopAll() {
+        for (long id : List.copyOf(tracked.keySet())) stop(id);
+        long deadline = System.currentTimeMillis() + stopGraceMs + 10_000;
+        while (!tracked.isEmpty() && System.currentTimeMillis() < deadline) {
+            poll();
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    @Override public void close() {
+        // Slurm keeps running the jobs; a restarted daemon finds them again by their comment
+        tracked.clear();
+    }
+
+    private static long size(Path f) {
+        try {
+            return Files.exists(f) ? Files.size(f) : 0;
+        } catch (IOException e) {
+            return 0;
+        }
+    }
+}

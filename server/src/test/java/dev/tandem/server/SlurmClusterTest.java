@@ -1,0 +1,200 @@
+package dev.tandem.server;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.tandem.server.exec.Sharing;
+import dev.tandem.server.exec.slurm.SlurmSettings;
+import dev.tandem.server.testing.FakeGpuHost;
+import dev.tandem.server.testing.TestApi;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * tandem serve with {@code --executor slurm} against a real Slurm (the CI's .ci/slurm-up.sh: Slurm 22.05, nodes
+ * node1 and node2 with fake gpu GRES). Runs only where SLURM_CONF names the cluster's slurm.conf. Jobs are bash CPU
+ * programs standing in for training; each test uses its own state directory, so its tandem job ids and Slurm
+ * comments do not collide with the other tests'.
+ */
+@EnabledIfEnvironmentVariable(named = "SLURM_CONF", matches = ".+")
+class SlurmClusterTest {
+    static final Duration LONG = Duration.ofSeconds(60);
+    static final Map<String, Object> RESNET = Map.of("model", "ResNet18", "dataset", "CIFAR-10", "batch_size", 64, "amp", false);
+
+    @TempDir Path dir;
+    FakeGpuHost host;
+    TandemServer server;
+    TestApi api;
+    String admin;
+
+    /** One GPU of node1 unless said otherwise, so that the policy must pair. */
+    void start(String policy, SlurmSettings slurm, boolean stopJobsOnShutdown) throws Exception {
+        if (host == null) host = FakeGpuHost.install(dir.resolve("host"), "h100x1");
+        ServerConfig c = host.config(dir.resolve("state"), policy, Sharing.TIME_SLICING);
+        server = TandemServer.start(new ServerConfig(c.stateDir(), c.host(), 0, null, c.policy(), c.sharing(), c.mpsThreadPercentage(), c.scheduler(),
+                c.stopGraceMs(), c.maxBodyBytes(), stopJobsOnShutdown, c.tools(), "slurm", slurm));
+        api = new TestApi(server.url());
+        admin = Files.readString(server.adminTokenFile()).strip();
+    }
+
+    void start() throws Exception { start("tandem", new SlurmSettings(null, List.of("node1"), 1, 81_920), true); }
+
+    @AfterEach
+    void stop() {
+        if (server != null) server.close();
+        scontrol("update", "nodename=node1", "state=resume"); // after the node-failure test; harmless otherwise
+    }
+
+    long submit(List<String> argv, Map<String, Object> signature) {
+        return api.submit(admin, TestApi.json(Map.of("argv", argv, "workdir", dir.toString(), "signature", signature, "memory_mib", 4096)));
+    }
+
+    List<String> states(long id) {
+        List<String> out = new ArrayList<>();
+        for (JsonNode e : api.job(admin, id).get("events")) out.add(e.get("to").asText());
+        return out;
+    }
+
+    static String scontrol(String... args) {
+        try {
+            List<String> cmd = new ArrayList<>(List.of("scontrol"));
+            cmd.addAll(List.of(args));
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            p.waitFor();
+            return out;
+        } catch (Exception e) {
+            throw new RuntimeException(e);
+        }
+    }
+
+    /** Slurm's own record of the job tandem submitted for this run, by its comment. */
+    String slurmJob(long jobId, int attempt) {
+        String prefix = "Comment=tandem:" + jobId + ":" + attempt + ":" + read(dir.resolve("state/slurm-instance"));
+        return scontrol("show", "job", "-o").lines().filter(l -> l.contains(prefix + " ")).reduce((a, b) -> b).orElse("");
+    }
+
+    static String read(Path p) {
+        try {
+            return Files.readString(p).strip();
+        } catch (Exception e) {
+            throw new RuntimeException(e);
+        }
+    }
+
+    @Test
+    void aJobRunsUnderSlurmWithProgressAndItsArgvIntact() throws Exception {
+        start();
+        Path out = dir.resolve("args.bin");
+        List<String> argv = new ArrayList<>(List.of("/bin/bash", "-c",
+                "printf '%s\\0' \"$@\" > " + out + "; for i in 1 2 3; do echo tandem:progress iter=$i; sleep 0.2; done; echo host=$SLURM_JOB_ID cuda=$CUDA_VISIBLE_DEVICES", "job"));
+        List<String> nasty = List.of("it's \"quoted\"", "two  spaces", "$(touch pwned)", "a; touch pwned2", "line1\nline2", "", "`id`");
+        argv.addAll(nasty);
+        long id = submit(argv, Map.of("model", "Nasty"));
+        TestApi.await(LONG, "job " + id + " to succeed", () -> api.state(admin, id).equals("succeeded"));
+
+        assertThat(Files.readString(out)).isEqualTo(String.join("\0", nasty) + "\0");
+        assertThat(dir.resolve("pwned")).doesNotExist();
+        assertThat(dir.resolve("pwned2")).doesNotExist();
+        String log = api.get("/jobs/" + id + "/logs", admin).json().get("data").asText();
+        assertThat(log).contains("Slurm node node1").containsPattern("host=\\d+ cuda=0");
+        assertThat(api.job(admin, id).get("progress_iter").asLong()).isEqualTo(3);
+        String slurm = slurmJob(id, 1);
+        assertThat(slurm).contains("JobName=tandem-" + id + "-1").contains("JobState=COMPLETED").contains("NodeList=node1");
+    }
+
+    @Test
+    void twoJobsArePairedOnOneGpuOfANode() throws Exception {
+        // Slurm's GPUs cannot be sampled from the daemon's machine, so the workload is profiled first by a local
+        // daemon on the (fake) GPU host with the same state directory: profiles are per workload, not per machine
+        host = FakeGpuHost.install(dir.resolve("host"), "h100x1");
+        server = TandemServer.start(host.config(dir.resolve("state")));
+        api = new TestApi(server.url());
+        admin = Files.readString(server.adminTokenFile()).strip();
+        long p = submit(List.of(host.trainScript(), "20", "0.1"), RESNET);
+        TestApi.await(LONG, "the local profiling run", () -> api.state(admin, p).equals("succeeded"));
+        server.close();
+
+        start();
+        long a = submit(List.of(host.trainScript(), "80", "0.1"), RESNET);
+        long b = submit(List.of(host.trainScript(), "40", "0.1"), RESNET);
+        TestApi.await(LONG, "job " + b + " to pair with " + a, () -> api.state(admin, b).equals("paired"));
+        // the partner list comes from the scheduler's live state, which can trail the stored state by a tick
+        TestApi.await(LONG, "job " + b + " to list " + a + " as partner", () -> {
+            JsonNode partners = api.job(admin, b).get("partners");
+            return partners.size() == 1 && partners.get(0).asLong() == a;
+        });
+        assertThat(api.job(admin, b).get("reason").asText()).startsWith("paired " + b + " with " + a);
+        // both really run in Slurm at once, on node1, bound to the same GPU
+        TestApi.await(LONG, "both to run in Slurm", 
+                () -> slurmJob(a, 1).contains("JobState=RUNNING") && slurmJob(b, 1).contains("JobState=RUNNING"));
+        assertThat(slurmJob(a, 1)).contains("NodeList=node1");
+        assertThat(slurmJob(b, 1)).contains("NodeList=node1");
+        TestApi.await(LONG, "both to succeed", () -> api.state(admin, a).equals("succeeded") && api.state(admin, b).equals("succeeded"));
+        String logB = api.get("/jobs/" + b + "/logs", admin).json().get("data").asText();
+        assertThat(logB).contains("on GPU(s) 0 (Slurm node node1, GPU 0)");
+    }
+
+    @Test
+    void aCancelledJobIsCancelledInSlurm() throws Exception {
+        start();
+        long id = submit(List.of(host.trainScript(), "1000", "0.1"), Map.of("model", "Long"));
+        TestApi.await(LONG, "it to run in Slurm", () -> slurmJob(id, 1).contains("JobState=RUNNING"));
+        assertThat(api.post("/jobs/" + id + "/cancel", admin, "").json().get("state").asText()).isEqualTo("cancelled");
+        TestApi.await(LONG, "Slurm to cancel it", () -> slurmJob(id, 1).contains("JobState=CANCELLED"));
+        TestApi.await(LONG, "its output to be complete", () -> api.get("/jobs/" + id + "/logs", admin).json().get("complete").asBoolean());
+        assertThat(states(id)).endsWith("cancelled");
+    }
+
+    @Test
+    void aFailingJobIsRetriedThenFailedWithItsExitCode() throws Exception {
+        start();
+        long id = submit(List.of(host.trainScript(), "2", "0.05", "--exit", "3"), Map.of("model", "Broken"));
+        TestApi.await(LONG, "job to fail", () -> api.state(admin, id).equals("failed"));
+        JsonNode job = api.job(admin, id);
+        assertThat(job.get("attempts").asInt()).isEqualTo(3);
+        assertThat(job.get("reason").asText()).contains("exited with code 3").contains("failed after 3 attempt(s)");
+        assertThat(slurmJob(id, 3)).contains("JobState=FAILED").contains("ExitCode=3:0");
+    }
+
+    @Test
+    void aNodeFailureRequeuesTheJobWhichRunsAgain() throws Exception {
+        start();
+        long id = submit(List.of(host.trainScript(), "30", "0.1"), Map.of("model", "Victim"));
+        TestApi.await(LONG, "it to run in Slurm", () -> slurmJob(id, 1).contains("JobState=RUNNING"));
+        scontrol("update", "nodename=node1", "state=down", "reason=tandem-test");
+        TestApi.await(LONG, "Slurm to fail it", () -> slurmJob(id, 1).contains("JobState=NODE_FAIL"));
+        // the node comes back (ReturnToService=2 here); the daemon requeued the job and starts attempt 2
+        TestApi.await(LONG, "the job to succeed on attempt 2", () -> api.state(admin, id).equals("succeeded"));
+        assertThat(api.job(admin, id).get("attempts").asInt()).isEqualTo(2);
+        List<String> s = states(id);
+        assertThat(s.subList(s.indexOf("profiling") + 1, s.size())).contains("pending").endsWith("succeeded");
+    }
+
+    @Test
+    void aRestartedDaemonAdoptsItsSlurmJobInsteadOfSubmittingAgain() throws Exception {
+        start("tandem", new SlurmSettings(null, List.of("node1", "node2"), 0, 81_920), false);
+        long id = submit(List.of(host.trainScript(), "60", "0.1"), Map.of("model", "Survivor"));
+        TestApi.await(LONG, "it to run in Slurm", () -> slurmJob(id, 1).contains("JobState=RUNNING"));
+        String before = slurmJob(id, 1).replaceAll("^JobId=(\\d+).*", "$1");
+        server.close();
+        server = null;
+        assertThat(slurmJob(id, 1)).contains("JobState=RUNNING"); // Slurm runs it on while no daemon watches
+
+        start("tandem", new SlurmSettings(null, List.of("node1", "node2"), 0, 81_920), true);
+        TestApi.await(LONG, "the adopted job to succeed", () -> api.state(admin, id).equals("succeeded"));
+        assertThat(api.job(admin, id).get("attempts").asInt()).isEqualTo(1);
+        assertThat(slurmJob(id, 1)).startsWith("JobId=" + before + " ").contains("JobState=COMPLETED");
+        assertThat(slurmJob(id, 2)).isEmpty();
+    }
+}

@@ -1,0 +1,89 @@
+package dev.tandem.server.exec.slurm;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The parsers on output recorded from the CI's Slurm 22.05.8 (src/test/resources/slurm). */
+class SlurmParsersTest {
+    static String resource(String name) throws IOException {
+        try (InputStream in = SlurmParsersTest.class.getResourceAsStream("/slurm/" + name)) {
+            assertThat(in).as(name).isNotNull();
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+
+    @Test
+    void nodesWithTheirGpusAndStates() throws IOException {
+        List<SlurmNode> nodes = SlurmNode.parseAll(resource("scontrol-show-node.txt"));
+        assertThat(nodes).extracting(SlurmNode::name).containsExactly("node1", "node2");
+        assertThat(nodes).extracting(SlurmNode::gpus).containsExactly(4, 4);
+        assertThat(nodes).allMatch(n -> !n.unavailable());
+        assertThat(nodes.getFirst().partitions()).containsExactly("gpu");
+
+        List<SlurmNode> down = SlurmNode.parseAll(resource("scontrol-show-node-down.txt"));
+        assertThat(down).extracting(SlurmNode::state).containsExactly("IDLE", "DOWN");
+        assertThat(down.get(1).unavailable()).isTrue();
+    }
+
+    @Test
+    void gresVariantsOfOtherClusters() {
+        Function<String, Integer> gpus = g -> SlurmNode.parse(Map.of("NodeName", "n", "Gres", g)).gpus();
+        assertThat(gpus.apply("gpu:a100:8(S:0-1),shard:64")).isEqualTo(8);
+        assertThat(gpus.apply("shard:16,gpu:2")).isEqualTo(2);
+        assertThat(gpus.apply("(null)")).isZero();
+        assertThat(SlurmNode.parse(Map.of("NodeName", "n", "State", "IDLE+DRAIN")).unavailable()).isTrue();
+        assertThat(SlurmNode.parse(Map.of("NodeName", "n", "State", "MIXED")).unavailable()).isFalse();
+    }
+
+    @Test
+    void jobsStatesExitCodesAndComments() throws IOException {
+        Map<Long, SlurmJob> jobs = SlurmJob.parseAll(resource("scontrol-show-job.txt")).stream()
+                .collect(Collectors.toMap(SlurmJob::id, j -> j));
+        assertThat(jobs).hasSize(5);
+        SlurmJob cancelled = jobs.get(1L), failed = jobs.get(2L), nodeFail = jobs.get(3L), ok = jobs.get(4L), running = jobs.get(5L);
+        assertThat(cancelled.name()).isEqualTo("tandem-1-1");
+        assertThat(cancelled.comment()).isEqualTo("tandem:1:1");
+        assertThat(cancelled.state()).isEqualTo("CANCELLED");
+        assertThat(cancelled.tandemExitCode()).isEqualTo(143);
+        assertThat(failed.state()).isEqualTo("FAILED");
+        assertThat(failed.exitCode()).isEqualTo(3);
+        assertThat(failed.tandemExitCode()).isEqualTo(3);
+        assertThat(nodeFail.state()).isEqualTo("NODE_FAIL");
+        assertThat(nodeFail.reason()).isEqualTo("NodeDown");
+        assertThat(nodeFail.tandemExitCode()).isNull();
+        assertThat(ok.tandemExitCode()).isZero();
+        assertThat(running.finished()).isFalse();
+        assertThat(running.nodeList()).isEqualTo("node1");
+        assertThat(List.of(cancelled, failed, nodeFail, ok)).allMatch(SlurmJob::finished);
+    }
+
+    @Test
+    void statesAndExitCodesMapToWhatTheDaemonExpects() {
+        Function<String, Integer> code = s -> {
+            String[] p = s.split(" ");
+            return SlurmJob.parse(Map.of("JobId", "9", "JobState", p[0], "ExitCode", p[1])).tandemExitCode();
+        };
+        assertThat(code.apply("TIMEOUT 0:15")).isEqualTo(143);
+        assertThat(code.apply("FAILED 0:9")).isEqualTo(137);
+        assertThat(code.apply("OUT_OF_MEMORY 0:125")).isEqualTo(137);
+        assertThat(code.apply("PREEMPTED 0:15")).isNull();
+        assertThat(code.apply("BOOT_FAIL 0:0")).isNull();
+        assertThat(SlurmJob.parse(Map.of("JobId", "9", "JobState", "COMPLETING")).finished()).isFalse();
+    }
+
+    @Test
+    void valuesWithSpacesRunToTheNextKey() {
+        Map<String, String> f = SlurmText.fields("NodeName=node1 OS=Linux 6.18.44 #1 SMP PREEMPT_DYNAMIC @0  RealMemory=64000 CPUs/Task=1 AllocNode:Sid=localhost:26");
+        assertThat(f).containsEntry("OS", "Linux 6.18.44 #1 SMP PREEMPT_DYNAMIC @0").containsEntry("RealMemory", "64000")
+                .containsEntry("CPUs/Task", "1").containsEntry("AllocNode:Sid", "localhost:26");
+    }
+}
