@@ -58,6 +58,8 @@ public final class TandemPolicy implements Policy {
      */
     private static final double EDGE_OFFSET = 2.0;
     private static final double TIE_BREAK = 1e-7;
+    /** A job moves off a shared GPU onto an idle one only with at least this much solo work left. */
+    private static final double MIN_SPREAD_SECONDS = 600;
     /** How far into the queue one round looks (anchoring with backfill and partner candidates). */
     private static final int SCAN_LIMIT = 512;
     /** Largest hosts x candidates problem solved exactly; larger ones are matched greedily by host class. */
@@ -79,7 +81,10 @@ public final class TandemPolicy implements Policy {
         ClusterView view = new ClusterView(s);
         List<Decision> out = new ArrayList<>();
         split(s, view, out);
-        if (s.queue().isEmpty()) return out;
+        if (s.queue().isEmpty()) {
+            spreadOut(s, view, out);
+            return out;
+        }
 
         // Only the head of a long queue can matter in one round: order a bounded prefix (queue order is
         // submission order) with starving jobs first and jobs submitted at the same instant longest-first (LPT),
@@ -99,7 +104,34 @@ public final class TandemPolicy implements Policy {
             out.add(new Decision.Start(p.id(), idle.get(), (starving(s, p) ? "starving, " : "") + "idle GPU(s) " + idle.get()));
         }
         match(s, view, waiting, out);
+        if (waiting.isEmpty()) spreadOut(s, view, out);
         return out;
+    }
+
+    /**
+     * Nothing waits but GPUs are idle (the end of a batch, or a lull): sharing now only slows jobs down, so
+     * the newer job of each pair moves to an idle GPU, if enough of it is left to pay for the move.
+     */
+    private void spreadOut(SchedulerSnapshot s, ClusterView view, List<Decision> out) {
+        if (view.freeCount() == 0) return;
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (dev.tandem.core.policy.RunningJob r : s.running()) {
+            if (view.freeCount() == 0) return;
+            List<Integer> gpus = view.gpusOf(r.id());
+            if (gpus.isEmpty() || !seen.add(r.id())) continue;
+            List<Job> others = view.occupants(gpus.get(0)).stream().filter(j -> !j.id().equals(r.id())).toList();
+            if (others.size() != 1 || !seen.add(others.get(0).id())) continue;
+            Job partner = others.get(0);
+            dev.tandem.core.policy.RunningJob mover = s.occupancy().job(partner.id())
+                    .filter(p -> p.startedAt() > r.startedAt() || (p.startedAt() == r.startedAt() && p.id().compareTo(r.id()) > 0))
+                    .orElse(r);
+            if (s.soloSeconds(mover.job(), mover.remainingIterations()) < MIN_SPREAD_SECONDS) continue;
+            Optional<List<Integer>> idle = view.findIdle(mover.job());
+            if (idle.isEmpty()) continue;
+            view.remove(mover.id());
+            view.place(mover.job(), idle.get());
+            out.add(new Decision.Migrate(mover.id(), idle.get(), "nothing waits and GPU(s) " + idle.get() + " are idle: runs alone instead of sharing"));
+        }
     }
 
     /** The queue is already in submission order; only starving jobs or simultaneous submissions reorder it. */

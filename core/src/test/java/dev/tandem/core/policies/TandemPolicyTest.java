@@ -103,6 +103,25 @@ class TandemPolicyTest {
     }
 
     @Test
+    void spreadsPairsOutWhenNothingWaitsAndGpusAreIdle() {
+        Fixture f = new Fixture(1, 2, 24576);
+        WorkloadSignature a = f.profile("A", 40, 2000);
+        f.running.add(new RunningJob(f.job("older", a, 1, 10_000, 0), List.of(0), 0, 0, 50_000, 0, 0.9));
+        f.running.add(new RunningJob(f.job("newer", a, 1, 10_000, 0), List.of(0), 100, 100, 50_000, 0, 0.9));
+        List<Decision> ds = new TandemPolicy().decide(f.snapshot());
+        assertThat(ds).hasSize(1);
+        assertThat(ds.get(0)).isInstanceOf(Decision.Migrate.class);
+        assertThat(ds.get(0).jobId()).isEqualTo("newer");
+        assertThat(((Decision.Migrate) ds.get(0)).gpus()).containsExactly(1);
+        // too little work left to pay for the move: stays
+        Fixture g = new Fixture(1, 2, 24576);
+        WorkloadSignature b = g.profile("A", 40, 2000);
+        g.running.add(new RunningJob(g.job("older", b, 1, 10_000, 0), List.of(0), 0, 0, 50_000, 0, 0.9));
+        g.running.add(new RunningJob(g.job("newer", b, 1, 10_000, 0), List.of(0), 100, 100, 1000, 0, 0.9)); // 100 s left
+        assertThat(new TandemPolicy().decide(g.snapshot())).isEmpty();
+    }
+
+    @Test
     void gangsShareOnlyWithGangsOfTheSameSizeOnTheSameGpus() {
         Fixture f = new Fixture(1, 4, 24576);
         WorkloadSignature a = f.profile("A", 30, 2000);
