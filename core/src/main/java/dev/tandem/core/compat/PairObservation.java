@@ -18,5 +18,4 @@ public record PairObservation(JobProfile a, JobProfile b, int gpus, double speed
 
     public double combined() { return speedA + speedB; }
 
-    public PairObservation swapped() { return new PairObservation(b, a, gpus, speedB, speedA); }
 }

@@ -48,10 +48,7 @@ public final class Stats {
     }
 
     /** A mean with the half-width of its 95 % confidence interval (NaN half-width for a single value). */
-    public record MeanCi(double mean, double halfWidth) {
-        public double low() { return mean - halfWidth; }
-        public double high() { return mean + halfWidth; }
-    }
+    public record MeanCi(double mean, double halfWidth) {}
 
     /** Two-sided 95 % Student's t quantiles for 1..30 degrees of freedom; 1.96 beyond. */
     private static final double[] T95 = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,

@@ -113,5 +113,4 @@ public final class SchedulerSnapshot {
         return m;
     }
 
-    public boolean hasQueue() { return !queue.isEmpty(); }
 }

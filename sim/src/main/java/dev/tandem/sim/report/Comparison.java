@@ -10,7 +10,6 @@ import dev.tandem.sim.engine.Metrics;
 import dev.tandem.sim.engine.SimulationResult;
 import dev.tandem.sim.engine.TimeSeries;
 
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -120,11 +119,5 @@ public record Comparison(Map<String, Object> workload, MakespanLowerBound.Bound 
 
     private static double round(double v) {
         return Math.round(v * 10000) / 10000.0;
-    }
-
-    static double[] sorted(double[] v) {
-        double[] c = v.clone();
-        Arrays.sort(c);
-        return c;
     }
 }

@@ -51,8 +51,6 @@ public final class MeasuredTruth implements InterferenceTruth {
 
     @Override public String name() { return name; }
 
-    public int measuredPairs() { return table.size(); }
-
     @Override public TruthPair pair(JobProfile a, JobProfile b, int gpus) {
         TruthPair t = table.get(new Key(a.signature(), b.signature(), gpus));
         return t != null ? t : fallback.pair(a, b);

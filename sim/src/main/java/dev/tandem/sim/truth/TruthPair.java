@@ -6,5 +6,4 @@ package dev.tandem.sim.truth;
  * and whether the pair is known not to fit at all.
  */
 public record TruthPair(double speedA, double speedB, boolean measured, double pairMemoryMiB, boolean infeasible) {
-    public TruthPair swapped() { return new TruthPair(speedB, speedA, measured, pairMemoryMiB, infeasible); }
 }

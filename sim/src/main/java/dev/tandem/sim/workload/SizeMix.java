@@ -42,8 +42,6 @@ public record SizeMix(Map<Integer, Double> weights) {
         return last;
     }
 
-    public int maxSize() { return weights.keySet().stream().mapToInt(Integer::intValue).max().orElse(1); }
-
     @Override public String toString() {
         StringBuilder sb = new StringBuilder();
         new java.util.TreeMap<>(weights).forEach((k, v) -> sb.append(sb.isEmpty() ? "" : ",").append(k).append(':').append(v));
