@@ -2,7 +2,6 @@ package dev.tandem.server.bench;
 
 import ch.qos.logback.classic.Level;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tandem.server.ServerConfig;
 import dev.tandem.server.ServerLogging;
 import dev.tandem.server.TandemServer;
@@ -11,10 +10,6 @@ import dev.tandem.server.exec.ToolPath;
 import dev.tandem.server.exec.slurm.SlurmSettings;
 import dev.tandem.server.sched.SchedulerConfig;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -31,8 +26,6 @@ import java.util.Locale;
  * {@code java -cp cli/target/tandem.jar dev.tandem.server.bench.SlurmBenchmark [jobs]} (default 100).
  */
 public final class SlurmBenchmark {
-    private static final ObjectMapper JSON = new ObjectMapper();
-    private static final HttpClient HTTP = HttpClient.newHttpClient();
 
     private SlurmBenchmark() {}
 
@@ -45,18 +38,18 @@ public final class SlurmBenchmark {
                 new SchedulerConfig(100, 1000, 1000, 1000, 1, 512), 2000, 64 * 1024, true, ToolPath.fromEnvironment(), "slurm", SlurmSettings.defaults());
         try (TandemServer server = TandemServer.start(cfg)) {
             String token = Files.readString(server.adminTokenFile()).strip();
-            int gpus = get(server.url(), token, "/gpus").get("gpus").size();
+            int gpus = BenchClient.get(server.url(), token, "/gpus").get("gpus").size();
             System.out.printf(Locale.ROOT, "tandem -> Slurm benchmark: %d jobs of 'date' over %d GPU(s), policy fifo, tick 100 ms; state under %s%n", n, gpus, state);
             String body = "{\"argv\": [\"/bin/bash\", \"-c\", \"date +%s%3N > " + marks + "/$TANDEM_JOB_ID\"], \"workdir\": \"" + state
                     + "\", \"signature\": {\"model\": \"bench\"}}";
             long t0 = System.nanoTime();
             List<Long> ids = new ArrayList<>();
-            for (int i = 0; i < n; i++) ids.add(submit(server.url(), token, body).get("id").asLong());
+            for (int i = 0; i < n; i++) ids.add(BenchClient.submit(server.url(), token, body).get("id").asLong());
             double[] ms = new double[n];
             for (int i = 0; i < n; i++) {
                 long id = ids.get(i);
                 JsonNode job;
-                while (!(job = get(server.url(), token, "/jobs/" + id)).get("state").asText().matches("succeeded|failed|cancelled")) Thread.sleep(20);
+                while (!(job = BenchClient.get(server.url(), token, "/jobs/" + id)).get("state").asText().matches("succeeded|failed|cancelled")) Thread.sleep(20);
                 if (!job.get("state").asText().equals("succeeded")) throw new IllegalStateException("job " + id + " " + job.get("state") + ": " + job.get("reason"));
                 long ranAt = Long.parseLong(Files.readString(marks.resolve(String.valueOf(id))).strip());
                 ms[i] = ranAt - Instant.parse(job.get("started_at").asText()).toEpochMilli();
@@ -67,18 +60,5 @@ public final class SlurmBenchmark {
             System.out.printf(Locale.ROOT, "decision-to-start latency (tandem started_at -> first instruction in Slurm): p50 %.0f ms, p90 %.0f ms, max %.0f ms%n",
                     ms[n / 2], ms[(int) (n * 0.9)], ms[n - 1]);
         }
-    }
-
-    private static JsonNode submit(String url, String token, String body) throws Exception {
-        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(url + "/api/v1/jobs")).header("Authorization", "Bearer " + token)
-                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
-        if (r.statusCode() != 201) throw new IllegalStateException("submit refused: " + r.statusCode() + " " + r.body());
-        return JSON.readTree(r.body());
-    }
-
-    private static JsonNode get(String url, String token, String path) throws Exception {
-        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(url + "/api/v1" + path)).header("Authorization", "Bearer " + token).build(),
-                HttpResponse.BodyHandlers.ofString());
-        return JSON.readTree(r.body());
     }
 }

@@ -1,7 +1,6 @@
 package dev.tandem.server.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import ch.qos.logback.classic.Level;
 import dev.tandem.server.ServerConfig;
 import dev.tandem.server.ServerLogging;
@@ -10,10 +9,6 @@ import dev.tandem.server.exec.Sharing;
 import dev.tandem.server.exec.ToolPath;
 import dev.tandem.server.sched.SchedulerConfig;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -33,8 +28,6 @@ import java.util.concurrent.Future;
  * Arguments: {@code [clients] [jobs] [latency-jobs]}, default 20 2000 50.
  */
 public final class SubmitBenchmark {
-    private static final ObjectMapper JSON = new ObjectMapper();
-    private static final HttpClient HTTP = HttpClient.newHttpClient();
 
     private SubmitBenchmark() {}
 
@@ -58,7 +51,7 @@ public final class SubmitBenchmark {
         try (TandemServer server = TandemServer.start(config(state))) {
             String token = Files.readString(server.adminTokenFile()).strip();
             String body = "{\"argv\": [\"sleep\", \"3600\"], \"workdir\": \"" + state + "\", \"signature\": {\"model\": \"bench\"}}";
-            for (int i = 0; i < 50; i++) submit(server.url(), token, body); // warm-up: JIT, connections
+            for (int i = 0; i < 50; i++) BenchClient.submit(server.url(), token, body); // warm-up: JIT, connections
             double[] micros = new double[jobs];
             long t0 = System.nanoTime();
             try (ExecutorService pool = Executors.newFixedThreadPool(clients)) {
@@ -68,7 +61,7 @@ public final class SubmitBenchmark {
                     fs.add(pool.submit(() -> {
                         for (int i = client; i < jobs; i += clients) {
                             long s = System.nanoTime();
-                            submit(server.url(), token, body);
+                            BenchClient.submit(server.url(), token, body);
                             micros[i] = (System.nanoTime() - s) / 1e3;
                         }
                         return null;
@@ -89,11 +82,11 @@ public final class SubmitBenchmark {
             String body = "{\"argv\": [\"true\"], \"workdir\": \"" + state + "\", \"signature\": {\"model\": \"quick\"}}";
             double[] ms = new double[n];
             for (int i = 0; i < n; i++) {
-                long id = submit(server.url(), token, body).get("id").asLong();
+                long id = BenchClient.submit(server.url(), token, body).get("id").asLong();
                 JsonNode job;
                 do {
                     Thread.sleep(2);
-                    job = get(server.url(), token, "/jobs/" + id);
+                    job = BenchClient.get(server.url(), token, "/jobs/" + id);
                 } while (!job.get("state").asText().matches("succeeded|failed|cancelled"));
                 ms[i] = Instant.parse(job.get("started_at").asText()).toEpochMilli() - Instant.parse(job.get("submitted_at").asText()).toEpochMilli();
             }
@@ -101,18 +94,5 @@ public final class SubmitBenchmark {
             System.out.printf(Locale.ROOT, "submit-to-start latency on idle GPUs (%d jobs, one at a time): p50 %.0f ms, p90 %.0f ms, max %.0f ms%n",
                     n, ms[n / 2], ms[(int) (n * 0.9)], ms[n - 1]);
         }
-    }
-
-    private static JsonNode submit(String url, String token, String body) throws Exception {
-        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(url + "/api/v1/jobs")).header("Authorization", "Bearer " + token)
-                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
-        if (r.statusCode() != 201) throw new IllegalStateException("submit refused: " + r.statusCode() + " " + r.body());
-        return JSON.readTree(r.body());
-    }
-
-    private static JsonNode get(String url, String token, String path) throws Exception {
-        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(url + "/api/v1" + path)).header("Authorization", "Bearer " + token).build(),
-                HttpResponse.BodyHandlers.ofString());
-        return JSON.readTree(r.body());
     }
 }

@@ -1,0 +1,30 @@
+package dev.tandem.server.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+
+/** The few API calls the benchmarks make against a running daemon. */
+final class BenchClient {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+    private BenchClient() {}
+
+    static JsonNode submit(String url, String token, String body) throws Exception {
+        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(url + "/api/v1/jobs")).header("Authorization", "Bearer " + token)
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() != 201) throw new IllegalStateException("submit refused: " + r.statusCode() + " " + r.body());
+        return JSON.readTree(r.body());
+    }
+
+    static JsonNode get(String url, String token, String path) throws Exception {
+        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(url + "/api/v1" + path)).header("Authorization", "Bearer " + token).build(),
+                HttpResponse.BodyHandlers.ofString());
+        return JSON.readTree(r.body());
+    }
+}
