@@ -115,6 +115,9 @@ public final class Simulator {
         private final Set<JobState> running = new LinkedHashSet<>();
         private final List<List<JobState>> occupants = new ArrayList<>();
         private final boolean[] fallbackGpu;
+        /** Each GPU's last counted state, so that the busy/shared counters change by the difference. */
+        private final boolean[] busyFlags = new boolean[cluster.gpuCount()];
+        private final boolean[] sharedFlags = new boolean[cluster.gpuCount()];
         private final int[] idlePerNode;
         private int idleTotal;
         private final Set<JobState> soleTenants = new LinkedHashSet<>();
@@ -157,7 +160,7 @@ public final class Simulator {
             pushNextArrival();
             if (cfg.roundSeconds() > 0) push(clock + cfg.roundSeconds(), ROUND, null, 0);
             int total = arrivals.size();
-            int reportEvery = Math.max(1, total / 100);
+            int reportEvery = Math.max(1, total / 100), nextReport = reportEvery;
             while (completed < total) {
                 EventQueue.Event<JobState> e = events.poll();
                 if (e == null) throw stuck();
@@ -167,7 +170,10 @@ public final class Simulator {
                 if (dirty) schedule();
                 series.add(clock, queue.size(), busyGpus, sharedGpus);
                 if (running.isEmpty() && !queue.isEmpty() && nextArrival >= total && pendingOoms == 0) throw stuck();
-                if (completed % reportEvery == 0) progress.update(completed, total, clock);
+                if (completed >= nextReport) {
+                    progress.update(completed, total, clock);
+                    nextReport = completed + reportEvery;
+                }
             }
             progress.update(completed, total, clock);
             return result((System.nanoTime() - wallStart) / 1e9);
@@ -472,8 +478,8 @@ public final class Simulator {
                 fallback = !truth.pair(a.profile, b.profile, a.job.gpus()).measured();
             }
             // recount this GPU: remove its old contribution first
-            busyGpus -= wasBusy(g) ? 1 : 0;
-            sharedGpus -= wasShared(g) ? 1 : 0;
+            busyGpus -= busyFlags[g] ? 1 : 0;
+            sharedGpus -= sharedFlags[g] ? 1 : 0;
             fallbackGpus -= fallbackGpu[g] ? 1 : 0;
             if (busyFlags[g] != (n > 0)) {
                 int by = n > 0 ? -1 : 1;
@@ -488,12 +494,6 @@ public final class Simulator {
             fallbackGpus += fallback ? 1 : 0;
         }
 
-        private final boolean[] busyFlags = new boolean[cluster.gpuCount()];
-        private final boolean[] sharedFlags = new boolean[cluster.gpuCount()];
-
-        private boolean wasBusy(int g) { return busyFlags[g]; }
-
-        private boolean wasShared(int g) { return sharedFlags[g]; }
 
         private void advance(JobState js) {
             double dt = clock - js.lastUpdate;

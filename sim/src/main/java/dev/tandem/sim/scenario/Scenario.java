@@ -45,6 +45,7 @@ public final class Scenario {
     private final List<Job> jobs;
     private final String mode;
     private final Map<String, Object> notes;
+    private CompatibilityModel base;
 
     private Scenario(ScenarioSpec spec, ProfileStore profiles, InterferenceTruth truth, List<PairObservation> training, List<Job> jobs,
                      String mode, Map<String, Object> notes) {
@@ -126,10 +127,18 @@ public final class Scenario {
         return out;
     }
 
-    /** A fresh oracle (each policy run gets its own, so online learning does not leak between runs). */
+    /**
+     * A fresh oracle: each policy run gets its own online layer, so what one run learns does not leak into
+     * another. The fitted base model is immutable and thread-safe, so it is fitted once and shared.
+     */
     public CompatibilityModel newOracle() {
-        CompatibilityModel base = baseModel(spec.model(), mode, training);
+        CompatibilityModel base = baseModel();
         return spec.online() ? new OnlineCorrectedModel(base) : base;
+    }
+
+    private synchronized CompatibilityModel baseModel() {
+        if (base == null) base = baseModel(spec.model(), mode, training);
+        return base;
     }
 
     static CompatibilityModel baseModel(String name, String mode, List<PairObservation> training) {
