@@ -13,6 +13,7 @@ public final class Cluster {
     private final List<Node> nodes;
     private final List<Gpu> gpus;
     private final int[] nodeIndexOfGpu;
+    private final long maxGpuMemoryMiB;
 
     public Cluster(List<Node> nodes) {
         this.nodes = List.copyOf(nodes);
@@ -24,6 +25,7 @@ public final class Cluster {
         this.gpus = List.copyOf(all);
         this.nodeIndexOfGpu = new int[all.size()];
         for (int n = 0; n < nodes.size(); n++) for (Gpu g : nodes.get(n).gpus()) nodeIndexOfGpu[g.id()] = n;
+        this.maxGpuMemoryMiB = all.stream().mapToLong(g -> g.type().memoryMiB()).max().orElse(0);
     }
 
     /** Builds {@code nodes} identical nodes of {@code gpusPerNode} GPUs each. */
@@ -71,6 +73,9 @@ public final class Cluster {
     public List<Gpu> gpus() { return gpus; }
     public int gpuCount() { return gpus.size(); }
     public Gpu gpu(int id) { return gpus.get(id); }
+
+    /** The memory of the largest GPU: what any single job may need at most. */
+    public long maxGpuMemoryMiB() { return maxGpuMemoryMiB; }
 
     /** Index into {@link #nodes()} of the node that holds this GPU. */
     public int nodeIndexOf(int gpuId) { return nodeIndexOfGpu[gpuId]; }

@@ -285,7 +285,7 @@ public final class TandemPolicy implements Policy {
             if (o == q || o.job().gpus() != q.job().gpus()) continue;
             long need = s.memoryRule().total(s.memoryNeed(q.job()), s.memoryNeed(o.job()));
             PairPrediction pr = s.predict(q.job(), o.job());
-            boolean fits = need <= s.cluster().gpu(0).type().memoryMiB() && !s.crashedTogether(q.job(), o.job());
+            boolean fits = need <= s.cluster().maxGpuMemoryMiB() && !s.crashedTogether(q.job(), o.job());
             sum += fits && admissible(pr) ? cautious(pr.combined(), pr) : 1.0;
             if (++n == OPPORTUNITY_SAMPLE) break;
         }

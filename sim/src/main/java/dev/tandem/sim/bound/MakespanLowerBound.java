@@ -65,7 +65,7 @@ public final class MakespanLowerBound {
 
     public static Bound compute(List<Job> jobs, ProfileStore profiles, InterferenceTruth truth, Cluster cluster) {
         if (jobs.isEmpty()) return new Bound(0, 0, 0, 0, "EMPTY");
-        long capacity = cluster.gpus().stream().mapToLong(g -> g.type().memoryMiB()).max().orElse(0);
+        long capacity = cluster.maxGpuMemoryMiB();
         Map<GroupKey, Group> groups = new LinkedHashMap<>();
         double first = jobs.stream().mapToDouble(Job::submitTime).min().orElse(0);
         for (Job j : jobs) {

@@ -135,7 +135,7 @@ public final class Simulator {
             this.policy = policy;
             this.oracle = oracle;
             this.progress = progress;
-            long maxMem = cluster.gpus().stream().mapToLong(g -> g.type().memoryMiB()).max().orElse(0);
+            long maxMem = cluster.maxGpuMemoryMiB();
             List<JobState> list = new ArrayList<>(jobs.size());
             for (Job j : jobs) {
                 if (j.gpus() > cluster.gpuCount()) throw new SimulationException("job " + j.id() + " needs " + j.gpus() + " GPUs; the cluster has " + cluster.gpuCount());
@@ -438,13 +438,13 @@ public final class Simulator {
             advance(js);
             List<JobState> partners = new ArrayList<>();
             for (int g : js.gpus) for (JobState o : occupants.get(g)) if (o != js && !partners.contains(o)) partners.add(o);
+            long capacity = cluster.gpu(js.gpus[0]).type().memoryMiB(); // the GPU it crashed on
             recompute(detach(js));
             js.done = js.segmentStartDone;
             js.extraWork += cfg.restartOverheadSeconds() * js.profile.soloSpeed();
             js.restarts++;
             js.ooms++;
             oomEvents++;
-            long capacity = cluster.gpu(0).type().memoryMiB();
             for (JobState p : partners) {
                 oomPairs.add(SchedulerSnapshot.oomKey(js.job.signature(), p.job.signature()));
                 oomPairs.add(SchedulerSnapshot.oomKey(p.job.signature(), js.job.signature()));

@@ -60,7 +60,7 @@ public final class Scenario {
 
     public static Scenario load(ScenarioSpec spec) {
         DataSource truthSrc = DataSource.of(spec.truth());
-        long gpuMem = spec.cluster().gpus().stream().mapToLong(g -> g.type().memoryMiB()).max().orElse(0);
+        long gpuMem = spec.cluster().maxGpuMemoryMiB();
         ProfileStore profiles;
         InterferenceTruth truth;
         List<Job> jobs;
@@ -182,7 +182,7 @@ public final class Scenario {
         m.put("seed", spec.workload().seed());
         m.put("cluster", spec.cluster().toString());
         m.put("gpu_type", spec.cluster().gpu(0).type().name());
-        m.put("gpu_memory_mib", spec.cluster().gpu(0).type().memoryMiB());
+        m.put("gpu_memory_mib", spec.cluster().maxGpuMemoryMiB());
         m.put("mode", mode);
         m.put("profiles", mode.equals("gavel") ? spec.truth() + "#" + spec.gavelGpu() : spec.profiles());
         m.put("truth", truth.name());
