@@ -26,13 +26,17 @@ import java.util.Optional;
  *       model, so the pair is not formed again).</li>
  *   <li><b>Anchor</b> queued jobs on idle GPUs in queue order (starving jobs first), so the queue keeps
  *       FIFO-like fairness and no GPU idles while work waits.</li>
- *   <li><b>Match</b> the next {@code window} queued jobs of each gang size with running jobs alone on their GPUs. Every
- *       admissible (queued, running) pair is weighed by its cautious predicted combined throughput
- *       ({@code combined - k * uncertainty}) net of the queued job's opportunity cost (how well it would pair
- *       with the other waiting jobs), and a maximum-weight bipartite matching picks the pairs. A pair is
- *       admissible only if it fits in memory (with the per-job margin), neither job is predicted below
- *       {@code minSpeed} of solo, the pair gains at least {@code minGain} over running one job, it never
- *       crashed before, and, for gangs, both jobs span the same GPUs.</li>
+ *   <li><b>Match</b> the next {@code window} queued jobs of each gang size with running jobs alone on their GPUs by
+ *       a maximum-weight bipartite matching. An edge (queued q, host h) is admissible only if it fits in memory
+ *       (with the per-job margin), neither job is predicted below {@code minSpeed} of solo, the pair gains at least
+ *       {@code minGain} over running one job (both judged on the cautious prediction, {@code speed - k * uncertainty}),
+ *       it never crashed before, and, for gangs, both jobs span the same GPUs. Its weight is the pair's reduced
+ *       cost in the configuration LP over all unfinished work ({@link WorkPrices}): zero for pairs in the planned
+ *       mix, negative for pairs that use up partners the rest of the workload needs; plus q's urgency (the share
+ *       of the plan's remaining horizon it needs alone), so that long jobs start early and the batch does not end
+ *       with one long job running alone. Without a plan (no profiles, or too little work to price) an edge weighs
+ *       its cautious combined throughput net of q's opportunity cost.</li>
+ *   <li><b>Spread out</b>: when nothing waits and GPUs are idle, the newer job of each pair moves to an idle GPU.</li>
  * </ol>
  * Sharing happens only when a queued job would otherwise wait, so at light load tandem behaves like FIFO.
  * If a starving job (waited longer than {@code starvationSeconds}) can be neither anchored nor matched,
@@ -65,7 +69,17 @@ public final class TandemPolicy implements Policy {
     /** Largest hosts x candidates problem solved exactly; larger ones are matched greedily by host class. */
     private static final long EXACT_CELLS = 64 * 64;
 
+    /** Weight of the raw cautious throughput beside the LP's reduced cost: breaks ties among planned pairs. */
+    private static final double THROUGHPUT_TIE_WEIGHT = 0.01;
+    /**
+     * Weight of a queued job's urgency (the share of the plan's remaining horizon it needs alone): the LP prices
+     * say which pairs to form but not when, and a long job that starts late ends the batch alone. Chosen on the
+     * bundled Lucid batch workloads (seeds 1-6): 0 leaves 11% to the bound, 0.1-0.5 leave 4-5%.
+     */
+    private static final double LENGTH_WEIGHT = 0.25;
+
     private final Config cfg;
+    private final WorkPrices prices = new WorkPrices(this::sharingRates);
 
     public TandemPolicy() { this(Config.defaults()); }
 
@@ -103,7 +117,8 @@ public final class TandemPolicy implements Policy {
             view.place(p.job(), idle.get());
             out.add(new Decision.Start(p.id(), idle.get(), (starving(s, p) ? "starving, " : "") + "idle GPU(s) " + idle.get()));
         }
-        match(s, view, waiting, out);
+        Map<WorkPrices.Group, WorkPrices.Price> price = backlogged(s, waiting) ? prices.prices(s) : Map.of();
+        match(s, view, waiting, price, out);
         if (waiting.isEmpty()) spreadOut(s, view, out);
         return out;
     }
@@ -134,6 +149,15 @@ public final class TandemPolicy implements Policy {
         }
     }
 
+    /**
+     * Planning pays only when more jobs wait than the cluster has GPUs: then which partners are used now decides
+     * what is left for later. With a short queue every waiting job gets a place soon anyway, and the LP (tens of
+     * milliseconds on large clusters) is not worth solving.
+     */
+    private static boolean backlogged(SchedulerSnapshot s, List<PendingJob> waiting) {
+        return !waiting.isEmpty() && s.queue().size() >= s.cluster().gpuCount();
+    }
+
     /** The queue is already in submission order; only starving jobs or simultaneous submissions reorder it. */
     private boolean needsReorder(SchedulerSnapshot s, List<PendingJob> ordered) {
         for (int i = 0; i < ordered.size(); i++) {
@@ -147,7 +171,8 @@ public final class TandemPolicy implements Policy {
         return s.now() - p.queuedSince() > cfg.starvationSeconds();
     }
 
-    private void match(SchedulerSnapshot s, ClusterView view, List<PendingJob> waiting, List<Decision> out) {
+    private void match(SchedulerSnapshot s, ClusterView view, List<PendingJob> waiting, Map<WorkPrices.Group, WorkPrices.Price> price,
+                       List<Decision> out) {
         if (waiting.isEmpty()) return;
         // hosts: running jobs alone on their GPUs, grouped into interchangeable classes
         Map<HostClass, List<Packing.Host>> hosts = new LinkedHashMap<>();
@@ -191,8 +216,19 @@ public final class TandemPolicy implements Policy {
                 if (hc.gpus() != qc.gpus() || hc.chargedMiB() + need > hc.capacityMiB() || s.crashedTogether(qrep, hrep)) continue;
                 PairPrediction pr = s.predict(qrep, hrep);
                 if (!admissible(pr)) continue;
-                if (Double.isNaN(opp)) opp = opportunity(s, qe.getValue().get(0), bySize.get(qc.gpus()));
-                edges.add(new ClassEdge(qc, hc, pr, EDGE_OFFSET + cautious(pr.combined(), pr) - opp));
+                double gain;
+                if (!price.isEmpty()) {
+                    WorkPrices.Price pq = price.getOrDefault(WorkPrices.Group.of(qrep), WorkPrices.UNPLANNED);
+                    WorkPrices.Price ph = price.getOrDefault(WorkPrices.Group.of(hrep), WorkPrices.UNPLANNED);
+                    // the pair's reduced cost against the host running alone: zero for pairs in the planned mix
+                    double[] r = WorkPrices.cautiousRates(pr, cfg.uncertaintyWeight());
+                    gain = r[0] * pq.work() - (1 - r[1]) * ph.work() - pq.slot() + THROUGHPUT_TIE_WEIGHT * cautious(pr.combined(), pr)
+                            + LENGTH_WEIGHT * urgency(s, qe.getValue().get(0));
+                } else {
+                    if (Double.isNaN(opp)) opp = opportunity(s, qe.getValue().get(0), bySize.get(qc.gpus()));
+                    gain = cautious(pr.combined(), pr) - opp;
+                }
+                edges.add(new ClassEdge(qc, hc, pr, EDGE_OFFSET + gain));
             }
         }
         for (Edge e : solve(edges, queued, hosts, positions)) {
@@ -295,6 +331,23 @@ public final class TandemPolicy implements Policy {
     private double cautious(double value, PairPrediction pr) {
         double u = Double.isNaN(pr.uncertainty()) ? 0 : pr.uncertainty();
         return value - cfg.uncertaintyWeight() * u;
+    }
+
+    /** The share of the plan's remaining horizon a queued job needs alone (1 = it must start now). */
+    private double urgency(SchedulerSnapshot s, PendingJob q) {
+        double h = prices.horizon(s.now());
+        if (!(h > 0)) return 1;
+        return Math.min(1, s.soloSeconds(q.job(), q.remainingIterations()) / h);
+    }
+
+    /** The cautious speeds at which this policy would let two jobs share GPUs, or empty where it would not. */
+    private Optional<double[]> sharingRates(SchedulerSnapshot s, Job[] pair) {
+        Job a = pair[0], b = pair[1];
+        if (s.memoryRule().total(s.memoryNeed(a), s.memoryNeed(b)) > s.cluster().maxGpuMemoryMiB() || s.crashedTogether(a, b)) {
+            return Optional.empty();
+        }
+        PairPrediction pr = s.predict(a, b);
+        return admissible(pr) ? Optional.of(WorkPrices.cautiousRates(pr, cfg.uncertaintyWeight())) : Optional.empty();
     }
 
     /** The slowdown bound and the minimum gain, both judged on the cautious (uncertainty-discounted) prediction. */

@@ -134,4 +134,32 @@ class TandemPolicyTest {
         assertThat(Fixture.start(ds, "q2").gpus()).containsExactly(0, 1);
         assertThat(started(ds)).doesNotContain("q4");
     }
+
+    @Test
+    void theLongerOfTwoEquallyGoodPartnersStartsFirst() {
+        // both queued jobs pair equally well with the host; the long one would end the batch alone if it started late
+        Fixture f = new Fixture(1, 1, 24576);
+        WorkloadSignature a = f.profile("A", 40, 2000), s = f.profile("S", 30, 2000), l = f.profile("L", 30, 2000);
+        f.running(f.job("r", a, 1, 50_000, 0), List.of(0), 50_000, 0, Double.NaN);
+        f.queued(f.job("short", s, 1, 1_000, 0)).queued(f.job("long", l, 1, 40_000, 0));
+        f.predict("S", "A", 0.9, 0.9, 0).predict("L", "A", 0.9, 0.9, 0).predict("S", "L", 0.9, 0.9, 0);
+        assertThat(started(new TandemPolicy(cfg(0.6, 0.1, 0, 1e9)).decide(f.snapshot()))).containsExactly("long");
+    }
+
+    @Test
+    void thePlanKeepsTheWorkThatRidesAlongForTheHostThatPairsWithNothingElse() {
+        // Host H pairs only with light work L; host M pairs with L (a bit better) and with X. Many L and X jobs wait,
+        // so the LP plans L onto H and X onto M, although L+M alone is the best pair on offer.
+        Fixture f = new Fixture(1, 2, 24576);
+        WorkloadSignature h = f.profile("H", 95, 2000), m = f.profile("M", 40, 2000), l = f.profile("L", 15, 2000), x = f.profile("X", 50, 2000);
+        f.running(f.job("h", h, 1, 20_000, 0), List.of(0), 20_000, 0, Double.NaN);
+        f.running(f.job("m", m, 1, 20_000, 0), List.of(1), 20_000, 0, Double.NaN);
+        for (int i = 0; i < 6; i++) f.queued(f.job("l" + i, l, 1, 5_000, 0)).queued(f.job("x" + i, x, 1, 5_000, 0));
+        f.predict("L", "H", 0.9, 0.9, 0).predict("L", "M", 0.95, 0.95, 0).predict("X", "M", 0.8, 0.8, 0)
+                .predict("L", "L", 0.7, 0.7, 0).predict("X", "X", 0.55, 0.55, 0).predict("L", "X", 0.75, 0.6, 0);
+        List<Decision> ds = new TandemPolicy(cfg(0.5, 0.1, 0, 1e9)).decide(f.snapshot());
+        assertThat(started(ds)).hasSize(2);
+        assertThat(ds.stream().filter(d -> ((Decision.Start) d).gpus().equals(List.of(0))).findFirst().orElseThrow().jobId()).startsWith("l");
+        assertThat(ds.stream().filter(d -> ((Decision.Start) d).gpus().equals(List.of(1))).findFirst().orElseThrow().jobId()).startsWith("x");
+    }
 }

@@ -1,0 +1,164 @@
+package dev.tandem.core.policies;
+
+import dev.tandem.core.compat.PairPrediction;
+import dev.tandem.core.model.Job;
+import dev.tandem.core.model.WorkloadSignature;
+import dev.tandem.core.plan.ConfigurationLp;
+import dev.tandem.core.policy.PendingJob;
+import dev.tandem.core.policy.RunningJob;
+import dev.tandem.core.policy.SchedulerSnapshot;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.BiFunction;
+
+/**
+ * What each workload's remaining work is worth, from the {@link ConfigurationLp} over all unfinished jobs (the
+ * head of the queue and the running jobs) at the policy's own cautious predicted speeds.
+ *
+ * <p>Greedy pairing uses up the jobs that pair well with anything on whatever host comes first, and leaves the
+ * jobs that pair with little to run alone at the end. The LP's duals price that in: a solo-second of a job that
+ * can ride along with many partners is cheap, one of a job that needs a whole GPU costs a GPU-second. Adding
+ * queued job q to host h then gains {@code r_q pi_q - (1 - r_h) pi_h - sigma_q} GPU-seconds per second, which
+ * is zero for the pairs in the LP's optimal mix and negative for pairs that waste capacity the rest of the
+ * workload will need.
+ *
+ * <p>Solving the LP for every scheduling round would be wasteful, so the prices are kept until the unfinished
+ * work drifts by more than {@link #DRIFT} or a workload appears that they do not price. Deterministic: the same
+ * sequence of snapshots gives the same prices.
+ */
+final class WorkPrices {
+    /** Jobs of the queue's head the plan covers: later ones cannot start before it is re-planned anyway. */
+    static final int PLAN_LIMIT = 4096;
+    /** Re-plan when the unfinished work has grown or shrunk by this fraction since the last plan... */
+    static final double DRIFT = 0.1;
+    /** ...or workloads it does not price wait, but no sooner than this after the last plan (a solve costs up to a second at scale). */
+    static final double MIN_REPLAN_SECONDS = 1800;
+    /** Summing up the unfinished work costs O(queue head + running), so the drift is checked at most this often. */
+    static final double CHECK_SECONDS = 300;
+    /** Until the next plan, work the plan does not know is priced as needing a whole GPU: the cautious guess. */
+    static final Price UNPLANNED = new Price(1.0, 0.0);
+
+    /** Up to this many candidate pairs the LP considers them all... */
+    static final int FULL_PAIRS = 2000;
+    /** ...beyond, each group's best partners by combined throughput. */
+    static final int PARTNERS = 12;
+
+    private record Candidate(int a, int b, double rateA, double rateB) {
+        double combined() { return rateA + rateB; }
+    }
+
+    /** A group of interchangeable jobs: same workload and gang size. */
+    record Group(WorkloadSignature signature, int gpus) {
+        static Group of(Job j) { return new Group(j.signature(), j.gpus()); }
+    }
+
+    /** The prices of one plan; {@code slot} is the price of holding one job slot of the group (its concurrency dual). */
+    record Price(double work, double slot) {}
+
+    private final BiFunction<SchedulerSnapshot, Job[], Optional<double[]>> rates;
+    private Map<Group, Price> prices = Map.of();
+    private double plannedWork = Double.NaN;
+    private double plannedEnd = Double.NaN;
+    private double plannedAt = Double.NEGATIVE_INFINITY;
+    private double checkedAt = Double.NEGATIVE_INFINITY;
+    private int solves;
+
+    /**
+     * @param rates for two jobs, the cautious speeds at which the policy would let them share a GPU, or empty
+     *              where it would not (memory, slowdown bound, gain, past crash)
+     */
+    WorkPrices(BiFunction<SchedulerSnapshot, Job[], Optional<double[]>> rates) {
+        this.rates = rates;
+    }
+
+    /**
+     * The current prices, re-planned if the workload has drifted; empty when the LP cannot price it. Groups
+     * that arrived since the last plan are missing until the next: see {@link #UNPLANNED}.
+     */
+    Map<Group, Price> prices(SchedulerSnapshot s) {
+        if (s.now() - checkedAt < CHECK_SECONDS || s.now() - plannedAt < MIN_REPLAN_SECONDS) return prices;
+        checkedAt = s.now();
+        Map<Group, double[]> work = new LinkedHashMap<>(); // group -> {solo seconds, jobs}
+        Map<Group, Job> sample = new HashMap<>();
+        double total = 0;
+        List<PendingJob> queue = s.queue();
+        for (int i = 0; i < Math.min(PLAN_LIMIT, queue.size()); i++) {
+            PendingJob p = queue.get(i);
+            total += add(work, sample, p.job(), s.soloSeconds(p.job(), p.remainingIterations()));
+        }
+        for (RunningJob r : s.running()) total += add(work, sample, r.job(), s.soloSeconds(r.job(), r.remainingIterations()));
+        boolean drifted = Double.isNaN(plannedWork) || Math.abs(total - plannedWork) > DRIFT * plannedWork
+                || !prices.keySet().containsAll(work.keySet());
+        if (drifted) {
+            prices = solve(s, work, sample);
+            plannedWork = total;
+            plannedAt = s.now();
+        }
+        return prices;
+    }
+
+    /** Seconds from now until the last plan's makespan; NaN before the first plan. */
+    double horizon(double now) { return plannedEnd - now; }
+
+    /** How often the LP has been solved (for tests and benchmarks). */
+    int solves() { return solves; }
+
+    private static double add(Map<Group, double[]> work, Map<Group, Job> sample, Job j, double seconds) {
+        if (!Double.isFinite(seconds)) return 0; // no profile: nothing to plan with
+        double[] w = work.computeIfAbsent(Group.of(j), g -> new double[2]);
+        w[0] += seconds;
+        w[1]++;
+        sample.putIfAbsent(Group.of(j), j);
+        return seconds;
+    }
+
+    private Map<Group, Price> solve(SchedulerSnapshot s, Map<Group, double[]> work, Map<Group, Job> sample) {
+        solves++;
+        List<Group> groups = new ArrayList<>(work.keySet());
+        ConfigurationLp lp = new ConfigurationLp(s.cluster().gpuCount());
+        for (Group g : groups) lp.addGroup(work.get(g)[0], (int) work.get(g)[1], g.gpus());
+        // with many workloads, each group's best partners only: the LP's cost grows with its columns, and an optimal
+        // mix rarely uses a weak pair (on the bundled batch workloads all pairs do leave 1% less to the bound)
+        List<List<Candidate>> best = new ArrayList<>();
+        for (int i = 0; i < groups.size(); i++) best.add(new ArrayList<>());
+        for (int a = 0; a < groups.size(); a++) {
+            for (int b = a; b < groups.size(); b++) {
+                if (groups.get(a).gpus() != groups.get(b).gpus()) continue;
+                Optional<double[]> r = rates.apply(s, new Job[] {sample.get(groups.get(a)), sample.get(groups.get(b))});
+                if (r.isEmpty()) continue;
+                Candidate c = new Candidate(a, b, r.get()[0], r.get()[1]);
+                best.get(a).add(c);
+                if (b != a) best.get(b).add(c);
+            }
+        }
+        java.util.Set<Candidate> chosen = new java.util.LinkedHashSet<>();
+        int candidates = 0;
+        for (List<Candidate> list : best) candidates += list.size();
+        for (List<Candidate> list : best) {
+            if (candidates <= 2 * FULL_PAIRS) {
+                chosen.addAll(list);
+                continue;
+            }
+            list.sort(java.util.Comparator.comparingDouble(Candidate::combined).reversed());
+            chosen.addAll(list.subList(0, Math.min(PARTNERS, list.size())));
+        }
+        for (Candidate c : chosen) lp.addPair(c.a(), c.b(), c.rateA(), c.rateB());
+        ConfigurationLp.Solution sol = lp.solve();
+        plannedEnd = s.now() + sol.makespanS();
+        if (!sol.optimal() || !sol.priced()) return Map.of();
+        Map<Group, Price> out = new HashMap<>();
+        for (int i = 0; i < groups.size(); i++) out.put(groups.get(i), new Price(sol.workPrice()[i], sol.slotPrice()[i]));
+        return out;
+    }
+
+    /** The cautious rates of a prediction, for {@link #WorkPrices}' rate function. */
+    static double[] cautiousRates(PairPrediction pr, double uncertaintyWeight) {
+        double u = Double.isNaN(pr.uncertainty()) ? 0 : uncertaintyWeight * pr.uncertainty();
+        return new double[] {pr.speedA() - u, pr.speedB() - u};
+    }
+}

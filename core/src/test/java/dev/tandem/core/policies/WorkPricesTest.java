@@ -1,0 +1,65 @@
+package dev.tandem.core.policies;
+
+import dev.tandem.core.compat.PairPrediction;
+import dev.tandem.core.model.WorkloadSignature;
+import org.junit.jupiter.api.Test;
+
+import java.util.Optional;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+class WorkPricesTest {
+    private static WorkPrices prices() {
+        return new WorkPrices((s, pair) -> {
+            PairPrediction pr = s.predict(pair[0], pair[1]);
+            return pr.known() ? Optional.of(WorkPrices.cautiousRates(pr, 0)) : Optional.empty();
+        });
+    }
+
+    @Test
+    void pricesWorkThatRidesAlongBelowWorkThatNeedsAGpu() {
+        Fixture f = new Fixture(1, 2, 24576);
+        WorkloadSignature a = f.profile("A", 20, 1000), b = f.profile("B", 90, 1000);
+        for (int i = 0; i < 10; i++) f.queued(f.job("a" + i, a, 1, 1000, 0)).queued(f.job("b" + i, b, 1, 1000, 0));
+        f.predict("A", "B", 0.8, 0.7, 0);
+        var p = prices().prices(f.snapshot());
+        assertThat(p.get(new WorkPrices.Group(b, 1)).work()).isCloseTo(1.0, within(1e-6));
+        assertThat(p.get(new WorkPrices.Group(a, 1)).work()).isCloseTo(0.375, within(1e-6));
+    }
+
+    @Test
+    void replansOnlyWhenTheWorkDriftsOrANewWorkloadArrives() {
+        Fixture f = new Fixture(1, 2, 24576);
+        WorkloadSignature a = f.profile("A", 20, 1000), b = f.profile("B", 90, 1000), c = f.profile("C", 50, 1000);
+        for (int i = 0; i < 10; i++) f.queued(f.job("a" + i, a, 1, 1000, 0)).queued(f.job("b" + i, b, 1, 1000, 0));
+        f.predict("A", "B", 0.8, 0.7, 0);
+        WorkPrices w = prices();
+        w.prices(f.snapshot());
+        f.now += WorkPrices.MIN_REPLAN_SECONDS;
+        f.queue.removeFirst(); // 5 % less work: same plan
+        w.prices(f.snapshot());
+        assertThat(w.solves()).isEqualTo(1);
+        f.queue.subList(0, 3).clear(); // 20 % less...
+        w.prices(f.snapshot());
+        assertThat(w.solves()).as("drift is checked at most every %s s", WorkPrices.CHECK_SECONDS).isEqualTo(1);
+        f.now += WorkPrices.CHECK_SECONDS; // ...re-planned at the next check
+        w.prices(f.snapshot());
+        assertThat(w.solves()).isEqualTo(2);
+        f.queued(f.job("c", c, 1, 10, 0)); // little work, but a workload the plan does not price...
+        assertThat(w.prices(f.snapshot())).doesNotContainKey(new WorkPrices.Group(c, 1)); // ...not again so soon
+        f.now += WorkPrices.MIN_REPLAN_SECONDS;
+        assertThat(w.prices(f.snapshot())).containsKey(new WorkPrices.Group(c, 1));
+        assertThat(w.solves()).isEqualTo(3);
+        assertThat(w.horizon(f.now)).isGreaterThan(0);
+    }
+
+    @Test
+    void jobsWithoutProfileAreNotPlanned() {
+        Fixture f = new Fixture(1, 1, 24576);
+        WorkloadSignature a = f.profile("A", 20, 1000);
+        f.queued(f.job("a", a, 1, 1000, 0));
+        f.queued(new dev.tandem.core.model.Job("new", "u", 0, 1, new WorkloadSignature("New", "d", 32, false), 100, 100, 0));
+        assertThat(prices().prices(f.snapshot()).keySet()).containsExactly(new WorkPrices.Group(a, 1));
+    }
+}
