@@ -3,6 +3,7 @@ package dev.tandem.server;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.tandem.server.exec.Sharing;
 import dev.tandem.server.exec.slurm.SlurmSettings;
+import dev.tandem.server.sched.SchedulerConfig;
 import dev.tandem.server.testing.FakeGpuHost;
 import dev.tandem.server.testing.TestApi;
 import org.junit.jupiter.api.AfterEach;
@@ -36,12 +37,16 @@ class SlurmClusterTest {
     TandemServer server;
     TestApi api;
     String admin;
+    /** The profiling window, when a test needs a longer one than FakeGpuHost's 1 s (0: that one). */
+    long profileMs;
 
     /** One GPU of node1 unless said otherwise, so that the policy must pair. */
     void start(String policy, SlurmSettings slurm, boolean stopJobsOnShutdown) throws Exception {
         if (host == null) host = FakeGpuHost.install(dir.resolve("host"), "h100x1");
         ServerConfig c = host.config(dir.resolve("state"), policy, Sharing.TIME_SLICING);
-        server = TandemServer.start(new ServerConfig(c.stateDir(), c.host(), 0, null, c.policy(), c.sharing(), c.mpsThreadPercentage(), c.scheduler(),
+        SchedulerConfig s = c.scheduler();
+        if (profileMs > 0) s = new SchedulerConfig(s.tickMs(), s.roundMs(), profileMs, s.observeMs(), s.maxAttempts(), s.memoryMarginMiB());
+        server = TandemServer.start(new ServerConfig(c.stateDir(), c.host(), 0, null, c.policy(), c.sharing(), c.mpsThreadPercentage(), s,
                 c.stopGraceMs(), c.maxBodyBytes(), stopJobsOnShutdown, c.tools(), "slurm", slurm));
         api = new TestApi(server.url());
         admin = Files.readString(server.adminTokenFile()).strip();
@@ -143,6 +148,40 @@ class SlurmClusterTest {
         TestApi.await(LONG, "both to succeed", () -> api.state(admin, a).equals("succeeded") && api.state(admin, b).equals("succeeded"));
         String logB = api.get("/jobs/" + b + "/logs", admin).json().get("data").asText();
         assertThat(logB).contains("on GPU(s) 0 (Slurm node node1, GPU 0)");
+    }
+
+    @Test
+    void aNewWorkloadIsProfiledInsideItsSlurmJobThenPaired() throws Exception {
+        // the node's nvidia-smi and dcgmi are the test doubles (a node with two H100s); real nodes use their PATH's
+        host = FakeGpuHost.install(dir.resolve("host"), "h100x2", true, false);
+        Path bin = host.dir().resolve("bin");
+        // a window long enough for the nvidia-smi double (a bash loop) to give the profiler's minimum of readings
+        profileMs = 3000;
+        start("tandem", new SlurmSettings(null, List.of("node1"), 1, 81_920, bin.resolve("nvidia-smi").toString(), bin.resolve("dcgmi").toString()), true);
+        long a = submit(List.of(host.trainScript(), "100", "0.1"), RESNET);
+        TestApi.await(LONG, "job " + a + " to be profiled", () -> api.get("/profiles", admin).json().get("profiles").size() == 1);
+        JsonNode p = api.get("/profiles", admin).json().get("profiles").get(0);
+        // the node's GPU 0 (the job's: CUDA_VISIBLE_DEVICES=0), not its idle GPU 1, as recorded in samples-h100x2.csv
+        assertThat(p.get("gpu_util").asDouble()).isEqualTo(31.0);
+        assertThat(p.get("gmem_mib").asDouble()).isEqualTo(2048.0);
+        assertThat(p.get("sm_active").asDouble()).isEqualTo(0.312);
+        assertThat(p.get("samples").asInt()).isGreaterThanOrEqualTo(5);
+        assertThat(p.get("source_job").asLong()).isEqualTo(a);
+        assertThat(p.get("solo_speed").asDouble()).isBetween(3.0, 12.0);
+        Path jobDir = dir.resolve("state/jobs/" + a);
+        assertThat(jobDir.resolve("nvidia-smi-1.out")).isNotEmptyFile();
+        assertThat(jobDir.resolve("samples-1.done")).exists(); // the window ended while the job ran on
+        TestApi.await(LONG, "job " + a + " to run on, profiled", () -> api.state(admin, a).equals("running"));
+
+        long b = submit(List.of(host.trainScript(), "20", "0.1"), RESNET);
+        TestApi.await(LONG, "job " + b + " to pair with " + a, () -> api.state(admin, b).equals("paired"));
+        assertThat(api.job(admin, b).get("reason").asText()).startsWith("paired " + b + " with " + a);
+        TestApi.await(LONG, "both to run in Slurm", () -> slurmJob(a, 1).contains("JobState=RUNNING") && slurmJob(b, 1).contains("JobState=RUNNING"));
+        assertThat(jobDir.resolve("profile-1")).exists();
+        assertThat(dir.resolve("state/jobs/" + b + "/profile-1")).doesNotExist(); // its workload has a profile: no sampling
+        assertThat(states(a)).containsSubsequence("profiling", "running", "paired");
+        api.post("/jobs/" + a + "/cancel", admin, "");
+        TestApi.await(LONG, "job " + b + " to succeed", () -> api.state(admin, b).equals("succeeded"));
     }
 
     @Test

@@ -1,6 +1,9 @@
 package dev.tandem.server.exec;
 
+import dev.tandem.server.gpu.GpuReadings;
+
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -20,6 +23,13 @@ public interface Executor extends AutoCloseable {
 
     /** Progress lines read and processes ended since the last call. */
     List<ExecEvent> poll();
+
+    /**
+     * The GPU readings a profiling run took of itself (Slurm: a sampler beside the job on its node), once its
+     * profiling window is over or it ended ({@link GpuReadings#complete()} false until then); empty where the
+     * daemon's own GPU monitor sees the GPUs. {@code gpus} are the run's GPUs as {@link GpuDevice#index()}.
+     */
+    default Optional<GpuReadings> jobReadings(long jobId, int attempt, List<Integer> gpus) { return Optional.empty(); }
 
     /** Jobs whose processes are still alive (including ones asked to stop). */
     Set<Long> liveJobs();

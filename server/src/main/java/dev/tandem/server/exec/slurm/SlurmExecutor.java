@@ -9,6 +9,7 @@ import dev.tandem.server.exec.Launched;
 import dev.tandem.server.exec.LocalExecutor;
 import dev.tandem.server.exec.LogScanner;
 import dev.tandem.server.exec.ToolPath;
+import dev.tandem.server.gpu.GpuReadings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,6 +27,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.stream.Collectors;
@@ -147,6 +149,7 @@ public final class SlurmExecutor implements Executor {
             Files.deleteIfExists(dir.resolve("exit-" + l.attempt()));
             Files.write(dir.resolve("argv-" + l.attempt()), JobFiles.nulSeparated(l.argv()));
             Files.write(dir.resolve("env-" + l.attempt()), JobFiles.nulSeparated(JobFiles.env(l, placed)));
+            StepSampling.prepare(dir, l.attempt(), l.profileMs(), settings);
             String header = String.format("[tandem] attempt %d of job %d on GPU(s) %s (Slurm node %s, GPU %s) at %s%n", l.attempt(), l.jobId(),
                     l.gpus().stream().map(g -> String.valueOf(g.index())).collect(Collectors.joining(",")), node,
                     placed.stream().map(g -> String.valueOf(g.local())).collect(Collectors.joining(",")), Instant.now());
@@ -251,6 +254,16 @@ public final class SlurmExecutor implements Executor {
         Integer fromSlurm = j.tandemExitCode();
         if (fromSlurm == null) return null;
         return fromFile != null && (j.state().equals("COMPLETED") || j.state().equals("FAILED")) ? fromFile : fromSlurm;
+    }
+
+    /** Read back from the files the batch script's sampler wrote in the job's directory on the node. */
+    @Override public Optional<GpuReadings> jobReadings(long jobId, int attempt, List<Integer> gpuIds) {
+        Map<Integer, Integer> localToId = new HashMap<>();
+        for (int id : gpuIds) {
+            SlurmGpu g = gpus.get(id);
+            if (g != null) localToId.put(g.local(), id);
+        }
+        return Optional.of(StepSampling.read(LocalExecutor.jobDir(stateDir, jobId), attempt, localToId));
     }
 
     @Override public Set<Long> liveJobs() { return Set.copyOf(tracked.keySet()); }
