@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * tandem serve with {@code --executor slurm} against a real Slurm (the CI's .ci/slurm-up.sh: Slurm 22.05, nodes
@@ -218,6 +219,85 @@ class SlurmClusterTest {
         assertThat(api.job(admin, id).get("attempts").asInt()).isEqualTo(2);
         List<String> s = states(id);
         assertThat(s.subList(s.indexOf("profiling") + 1, s.size())).contains("pending").endsWith("succeeded");
+    }
+
+    @Test
+    void aJobRunsOnThroughASlurmctldRestartAndOneSubmittedMeanwhileStartsOnceItIsBack() throws Exception {
+        Path ctl = slurmctldScript();
+        start("tandem", new SlurmSettings(null, List.of("node1"), 2, 81_920), true);
+        long a = submit(List.of(host.trainScript(), "300", "0.1"), Map.of("model", "Steady"));
+        TestApi.await(LONG, "it to run in Slurm", () -> slurmJob(a, 1).contains("JobState=RUNNING"));
+        long b;
+        try {
+            sh(ctl.toString(), "stop");
+            b = submit(List.of(host.trainScript(), "10", "0.1"), Map.of("model", "SubmittedDuringOutage"));
+            // long enough for the daemon's scontrol (and maybe sbatch) to give up (~9 s each) while slurmctld is down
+            Thread.sleep(12_000);
+            assertThat(api.state(admin, a)).isIn("profiling", "running");
+            assertThat(api.state(admin, b)).isEqualTo("pending");
+            assertThat(api.job(admin, b).get("attempts").asInt()).isZero();
+        } finally {
+            sh(ctl.toString(), "start");
+        }
+        TestApi.await(Duration.ofSeconds(90), "job " + b + " to succeed", () -> api.state(admin, b).equals("succeeded"));
+        TestApi.await(Duration.ofSeconds(90), "job " + a + " to succeed", () -> api.state(admin, a).equals("succeeded"));
+        assertRanOnceInSlurm(a);
+        assertRanOnceInSlurm(b);
+        // job a ran through the outage in one Slurm job and one tandem run
+        assertThat(states(a)).containsExactly("pending", "profiling", "running", "succeeded");
+    }
+
+    @Test
+    void aStartThatCannotReachSlurmctldGoesBackToTheQueueWithoutUsingAnAttempt() throws Exception {
+        Path ctl = slurmctldScript();
+        start();
+        long id;
+        try {
+            sh(ctl.toString(), "stop");
+            // nothing runs, so the daemon learns that slurmctld is down only when it tries to start this job
+            id = submit(List.of(host.trainScript(), "10", "0.1"), Map.of("model", "Patient"));
+            TestApi.await(Duration.ofSeconds(40), "the start to fail", () -> states(id).contains("profiling") && api.state(admin, id).equals("pending"));
+            assertThat(reasonOfFirst(id, "pending")).startsWith("not started (").contains("Unable to contact slurm controller");
+            assertThat(api.job(admin, id).get("attempts").asInt()).isZero();
+        } finally {
+            sh(ctl.toString(), "start");
+        }
+        TestApi.await(Duration.ofSeconds(90), "job " + id + " to succeed", () -> api.state(admin, id).equals("succeeded"));
+        assertRanOnceInSlurm(id);
+        assertThat(states(id)).doesNotContain("failed").endsWith("profiling", "running", "succeeded");
+    }
+
+    /** .ci/slurmctld.sh, where this test may use it: as root, on a cluster .ci/slurm-up.sh started. */
+    static Path slurmctldScript() {
+        Path ctl = Path.of("..", ".ci", "slurmctld.sh").toAbsolutePath().normalize();
+        assumeTrue(Files.isRegularFile(ctl), "no .ci/slurmctld.sh to restart slurmctld with");
+        assumeTrue("root".equals(System.getProperty("user.name")), "restarting slurmctld needs root");
+        assumeTrue(Files.exists(Path.of(System.getenv("SLURM_CONF")).getParent().resolveSibling("run/slurmctld.pid")),
+                "SLURM_CONF is not a cluster started by .ci/slurm-up.sh");
+        return ctl;
+    }
+
+    /** One tandem attempt, one Slurm job (by this daemon's comments), completed. */
+    void assertRanOnceInSlurm(long id) {
+        assertThat(api.job(admin, id).get("attempts").asInt()).as("attempts of job " + id).isEqualTo(1);
+        assertThat(slurmJob(id, 1)).contains("JobState=COMPLETED");
+        String instance = read(dir.resolve("state/slurm-instance"));
+        assertThat(scontrol("show", "job", "-o").lines().filter(l -> l.matches(".* Comment=tandem:" + id + ":\\d+:" + instance + " .*")).count())
+                .as("Slurm jobs submitted for job " + id).isEqualTo(1);
+    }
+
+    /** The reason of the first event that moved the job to {@code state} from another state. */
+    String reasonOfFirst(long id, String state) {
+        for (JsonNode e : api.job(admin, id).get("events")) {
+            if (e.get("to").asText().equals(state) && !e.get("from").isNull()) return e.get("reason").asText();
+        }
+        return "";
+    }
+
+    static void sh(String... cmd) throws Exception {
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor()).as(String.join(" ", cmd) + ": " + out).isZero();
     }
 
     @Test

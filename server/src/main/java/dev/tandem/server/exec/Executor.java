@@ -13,7 +13,11 @@ import java.util.Set;
 public interface Executor extends AutoCloseable {
     List<GpuDevice> discoverGpus();
 
+    /** Starts a run; throws {@link ExecutorUnavailable} when nothing could be started for now, else {@link ExecException}. */
     Launched start(Launch launch);
+
+    /** Whether new runs can be started now; false while the executor is unreachable (Slurm: slurmctld down). */
+    default boolean ready() { return true; }
 
     /** Asks the job's processes to stop (SIGTERM, then SIGKILL after the grace period); its exit comes through poll. */
     void stop(long jobId);

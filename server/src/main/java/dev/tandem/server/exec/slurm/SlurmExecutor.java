@@ -2,6 +2,7 @@ package dev.tandem.server.exec.slurm;
 
 import dev.tandem.server.exec.ExecEvent;
 import dev.tandem.server.exec.ExecException;
+import dev.tandem.server.exec.ExecutorUnavailable;
 import dev.tandem.server.exec.Executor;
 import dev.tandem.server.exec.GpuDevice;
 import dev.tandem.server.exec.Launch;
@@ -38,10 +39,13 @@ import java.util.stream.Collectors;
  * executes. No gpu GRES is requested: Slurm 22.05 cannot be told which GPU index to give, and two jobs that tandem
  * pairs on one GPU must really land on the same device, so the GPUs tandem uses must be left to it (a partition,
  * {@code --slurm-nodes} or {@code --slurm-gpus-per-node}). Output goes to {@code STATE_DIR/jobs/ID/output.log}, which
- * the state directory must therefore be on a file system the nodes share.
+ * the state directory must therefore be on a file system the nodes share. While slurmctld cannot be reached the
+ * executor is not {@link #ready()}: nothing is submitted, jobs are not polled, and a ping every few seconds tells
+ * when it is back (the other clients take ~9 s to give up, which would stall the scheduler loop).
  */
 public final class SlurmExecutor implements Executor {
     private static final Logger log = LoggerFactory.getLogger(SlurmExecutor.class);
+    private static final long PROBE_MS = 2000;
 
     private final Path stateDir;
     private final SlurmCli cli;
@@ -52,6 +56,9 @@ public final class SlurmExecutor implements Executor {
     private final String instance;
     private final Map<Integer, SlurmGpu> gpus = new HashMap<>();
     private final Map<Long, Tracked> tracked = new LinkedHashMap<>();
+    /** When a Slurm client last failed to reach slurmctld (0: it answers), and when it was last pinged since. */
+    private long unreachableSince;
+    private long lastProbe;
 
     /** tandem's GPU id -> Slurm node and the GPU's index on that node. */
     record SlurmGpu(String node, int local) {}
@@ -62,6 +69,7 @@ public final class SlurmExecutor implements Executor {
         final long slurmId; // -1: Slurm no longer knows it; only its exit file is left
         final LogScanner scanner;
         boolean stopRequested;
+        boolean cancelSent;
         long stopAt = Long.MAX_VALUE;
 
         Tracked(long jobId, int attempt, long slurmId, LogScanner scanner) {
@@ -132,6 +140,7 @@ public final class SlurmExecutor implements Executor {
 
     @Override public Launched start(Launch l) {
         if (tracked.containsKey(l.jobId())) throw new ExecException("job " + l.jobId() + " is already running");
+        if (!ready()) throw new ExecutorUnavailable("slurmctld does not answer");
         List<SlurmGpu> placed = l.gpus().stream().map(g -> gpus.get(g.index())).toList();
         if (placed.contains(null)) throw new ExecException("job " + l.jobId() + ": GPU(s) not known to the Slurm executor");
         String node = placed.getFirst().node();
@@ -155,7 +164,8 @@ public final class SlurmExecutor implements Executor {
                     placed.stream().map(g -> String.valueOf(g.local())).collect(Collectors.joining(",")), Instant.now());
             Files.writeString(logFile, header, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
             long offset = Files.size(logFile);
-            String out = cli.run("sbatch", sbatchArgs(l, node, dir, logFile));
+            // sbatch is not retried here: if it timed out after submitting, the next try of this attempt finds that job above
+            String out = run("sbatch", sbatchArgs(l, node, dir, logFile));
             long slurmId = Long.parseLong(out.strip().split(";")[0]);
             tracked.put(l.jobId(), new Tracked(l.jobId(), l.attempt(), slurmId, new LogScanner(logFile, offset)));
             log.debug("job {} attempt {}: Slurm job {} on {}", l.jobId(), l.attempt(), slurmId, node);
@@ -185,7 +195,48 @@ public final class SlurmExecutor implements Executor {
         if (t == null || t.stopRequested) return;
         t.stopRequested = true;
         t.stopAt = System.currentTimeMillis() + stopGraceMs;
-        if (t.slurmId > 0) cli.tryRun("scancel", List.of(String.valueOf(t.slurmId)));
+        cancel(t);
+    }
+
+    /** scancel once; while slurmctld is unreachable it is tried again on every poll until it gets through. */
+    private void cancel(Tracked t) {
+        if (t.slurmId <= 0) return;
+        if (!ready()) return;
+        try {
+            run("scancel", List.of(String.valueOf(t.slurmId)));
+            t.cancelSent = true;
+        } catch (ExecutorUnavailable e) {
+            log.warn("job {}: scancel of Slurm job {} did not reach slurmctld; trying again", t.jobId, t.slurmId);
+        } catch (ExecException e) {
+            t.cancelSent = true; // Slurm refused it (the job has ended meanwhile): nothing left to cancel
+        }
+    }
+
+    /** Runs a Slurm client; a controller that does not answer makes the executor unready until a ping gets through. */
+    private String run(String tool, List<String> args) {
+        try {
+            return cli.run(tool, args);
+        } catch (ExecutorUnavailable e) {
+            long now = System.currentTimeMillis();
+            if (unreachableSince == 0) {
+                unreachableSince = now;
+                log.warn("slurmctld does not answer; not submitting or polling until it does: {}", e.getMessage());
+            }
+            lastProbe = now;
+            throw e;
+        }
+    }
+
+    @Override public boolean ready() {
+        if (unreachableSince == 0) return true;
+        long now = System.currentTimeMillis();
+        if (now - lastProbe < PROBE_MS) return false;
+        lastProbe = now;
+        SlurmCli.Result r = cli.tryRun("scontrol", List.of("ping"));
+        if (r.code() != 0 || !r.out().contains("UP")) return false;
+        log.info("slurmctld answers again after {} s", (now - unreachableSince) / 1000);
+        unreachableSince = 0;
+        return true;
     }
 
     @Override public boolean adopt(long jobId, int attempt, Long pid, Long pidStarted) {
@@ -214,13 +265,13 @@ public final class SlurmExecutor implements Executor {
     private Map<Long, SlurmJob> jobs() {
         // one call for all jobs: 'scontrol show job ID' fails on a purged id, and squeue has no exit code
         Map<Long, SlurmJob> byId = new HashMap<>();
-        for (SlurmJob j : SlurmJob.parseAll(cli.run("scontrol", List.of("show", "job", "-o")))) byId.put(j.id(), j);
+        for (SlurmJob j : SlurmJob.parseAll(run("scontrol", List.of("show", "job", "-o")))) byId.put(j.id(), j);
         return byId;
     }
 
     @Override public List<ExecEvent> poll() {
         List<ExecEvent> events = new ArrayList<>();
-        if (tracked.isEmpty()) return events;
+        if (tracked.isEmpty() || !ready()) return events;
         long now = System.currentTimeMillis();
         Map<Long, SlurmJob> jobs;
         try {
@@ -236,6 +287,7 @@ public final class SlurmExecutor implements Executor {
             List<Long> progress = ended ? t.scanner.finish() : t.scanner.scan();
             for (long iter : progress) events.add(new ExecEvent.Progress(t.jobId, iter, now));
             if (!ended) {
+                if (t.stopRequested && !t.cancelSent) cancel(t);
                 if (now >= t.stopAt) cli.tryRun("scancel", List.of("--signal=KILL", "--full", String.valueOf(t.slurmId)));
                 continue;
             }
