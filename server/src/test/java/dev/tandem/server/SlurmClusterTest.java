@@ -214,6 +214,9 @@ class SlurmClusterTest {
         TestApi.await(LONG, "it to run in Slurm", () -> slurmJob(id, 1).contains("JobState=RUNNING"));
         scontrol("update", "nodename=node1", "state=down", "reason=tandem-test");
         TestApi.await(LONG, "Slurm to fail it", () -> slurmJob(id, 1).contains("JobState=NODE_FAIL"));
+        TestApi.await(LONG, "the daemon to requeue it", () -> !reasonOfFirst(id, "pending").isEmpty());
+        assertThat(reasonOfFirst(id, "pending")).contains("ended NODE_FAIL on node node1").contains("left no exit status").contains("attempt 1 of 3, requeued")
+                .doesNotContain("daemon was down");
         // the node comes back (ReturnToService=2 here); the daemon requeued the job and starts attempt 2
         TestApi.await(LONG, "the job to succeed on attempt 2", () -> api.state(admin, id).equals("succeeded"));
         assertThat(api.job(admin, id).get("attempts").asInt()).isEqualTo(2);

@@ -292,11 +292,20 @@ public final class SlurmExecutor implements Executor {
                 continue;
             }
             Integer code = exitCode(t, j);
-            if (j != null && code == null) log.info("job {}: Slurm job {} ended {} ({}): its attempt is lost", t.jobId, j.id(), j.state(), j.reason());
-            events.add(new ExecEvent.Exited(t.jobId, code, t.scanner.oomSeen()));
+            String lost = code == null ? lost(t, j) : null;
+            if (lost != null) log.info("job {}: {}", t.jobId, lost);
+            events.add(new ExecEvent.Exited(t.jobId, code, t.scanner.oomSeen(), lost));
             it.remove();
         }
         return events;
+    }
+
+    /** Why a run has no exit status, in Slurm's words: NODE_FAIL on which node, PREEMPTED, or forgotten by Slurm. */
+    private static String lost(Tracked t, SlurmJob j) {
+        if (j == null) return "Slurm job " + t.slurmId + " is no longer known to Slurm and left no exit status";
+        String reason = j.reason().isBlank() || j.reason().equals("None") ? "" : " (" + j.reason() + ")";
+        return "Slurm job " + j.id() + " ended " + j.state() + (j.nodeList().isBlank() ? "" : " on node " + j.nodeList()) + reason
+                + " and left no exit status";
     }
 
     /** The wrapper's exit file when the job ended by itself; a node failure or preemption has none that counts. */
