@@ -3,7 +3,8 @@
 # munged and running jobs stay), for tests of a controller restart. start recovers the saved state (jobs keep
 # their ids and go on) from the same slurm.conf. By PID file only, never by process name.
 set -euo pipefail
-D=${SLURM_TEST_DIR:-/tmp/tandem-slurm}
+# the cluster SLURM_CONF names (slurm-up.sh keeps it in $D/etc), else slurm-up.sh's default
+if [ -n "${SLURM_CONF:-}" ]; then D=$(dirname "$(dirname "$SLURM_CONF")"); else D=${SLURM_TEST_DIR:-/tmp/tandem-slurm}; fi
 export SLURM_CONF=$D/etc/slurm.conf
 pidfile=$D/run/slurmctld.pid
 [ "$(id -u)" = 0 ] || { echo "must run as root" >&2; exit 1; }
