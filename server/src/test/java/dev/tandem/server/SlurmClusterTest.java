@@ -119,10 +119,11 @@ class SlurmClusterTest {
         assertThat(slurm).contains("JobName=tandem-" + id + "-1").contains("JobState=COMPLETED").contains("NodeList=node1");
     }
 
-    @Test
-    void twoJobsArePairedOnOneGpuOfANode() throws Exception {
-        // Slurm's GPUs cannot be sampled from the daemon's machine, so the workload is profiled first by a local
-        // daemon on the (fake) GPU host with the same state directory: profiles are per workload, not per machine
+    /**
+     * Profiles RESNET with a local daemon on the (fake) GPU host and the same state directory (profiles are per
+     * workload, not per machine), so that a Slurm test can pair at once; profiling on Slurm has its own test.
+     */
+    void profileLocally() throws Exception {
         host = FakeGpuHost.install(dir.resolve("host"), "h100x1");
         server = TandemServer.start(host.config(dir.resolve("state")));
         api = new TestApi(server.url());
@@ -130,7 +131,11 @@ class SlurmClusterTest {
         long p = submit(List.of(host.trainScript(), "20", "0.1"), RESNET);
         TestApi.await(LONG, "the local profiling run", () -> api.state(admin, p).equals("succeeded"));
         server.close();
+    }
 
+    @Test
+    void twoJobsArePairedOnOneGpuOfANode() throws Exception {
+        profileLocally();
         start();
         long a = submit(List.of(host.trainScript(), "80", "0.1"), RESNET);
         long b = submit(List.of(host.trainScript(), "40", "0.1"), RESNET);
@@ -183,6 +188,23 @@ class SlurmClusterTest {
         assertThat(states(a)).containsSubsequence("profiling", "running", "paired");
         api.post("/jobs/" + a + "/cancel", admin, "");
         TestApi.await(LONG, "job " + b + " to succeed", () -> api.state(admin, b).equals("succeeded"));
+    }
+
+    @Test
+    void withShardAccountingEachJobAsksSlurmForItsShareOfTheGpu() throws Exception {
+        profileLocally();
+        start("tandem", new SlurmSettings(null, List.of("node1"), 1, 81_920, null, null, "shard"), true);
+        long a = submit(List.of(host.trainScript(), "80", "0.1"), RESNET);
+        TestApi.await(LONG, "job " + a + " to run in Slurm", () -> slurmJob(a, 1).contains("JobState=RUNNING"));
+        long b = submit(List.of(host.trainScript(), "30", "0.1"), RESNET);
+        TestApi.await(LONG, "job " + b + " to pair with " + a, () -> api.state(admin, b).equals("paired"));
+        TestApi.await(LONG, "both to run in Slurm", () -> slurmJob(b, 1).contains("JobState=RUNNING") && slurmJob(a, 1).contains("JobState=RUNNING"));
+        // node1: 4 GPUs, 16 shards: alone a whole GPU's 4, the partner that joined half of one
+        assertThat(slurmJob(a, 1)).contains("TresPerNode=gres:shard:4");
+        assertThat(slurmJob(b, 1)).contains("TresPerNode=gres:shard:2");
+        String log = api.get("/jobs/" + b + "/logs", admin).json().get("data").asText();
+        assertThat(log).contains("(Slurm node node1, GPU 0)");
+        TestApi.await(LONG, "both to succeed", () -> api.state(admin, a).equals("succeeded") && api.state(admin, b).equals("succeeded"));
     }
 
     @Test

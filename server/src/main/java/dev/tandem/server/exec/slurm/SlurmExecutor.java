@@ -55,6 +55,8 @@ public final class SlurmExecutor implements Executor {
     /** Distinguishes this daemon's Slurm jobs from another tandem's on the same cluster (kept in the state dir). */
     private final String instance;
     private final Map<Integer, SlurmGpu> gpus = new HashMap<>();
+    /** With --slurm-gres shard: each used node's shard GRES per GPU. */
+    private final Map<String, Integer> shardsPerGpu = new HashMap<>();
     private final Map<Long, Tracked> tracked = new LinkedHashMap<>();
     /** When a Slurm client last failed to reach slurmctld (0: it answers), and when it was last pinged since. */
     private long unreachableSince;
@@ -123,9 +125,11 @@ public final class SlurmExecutor implements Executor {
         List<SlurmNode> nodes = SlurmNode.parseAll(cli.run("scontrol", List.of("show", "node", "-o")));
         List<GpuDevice> out = new ArrayList<>();
         gpus.clear();
+        shardsPerGpu.clear();
         for (SlurmNode n : nodes) {
             if (!settings.nodes().isEmpty() && !settings.nodes().contains(n.name())) continue;
             if (settings.partition() != null && !n.partitions().contains(settings.partition())) continue;
+            if (settings.shardAccounting() && n.gpus() > 0) shardsPerGpu.put(n.name(), shardsPerGpu(n));
             int count = settings.gpusPerNode() > 0 ? Math.min(settings.gpusPerNode(), n.gpus()) : n.gpus();
             for (int i = 0; i < count; i++) {
                 int id = out.size();
@@ -136,6 +140,15 @@ public final class SlurmExecutor implements Executor {
         }
         if (out.isEmpty()) throw new ExecException("Slurm lists no node with gpu GRES" + (settings.partition() != null ? " in partition " + settings.partition() : ""));
         return out;
+    }
+
+    /** Slurm 22.05 spreads a node's shards evenly over its GPUs and takes one job's shards from one GPU. */
+    static int shardsPerGpu(SlurmNode n) {
+        if (n.shards() < 2 * n.gpus() || n.shards() % n.gpus() != 0) {
+            throw new ExecException("--slurm-gres shard needs Gres=shard:N on each node, N a multiple of its gpu count and at least 2 per GPU: node "
+                    + n.name() + " has " + n.gpus() + " gpu and " + n.shards() + " shard");
+        }
+        return n.shards() / n.gpus();
     }
 
     @Override public Launched start(Launch l) {
@@ -183,6 +196,8 @@ public final class SlurmExecutor implements Executor {
                 "--job-name=tandem-" + l.jobId() + "-" + l.attempt(), "--comment=" + comment(l.jobId(), l.attempt()),
                 "--output=" + logFile, "--open-mode=append", "--chdir=" + l.workdir()));
         if (settings.partition() != null) a.add("--partition=" + settings.partition());
+        // accounting only: Slurm charges the shards to a GPU of its choosing; CUDA_VISIBLE_DEVICES stays tandem's
+        if (settings.shardAccounting()) a.add("--gres=shard:" + Math.max(1, shardsPerGpu.get(node) / Math.max(1, l.tenants())));
         a.add(script.toString());
         a.add(dir.toString());
         a.add(String.valueOf(l.attempt()));
