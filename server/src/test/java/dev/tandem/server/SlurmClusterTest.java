@@ -140,11 +140,7 @@ class SlurmClusterTest {
         long a = submit(List.of(host.trainScript(), "80", "0.1"), RESNET);
         long b = submit(List.of(host.trainScript(), "40", "0.1"), RESNET);
         TestApi.await(LONG, "job " + b + " to pair with " + a, () -> api.state(admin, b).equals("paired"));
-        // the partner list comes from the scheduler's live state, which can trail the stored state by a tick
-        TestApi.await(LONG, "job " + b + " to list " + a + " as partner", () -> {
-            JsonNode partners = api.job(admin, b).get("partners");
-            return partners.size() == 1 && partners.get(0).asLong() == a;
-        });
+        api.awaitPartner(admin, b, a, LONG);
         assertThat(api.job(admin, b).get("reason").asText()).startsWith("paired " + b + " with " + a);
         // both really run in Slurm at once, on node1, bound to the same GPU
         TestApi.await(LONG, "both to run in Slurm", 
