@@ -73,10 +73,19 @@ public final class ServeOptions {
     @Option(names = "--slurm-gpu-memory", defaultValue = "81920", paramLabel = "MIB", description = "with --executor slurm: device memory of each GPU (default: ${DEFAULT-VALUE} MiB)")
     long slurmGpuMemoryMiB;
 
+    @Option(names = "--slurm-nvidia-smi", defaultValue = "nvidia-smi", paramLabel = "PATH", description = "with --executor slurm: the nvidia-smi profiling runs start on their node (default: ${DEFAULT-VALUE} from the node's PATH)")
+    String slurmNvidiaSmi;
+
+    @Option(names = "--slurm-dcgmi", defaultValue = "dcgmi", paramLabel = "PATH", description = "with --executor slurm: the dcgmi profiling runs start on their node where it exists (default: ${DEFAULT-VALUE} from the node's PATH)")
+    String slurmDcgmi;
+
+    @Option(names = "--slurm-gres", defaultValue = "none", paramLabel = "none|shard", description = "with --executor slurm: shard also requests each job's share of its GPU's shard GRES, for Slurm's accounting (default: ${DEFAULT-VALUE})")
+    String slurmGres;
+
     public ServerConfig toConfig() {
         return new ServerConfig(stateDir == null ? ServerConfig.defaultStateDir() : stateDir.toAbsolutePath(), host, port, store, policy,
                 Sharing.parse(sharing), mpsThreadPercentage, new SchedulerConfig(tickMs, roundMs, profileMs, observeMs, maxAttempts, memoryMarginMiB),
                 stopGraceMs, maxBodyBytes, stopJobsOnShutdown, ToolPath.fromEnvironment(),
-                executor, new SlurmSettings(slurmPartition, slurmNodes, slurmGpusPerNode, slurmGpuMemoryMiB));
+                executor, new SlurmSettings(slurmPartition, slurmNodes, slurmGpusPerNode, slurmGpuMemoryMiB, slurmNvidiaSmi, slurmDcgmi, slurmGres));
     }
 }

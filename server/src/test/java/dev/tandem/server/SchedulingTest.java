@@ -69,8 +69,8 @@ class SchedulingTest {
         long b = submit(List.of("40", "0.1"), RESNET, 4096);
         TestApi.await(LONG, "job " + b + " to pair with " + a, () -> api.state(admin, b).equals("paired"));
 
+        api.awaitPartner(admin, b, a, LONG);
         JsonNode jb = api.job(admin, b);
-        assertThat(jb.get("partners")).extracting(JsonNode::asLong).containsExactly(a);
         assertThat(jb.get("predicted_speed").asDouble()).isBetween(0.6, 1.2);
         assertThat(jb.get("prediction_basis").asText()).isEqualTo("knn");
         assertThat(api.job(admin, b).get("events").get(1).get("reason").asText()).startsWith("paired " + b + " with " + a);

@@ -3,6 +3,7 @@ package dev.tandem.server;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.tandem.server.exec.Sharing;
 import dev.tandem.server.exec.slurm.SlurmSettings;
+import dev.tandem.server.sched.SchedulerConfig;
 import dev.tandem.server.testing.FakeGpuHost;
 import dev.tandem.server.testing.TestApi;
 import org.junit.jupiter.api.AfterEach;
@@ -19,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * tandem serve with {@code --executor slurm} against a real Slurm (the CI's .ci/slurm-up.sh: Slurm 22.05, nodes
@@ -36,12 +38,16 @@ class SlurmClusterTest {
     TandemServer server;
     TestApi api;
     String admin;
+    /** The profiling window, when a test needs a longer one than FakeGpuHost's 1 s (0: that one). */
+    long profileMs;
 
     /** One GPU of node1 unless said otherwise, so that the policy must pair. */
     void start(String policy, SlurmSettings slurm, boolean stopJobsOnShutdown) throws Exception {
         if (host == null) host = FakeGpuHost.install(dir.resolve("host"), "h100x1");
         ServerConfig c = host.config(dir.resolve("state"), policy, Sharing.TIME_SLICING);
-        server = TandemServer.start(new ServerConfig(c.stateDir(), c.host(), 0, null, c.policy(), c.sharing(), c.mpsThreadPercentage(), c.scheduler(),
+        SchedulerConfig s = c.scheduler();
+        if (profileMs > 0) s = new SchedulerConfig(s.tickMs(), s.roundMs(), profileMs, s.observeMs(), s.maxAttempts(), s.memoryMarginMiB());
+        server = TandemServer.start(new ServerConfig(c.stateDir(), c.host(), 0, null, c.policy(), c.sharing(), c.mpsThreadPercentage(), s,
                 c.stopGraceMs(), c.maxBodyBytes(), stopJobsOnShutdown, c.tools(), "slurm", slurm));
         api = new TestApi(server.url());
         admin = Files.readString(server.adminTokenFile()).strip();
@@ -113,10 +119,11 @@ class SlurmClusterTest {
         assertThat(slurm).contains("JobName=tandem-" + id + "-1").contains("JobState=COMPLETED").contains("NodeList=node1");
     }
 
-    @Test
-    void twoJobsArePairedOnOneGpuOfANode() throws Exception {
-        // Slurm's GPUs cannot be sampled from the daemon's machine, so the workload is profiled first by a local
-        // daemon on the (fake) GPU host with the same state directory: profiles are per workload, not per machine
+    /**
+     * Profiles RESNET with a local daemon on the (fake) GPU host and the same state directory (profiles are per
+     * workload, not per machine), so that a Slurm test can pair at once; profiling on Slurm has its own test.
+     */
+    void profileLocally() throws Exception {
         host = FakeGpuHost.install(dir.resolve("host"), "h100x1");
         server = TandemServer.start(host.config(dir.resolve("state")));
         api = new TestApi(server.url());
@@ -124,16 +131,16 @@ class SlurmClusterTest {
         long p = submit(List.of(host.trainScript(), "20", "0.1"), RESNET);
         TestApi.await(LONG, "the local profiling run", () -> api.state(admin, p).equals("succeeded"));
         server.close();
+    }
 
+    @Test
+    void twoJobsArePairedOnOneGpuOfANode() throws Exception {
+        profileLocally();
         start();
         long a = submit(List.of(host.trainScript(), "80", "0.1"), RESNET);
         long b = submit(List.of(host.trainScript(), "40", "0.1"), RESNET);
         TestApi.await(LONG, "job " + b + " to pair with " + a, () -> api.state(admin, b).equals("paired"));
-        // the partner list comes from the scheduler's live state, which can trail the stored state by a tick
-        TestApi.await(LONG, "job " + b + " to list " + a + " as partner", () -> {
-            JsonNode partners = api.job(admin, b).get("partners");
-            return partners.size() == 1 && partners.get(0).asLong() == a;
-        });
+        api.awaitPartner(admin, b, a, LONG);
         assertThat(api.job(admin, b).get("reason").asText()).startsWith("paired " + b + " with " + a);
         // both really run in Slurm at once, on node1, bound to the same GPU
         TestApi.await(LONG, "both to run in Slurm", 
@@ -143,6 +150,57 @@ class SlurmClusterTest {
         TestApi.await(LONG, "both to succeed", () -> api.state(admin, a).equals("succeeded") && api.state(admin, b).equals("succeeded"));
         String logB = api.get("/jobs/" + b + "/logs", admin).json().get("data").asText();
         assertThat(logB).contains("on GPU(s) 0 (Slurm node node1, GPU 0)");
+    }
+
+    @Test
+    void aNewWorkloadIsProfiledInsideItsSlurmJobThenPaired() throws Exception {
+        // the node's nvidia-smi and dcgmi are the test doubles (a node with two H100s); real nodes use their PATH's
+        host = FakeGpuHost.install(dir.resolve("host"), "h100x2", true, false);
+        Path bin = host.dir().resolve("bin");
+        // a window long enough for the nvidia-smi double (a bash loop) to give the profiler's minimum of readings
+        profileMs = 3000;
+        start("tandem", new SlurmSettings(null, List.of("node1"), 1, 81_920, bin.resolve("nvidia-smi").toString(), bin.resolve("dcgmi").toString()), true);
+        long a = submit(List.of(host.trainScript(), "100", "0.1"), RESNET);
+        TestApi.await(LONG, "job " + a + " to be profiled", () -> api.get("/profiles", admin).json().get("profiles").size() == 1);
+        JsonNode p = api.get("/profiles", admin).json().get("profiles").get(0);
+        // the node's GPU 0 (the job's: CUDA_VISIBLE_DEVICES=0), not its idle GPU 1, as recorded in samples-h100x2.csv
+        assertThat(p.get("gpu_util").asDouble()).isEqualTo(31.0);
+        assertThat(p.get("gmem_mib").asDouble()).isEqualTo(2048.0);
+        assertThat(p.get("sm_active").asDouble()).isEqualTo(0.312);
+        assertThat(p.get("samples").asInt()).isGreaterThanOrEqualTo(5);
+        assertThat(p.get("source_job").asLong()).isEqualTo(a);
+        assertThat(p.get("solo_speed").asDouble()).isBetween(3.0, 12.0);
+        Path jobDir = dir.resolve("state/jobs/" + a);
+        assertThat(jobDir.resolve("nvidia-smi-1.out")).isNotEmptyFile();
+        assertThat(jobDir.resolve("samples-1.done")).exists(); // the window ended while the job ran on
+        TestApi.await(LONG, "job " + a + " to run on, profiled", () -> api.state(admin, a).equals("running"));
+
+        long b = submit(List.of(host.trainScript(), "20", "0.1"), RESNET);
+        TestApi.await(LONG, "job " + b + " to pair with " + a, () -> api.state(admin, b).equals("paired"));
+        assertThat(api.job(admin, b).get("reason").asText()).startsWith("paired " + b + " with " + a);
+        TestApi.await(LONG, "both to run in Slurm", () -> slurmJob(a, 1).contains("JobState=RUNNING") && slurmJob(b, 1).contains("JobState=RUNNING"));
+        assertThat(jobDir.resolve("profile-1")).exists();
+        assertThat(dir.resolve("state/jobs/" + b + "/profile-1")).doesNotExist(); // its workload has a profile: no sampling
+        assertThat(states(a)).containsSubsequence("profiling", "running", "paired");
+        api.post("/jobs/" + a + "/cancel", admin, "");
+        TestApi.await(LONG, "job " + b + " to succeed", () -> api.state(admin, b).equals("succeeded"));
+    }
+
+    @Test
+    void withShardAccountingEachJobAsksSlurmForItsShareOfTheGpu() throws Exception {
+        profileLocally();
+        start("tandem", new SlurmSettings(null, List.of("node1"), 1, 81_920, null, null, "shard"), true);
+        long a = submit(List.of(host.trainScript(), "80", "0.1"), RESNET);
+        TestApi.await(LONG, "job " + a + " to run in Slurm", () -> slurmJob(a, 1).contains("JobState=RUNNING"));
+        long b = submit(List.of(host.trainScript(), "30", "0.1"), RESNET);
+        TestApi.await(LONG, "job " + b + " to pair with " + a, () -> api.state(admin, b).equals("paired"));
+        TestApi.await(LONG, "both to run in Slurm", () -> slurmJob(b, 1).contains("JobState=RUNNING") && slurmJob(a, 1).contains("JobState=RUNNING"));
+        // node1: 4 GPUs, 16 shards: alone a whole GPU's 4, the partner that joined half of one
+        assertThat(slurmJob(a, 1)).contains("TresPerNode=gres:shard:4");
+        assertThat(slurmJob(b, 1)).contains("TresPerNode=gres:shard:2");
+        String log = api.get("/jobs/" + b + "/logs", admin).json().get("data").asText();
+        assertThat(log).contains("(Slurm node node1, GPU 0)");
+        TestApi.await(LONG, "both to succeed", () -> api.state(admin, a).equals("succeeded") && api.state(admin, b).equals("succeeded"));
     }
 
     @Test
@@ -174,11 +232,93 @@ class SlurmClusterTest {
         TestApi.await(LONG, "it to run in Slurm", () -> slurmJob(id, 1).contains("JobState=RUNNING"));
         scontrol("update", "nodename=node1", "state=down", "reason=tandem-test");
         TestApi.await(LONG, "Slurm to fail it", () -> slurmJob(id, 1).contains("JobState=NODE_FAIL"));
+        TestApi.await(LONG, "the daemon to requeue it", () -> !reasonOfFirst(id, "pending").isEmpty());
+        assertThat(reasonOfFirst(id, "pending")).contains("ended NODE_FAIL on node node1").contains("left no exit status").contains("attempt 1 of 3, requeued")
+                .doesNotContain("daemon was down");
         // the node comes back (ReturnToService=2 here); the daemon requeued the job and starts attempt 2
         TestApi.await(LONG, "the job to succeed on attempt 2", () -> api.state(admin, id).equals("succeeded"));
         assertThat(api.job(admin, id).get("attempts").asInt()).isEqualTo(2);
         List<String> s = states(id);
         assertThat(s.subList(s.indexOf("profiling") + 1, s.size())).contains("pending").endsWith("succeeded");
+    }
+
+    @Test
+    void aJobRunsOnThroughASlurmctldRestartAndOneSubmittedMeanwhileStartsOnceItIsBack() throws Exception {
+        Path ctl = slurmctldScript();
+        start("tandem", new SlurmSettings(null, List.of("node1"), 2, 81_920), true);
+        long a = submit(List.of(host.trainScript(), "300", "0.1"), Map.of("model", "Steady"));
+        TestApi.await(LONG, "it to run in Slurm", () -> slurmJob(a, 1).contains("JobState=RUNNING"));
+        long b;
+        try {
+            sh(ctl.toString(), "stop");
+            b = submit(List.of(host.trainScript(), "10", "0.1"), Map.of("model", "SubmittedDuringOutage"));
+            // long enough for the daemon's scontrol (and maybe sbatch) to give up (~9 s each) while slurmctld is down
+            Thread.sleep(12_000);
+            assertThat(api.state(admin, a)).isIn("profiling", "running");
+            assertThat(api.state(admin, b)).isEqualTo("pending");
+            assertThat(api.job(admin, b).get("attempts").asInt()).isZero();
+        } finally {
+            sh(ctl.toString(), "start");
+        }
+        TestApi.await(Duration.ofSeconds(90), "job " + b + " to succeed", () -> api.state(admin, b).equals("succeeded"));
+        TestApi.await(Duration.ofSeconds(90), "job " + a + " to succeed", () -> api.state(admin, a).equals("succeeded"));
+        assertRanOnceInSlurm(a);
+        assertRanOnceInSlurm(b);
+        // job a ran through the outage in one Slurm job and one tandem run
+        assertThat(states(a)).containsExactly("pending", "profiling", "running", "succeeded");
+    }
+
+    @Test
+    void aStartThatCannotReachSlurmctldGoesBackToTheQueueWithoutUsingAnAttempt() throws Exception {
+        Path ctl = slurmctldScript();
+        start();
+        long id;
+        try {
+            sh(ctl.toString(), "stop");
+            // nothing runs, so the daemon learns that slurmctld is down only when it tries to start this job
+            id = submit(List.of(host.trainScript(), "10", "0.1"), Map.of("model", "Patient"));
+            TestApi.await(Duration.ofSeconds(40), "the start to fail", () -> states(id).contains("profiling") && api.state(admin, id).equals("pending"));
+            assertThat(reasonOfFirst(id, "pending")).startsWith("not started (").contains("Unable to contact slurm controller");
+            assertThat(api.job(admin, id).get("attempts").asInt()).isZero();
+        } finally {
+            sh(ctl.toString(), "start");
+        }
+        TestApi.await(Duration.ofSeconds(90), "job " + id + " to succeed", () -> api.state(admin, id).equals("succeeded"));
+        assertRanOnceInSlurm(id);
+        assertThat(states(id)).doesNotContain("failed").endsWith("profiling", "running", "succeeded");
+    }
+
+    /** .ci/slurmctld.sh, where this test may use it: as root, on a cluster .ci/slurm-up.sh started. */
+    static Path slurmctldScript() {
+        Path ctl = Path.of("..", ".ci", "slurmctld.sh").toAbsolutePath().normalize();
+        assumeTrue(Files.isRegularFile(ctl), "no .ci/slurmctld.sh to restart slurmctld with");
+        assumeTrue("root".equals(System.getProperty("user.name")), "restarting slurmctld needs root");
+        assumeTrue(Files.exists(Path.of(System.getenv("SLURM_CONF")).getParent().resolveSibling("run/slurmctld.pid")),
+                "SLURM_CONF is not a cluster started by .ci/slurm-up.sh");
+        return ctl;
+    }
+
+    /** One tandem attempt, one Slurm job (by this daemon's comments), completed. */
+    void assertRanOnceInSlurm(long id) {
+        assertThat(api.job(admin, id).get("attempts").asInt()).as("attempts of job " + id).isEqualTo(1);
+        assertThat(slurmJob(id, 1)).contains("JobState=COMPLETED");
+        String instance = read(dir.resolve("state/slurm-instance"));
+        assertThat(scontrol("show", "job", "-o").lines().filter(l -> l.matches(".* Comment=tandem:" + id + ":\\d+:" + instance + " .*")).count())
+                .as("Slurm jobs submitted for job " + id).isEqualTo(1);
+    }
+
+    /** The reason of the first event that moved the job to {@code state} from another state. */
+    String reasonOfFirst(long id, String state) {
+        for (JsonNode e : api.job(admin, id).get("events")) {
+            if (e.get("to").asText().equals(state) && !e.get("from").isNull()) return e.get("reason").asText();
+        }
+        return "";
+    }
+
+    static void sh(String... cmd) throws Exception {
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor()).as(String.join(" ", cmd) + ": " + out).isZero();
     }
 
     @Test

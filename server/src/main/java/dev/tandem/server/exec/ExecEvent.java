@@ -8,8 +8,13 @@ public sealed interface ExecEvent {
     record Progress(long jobId, long iteration, long at) implements ExecEvent {}
 
     /**
-     * The job's process ended. {@code exitCode} is null when the process ended while no daemon watched it and left
-     * no status; {@code oomInLog} tells whether this run's output had a CUDA out-of-memory message.
+     * The job's process ended. {@code exitCode} is null when it left no status: it ended while no daemon watched it,
+     * or the executor lost it (a Slurm node failed); {@code lost} then says what happened where the executor knows.
+     * {@code oomInLog} tells whether this run's output had a CUDA out-of-memory message.
      */
-    record Exited(long jobId, Integer exitCode, boolean oomInLog) implements ExecEvent {}
+    record Exited(long jobId, Integer exitCode, boolean oomInLog, String lost) implements ExecEvent {
+        public Exited(long jobId, Integer exitCode, boolean oomInLog) {
+            this(jobId, exitCode, oomInLog, null);
+        }
+    }
 }

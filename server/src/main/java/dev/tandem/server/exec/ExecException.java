@@ -1,7 +1,7 @@
 package dev.tandem.server.exec;
 
 /** The executor could not do what was asked (start a process, run an NVIDIA tool). */
-public final class ExecException extends RuntimeException {
+public class ExecException extends RuntimeException {
     public ExecException(String message) {
         super(message);
     }

@@ -1,6 +1,9 @@
 package dev.tandem.server.exec;
 
+import dev.tandem.server.gpu.GpuReadings;
+
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -10,7 +13,11 @@ import java.util.Set;
 public interface Executor extends AutoCloseable {
     List<GpuDevice> discoverGpus();
 
+    /** Starts a run; throws {@link ExecutorUnavailable} when nothing could be started for now, else {@link ExecException}. */
     Launched start(Launch launch);
+
+    /** Whether new runs can be started now; false while the executor is unreachable (Slurm: slurmctld down). */
+    default boolean ready() { return true; }
 
     /** Asks the job's processes to stop (SIGTERM, then SIGKILL after the grace period); its exit comes through poll. */
     void stop(long jobId);
@@ -20,6 +27,13 @@ public interface Executor extends AutoCloseable {
 
     /** Progress lines read and processes ended since the last call. */
     List<ExecEvent> poll();
+
+    /**
+     * The GPU readings a profiling run took of itself (Slurm: a sampler beside the job on its node), once its
+     * profiling window is over or it ended ({@link GpuReadings#complete()} false until then); empty where the
+     * daemon's own GPU monitor sees the GPUs. {@code gpus} are the run's GPUs as {@link GpuDevice#index()}.
+     */
+    default Optional<GpuReadings> jobReadings(long jobId, int attempt, List<Integer> gpus) { return Optional.empty(); }
 
     /** Jobs whose processes are still alive (including ones asked to stop). */
     Set<Long> liveJobs();

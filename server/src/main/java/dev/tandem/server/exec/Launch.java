@@ -9,9 +9,11 @@ import java.util.Map;
  * @param env          the user's extra environment; the executor adds CUDA_VISIBLE_DEVICES and its own variables
  * @param tenants      how many jobs will share these GPUs once this one runs (1 = alone); MPS splits SMs by it
  * @param memoryMiB    device memory budgeted per GPU (0 = unknown); MPS pins the job to it
+ * @param profileMs    how long this run is profiled (0: not a profiling run); an executor whose GPUs the daemon cannot
+ *                     sample itself takes the readings inside the run for that long
  */
 public record Launch(long jobId, int attempt, List<String> argv, Map<String, String> env, String workdir,
-                     List<GpuDevice> gpus, int tenants, long memoryMiB) {
+                     List<GpuDevice> gpus, int tenants, long memoryMiB, long profileMs) {
     public Launch {
         argv = List.copyOf(argv);
         env = Map.copyOf(env);

@@ -118,6 +118,12 @@ public final class GpuMonitor implements AutoCloseable {
         return since(dcgm, gpu, since);
     }
 
+    /** Both tools' readings of these GPUs since {@code since}, as the profiler takes them. */
+    public GpuReadings readings(List<Integer> gpus, long since) {
+        return new GpuReadings(gpus.stream().flatMap(g -> smiSince(g, since).stream()).toList(),
+                gpus.stream().flatMap(g -> dcgmSince(g, since).stream()).toList(), true);
+    }
+
     public Optional<GpuSample> latest(int gpu) {
         Deque<GpuSample> q;
         synchronized (smi) {

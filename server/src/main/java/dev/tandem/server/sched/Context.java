@@ -10,7 +10,6 @@ import dev.tandem.core.model.Node;
 import dev.tandem.server.exec.Executor;
 import dev.tandem.server.exec.GpuDevice;
 import dev.tandem.server.gpu.GpuMonitor;
-import dev.tandem.server.gpu.Profiler;
 import dev.tandem.server.metrics.ServerMetrics;
 import dev.tandem.server.store.JobRecord;
 import dev.tandem.server.store.Store;
@@ -36,7 +35,6 @@ final class Context {
     final Learned learned;
     final OnlineCorrectedModel oracle;
     final GpuMonitor monitor;
-    final Profiler profiler;
     final ServerMetrics metrics;
     final SchedulerConfig cfg;
     final MemoryRule memoryRule;
@@ -53,7 +51,6 @@ final class Context {
         this.learned = new Learned(store);
         this.oracle = oracle;
         this.monitor = monitor;
-        this.profiler = new Profiler(monitor);
         this.metrics = metrics;
         this.cfg = cfg;
         this.memoryRule = new MemoryRule(cfg.memoryMarginMiB());

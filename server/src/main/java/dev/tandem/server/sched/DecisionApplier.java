@@ -4,6 +4,7 @@ import dev.tandem.core.compat.PairPrediction;
 import dev.tandem.core.policy.Decision;
 import dev.tandem.core.policy.SchedulerSnapshot;
 import dev.tandem.server.exec.ExecException;
+import dev.tandem.server.exec.ExecutorUnavailable;
 import dev.tandem.server.exec.GpuDevice;
 import dev.tandem.server.exec.Launch;
 import dev.tandem.server.exec.Launched;
@@ -43,6 +44,7 @@ final class DecisionApplier {
     void apply(List<Decision> decisions, SchedulerSnapshot snapshot, Map<Long, JobRecord> jobs, long now) {
         Set<Long> queued = new HashSet<>();
         snapshot.queue().forEach(p -> queued.add(Long.parseLong(p.id())));
+        Boolean ready = null; // asked once per round, and only when something is to start
         for (Decision d : decisions) {
             long id;
             try {
@@ -56,6 +58,8 @@ final class DecisionApplier {
             switch (d) {
                 case Decision.Start s -> {
                     if (!queued.remove(id)) continue;
+                    if (ready == null) ready = ctx.executor.ready();
+                    if (!ready) continue; // the jobs wait in the queue; the policy is asked again next round
                     Optional<String> refusal = refuseStart(job, s.gpus());
                     if (refusal.isPresent()) {
                         log.debug("not starting job {} on GPU(s) {}: {}", id, s.gpus(), refusal.get());
@@ -140,16 +144,31 @@ final class DecisionApplier {
         long budget = ctx.memoryRule.charged(ctx.job(job).memoryMiB());
         try {
             Launched l = ctx.executor.start(new Launch(job.id(), attempt, job.argv(), job.env(), job.workdir(), devices, tenants,
-                    ctx.job(job).memoryMiB() > 0 ? budget : 0));
+                    ctx.job(job).memoryMiB() > 0 ? budget : 0, state == JobState.PROFILING ? ctx.cfg.profileMs() : 0));
             ctx.store.update(job.id(), new Change().set(Column.PID, l.pid()).set(Column.PID_STARTED, l.startedAt()), now);
             Run run = new Run(job.id(), job.signature(), attempt, gpus, now);
             ctx.runs.add(run);
             ctx.dirty = true;
             return Optional.of(run);
+        } catch (ExecutorUnavailable e) {
+            unclaim(job, state, e, now);
+            return Optional.empty();
         } catch (ExecException e) {
             exits.crashed(job.id(), attempt, state, e.getMessage(), now);
             return Optional.empty();
         }
+    }
+
+    /**
+     * Undoes the claim of a run the executor could not start for now: no attempt is used up, so the next try has the
+     * same attempt number (and the Slurm executor finds a submission that got through before the error).
+     */
+    private void unclaim(JobRecord job, JobState state, ExecutorUnavailable e, long now) {
+        log.warn("job {} not started, back to the queue: {}", job.id(), e.getMessage());
+        ctx.store.transition(job.id(), EnumSet.of(state), JobState.PENDING, Context.ACTOR, "not started (" + e.getMessage() + "); waiting for it",
+                new Change().add(Column.ATTEMPTS, -1).set(Column.GPU_IDS, job.gpuIds().isEmpty() ? null : Store.gpuIds(job.gpuIds()))
+                        .set(Column.STARTED_AT, job.startedAt()), now);
+        ctx.dirty = true;
     }
 
     /** Stops a running job for the policy; it stays on its GPUs (in the run table) until its process has ended. */

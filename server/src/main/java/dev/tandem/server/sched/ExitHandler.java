@@ -73,7 +73,7 @@ final class ExitHandler {
             splitAfterOom(run, job, partner.get(), ended, now);
             return Optional.empty();
         }
-        String why = code == null ? "its process ended while the daemon was down and left no exit status"
+        String why = code == null ? (e.lost() != null ? e.lost() : "its process ended while the daemon was down and left no exit status")
                 : describeExit(code) + (oom ? " (CUDA out of memory while alone on GPU(s) " + ctx.describe(run.gpus) + ")" : "");
         if (oom) ctx.metrics.oom();
         ctx.store.update(job.id(), ended, now);
@@ -101,7 +101,7 @@ final class ExitHandler {
         if (attempt < ctx.cfg.maxAttempts()) {
             ctx.metrics.retry();
             ctx.store.transition(jobId, EnumSet.of(from), JobState.PENDING, Context.ACTOR,
-                    why + "; attempt " + attempt + " of " + ctx.cfg.maxAttempts() + ", retrying", new Change().set(Column.QUEUED_AT, now), now);
+                    why + "; attempt " + attempt + " of " + ctx.cfg.maxAttempts() + ", requeued", new Change().set(Column.QUEUED_AT, now), now);
         } else {
             ctx.store.transition(jobId, EnumSet.of(from), JobState.FAILED, Context.ACTOR,
                     why + "; failed after " + attempt + " attempt(s)", new Change().set(Column.FINISHED_AT, now), now);

@@ -1,11 +1,14 @@
 package dev.tandem.server.sched;
 
+import dev.tandem.server.gpu.GpuReadings;
+import dev.tandem.server.gpu.Profiler;
 import dev.tandem.server.store.Change;
 import dev.tandem.server.store.JobRecord;
 import dev.tandem.server.store.JobState;
 import dev.tandem.server.store.ProfileRecord;
 
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -27,7 +30,9 @@ final class Profiling {
             if (!run.profiling || now - run.profileSince < ctx.cfg.profileMs()) continue;
             JobRecord job = jobs.get(run.jobId);
             if (job == null) continue;
-            Optional<ProfileRecord> p = complete(run, job, now);
+            GpuReadings readings = readings(run);
+            if (!readings.complete()) continue; // the Slurm job step is still sampling (it may have started late)
+            Optional<ProfileRecord> p = complete(run, job, readings, now);
             // without readings (nvidia-smi silent) the job runs on unprofiled: alone, since nothing predicts a pair
             if (p.isEmpty() && now - run.profileSince < 3 * ctx.cfg.profileMs()) continue;
             run.profiling = false;
@@ -39,11 +44,21 @@ final class Profiling {
 
     /** Builds and stores the run's profile from what was measured so far, if that is enough. */
     Optional<ProfileRecord> complete(Run run, JobRecord job, long now) {
+        return complete(run, job, readings(run), now);
+    }
+
+    private Optional<ProfileRecord> complete(Run run, JobRecord job, GpuReadings readings, long now) {
         double speed = run.meter.rateSince(run.profileSince, 1);
         String gpuName = ctx.devices.get(run.gpus.getFirst()).name();
-        Optional<ProfileRecord> p = ctx.profiler.profile(job.signature(), job.id(), ctx.indices(run.gpus), gpuName, run.profileSince, speed, now);
+        Optional<ProfileRecord> p = Profiler.profile(job.signature(), job.id(), run.gpus.size(), readings, gpuName, speed, now);
         p.ifPresent(ctx.learned::saveProfile);
         return p;
+    }
+
+    /** Taken inside the run by the executor where it can (Slurm), else by this machine's GPU monitor. */
+    private GpuReadings readings(Run run) {
+        List<Integer> gpus = ctx.indices(run.gpus);
+        return ctx.executor.jobReadings(run.jobId, run.attempt, gpus).orElseGet(() -> ctx.monitor.readings(gpus, run.profileSince));
     }
 
     static String describe(ProfileRecord r) {

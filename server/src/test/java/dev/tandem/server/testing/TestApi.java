@@ -69,6 +69,17 @@ public final class TestApi {
 
     public String state(String token, long id) { return job(token, id).get("state").asText(); }
 
+    /**
+     * Waits until job {@code id} lists {@code partner} as its only partner: the list comes from the scheduler's live
+     * state, which can trail the stored state (already {@code paired}) by a tick.
+     */
+    public void awaitPartner(String token, long id, long partner, Duration timeout) {
+        await(timeout, "job " + id + " to list " + partner + " as partner", () -> {
+            JsonNode partners = job(token, id).get("partners");
+            return partners.size() == 1 && partners.get(0).asLong() == partner;
+        });
+    }
+
     /** Polls until {@code cond} holds, failing with {@code what} after {@code timeout}. */
     public static void await(Duration timeout, String what, BooleanSupplier cond) {
         long end = System.nanoTime() + timeout.toNanos();

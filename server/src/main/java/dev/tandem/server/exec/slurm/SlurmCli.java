@@ -1,6 +1,7 @@
 package dev.tandem.server.exec.slurm;
 
 import dev.tandem.server.exec.ExecException;
+import dev.tandem.server.exec.ExecutorUnavailable;
 import dev.tandem.server.exec.ToolPath;
 
 import java.io.File;
@@ -19,6 +20,9 @@ final class SlurmCli {
     /** The daemon's variables that sbatch must not pass on to jobs (it exports its environment by default). */
     private static final List<String> NOT_INHERITED = List.of("TANDEM_TOKEN");
     private static final long TIMEOUT_S = 30;
+    /** What Slurm's clients print when slurmctld cannot be reached (down, restarting, overloaded), after ~9 s of retries. */
+    private static final List<String> UNREACHABLE = List.of("Unable to contact slurm controller", "Socket timed out",
+            "Zero Bytes were transmitted or received", "Slurm backup controller in standby mode");
     private final ToolPath tools;
 
     SlurmCli(ToolPath tools) {
@@ -27,11 +31,16 @@ final class SlurmCli {
 
     record Result(int code, String out, String err) {}
 
-    /** Runs the tool and returns stdout; a non-zero exit is an {@link ExecException} with its stderr. */
+    /**
+     * Runs the tool and returns stdout; a non-zero exit is an {@link ExecException} with its stderr, an
+     * {@link ExecutorUnavailable} when the controller could not be reached (so the tool did nothing).
+     */
     String run(String tool, List<String> args) {
         Result r = tryRun(tool, args);
-        if (r.code != 0) throw new ExecException(tool + " " + String.join(" ", args) + " exited with " + r.code + ": " + r.err.strip());
-        return r.out;
+        if (r.code == 0) return r.out;
+        String msg = tool + " " + String.join(" ", args) + " exited with " + r.code + ": " + r.err.strip();
+        if (UNREACHABLE.stream().anyMatch(r.err::contains)) throw new ExecutorUnavailable(msg);
+        throw new ExecException(msg);
     }
 
     Result tryRun(String tool, List<String> args) {
@@ -52,7 +61,7 @@ final class SlurmCli {
             byte[] out = p.getInputStream().readAllBytes();
             if (!p.waitFor(TIMEOUT_S, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
-                throw new ExecException(tool + " did not answer within " + TIMEOUT_S + " s");
+                throw new ExecutorUnavailable(tool + " did not answer within " + TIMEOUT_S + " s");
             }
             return new Result(p.exitValue(), new String(out, StandardCharsets.UTF_8), new String(err.join(), StandardCharsets.UTF_8));
         } catch (IOException e) {

@@ -2,6 +2,7 @@ package dev.tandem.server.exec.slurm;
 
 import dev.tandem.server.exec.ExecEvent;
 import dev.tandem.server.exec.ExecException;
+import dev.tandem.server.exec.ExecutorUnavailable;
 import dev.tandem.server.exec.Executor;
 import dev.tandem.server.exec.GpuDevice;
 import dev.tandem.server.exec.Launch;
@@ -9,6 +10,7 @@ import dev.tandem.server.exec.Launched;
 import dev.tandem.server.exec.LocalExecutor;
 import dev.tandem.server.exec.LogScanner;
 import dev.tandem.server.exec.ToolPath;
+import dev.tandem.server.gpu.GpuReadings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,6 +28,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.stream.Collectors;
@@ -36,10 +39,13 @@ import java.util.stream.Collectors;
  * executes. No gpu GRES is requested: Slurm 22.05 cannot be told which GPU index to give, and two jobs that tandem
  * pairs on one GPU must really land on the same device, so the GPUs tandem uses must be left to it (a partition,
  * {@code --slurm-nodes} or {@code --slurm-gpus-per-node}). Output goes to {@code STATE_DIR/jobs/ID/output.log}, which
- * the state directory must therefore be on a file system the nodes share.
+ * the state directory must therefore be on a file system the nodes share. While slurmctld cannot be reached the
+ * executor is not {@link #ready()}: nothing is submitted, jobs are not polled, and a ping every few seconds tells
+ * when it is back (the other clients take ~9 s to give up, which would stall the scheduler loop).
  */
 public final class SlurmExecutor implements Executor {
     private static final Logger log = LoggerFactory.getLogger(SlurmExecutor.class);
+    private static final long PROBE_MS = 2000;
 
     private final Path stateDir;
     private final SlurmCli cli;
@@ -49,7 +55,12 @@ public final class SlurmExecutor implements Executor {
     /** Distinguishes this daemon's Slurm jobs from another tandem's on the same cluster (kept in the state dir). */
     private final String instance;
     private final Map<Integer, SlurmGpu> gpus = new HashMap<>();
+    /** With --slurm-gres shard: each used node's shard GRES per GPU. */
+    private final Map<String, Integer> shardsPerGpu = new HashMap<>();
     private final Map<Long, Tracked> tracked = new LinkedHashMap<>();
+    /** When a Slurm client last failed to reach slurmctld (0: it answers), and when it was last pinged since. */
+    private long unreachableSince;
+    private long lastProbe;
 
     /** tandem's GPU id -> Slurm node and the GPU's index on that node. */
     record SlurmGpu(String node, int local) {}
@@ -60,6 +71,7 @@ public final class SlurmExecutor implements Executor {
         final long slurmId; // -1: Slurm no longer knows it; only its exit file is left
         final LogScanner scanner;
         boolean stopRequested;
+        boolean cancelSent;
         long stopAt = Long.MAX_VALUE;
 
         Tracked(long jobId, int attempt, long slurmId, LogScanner scanner) {
@@ -113,9 +125,11 @@ public final class SlurmExecutor implements Executor {
         List<SlurmNode> nodes = SlurmNode.parseAll(cli.run("scontrol", List.of("show", "node", "-o")));
         List<GpuDevice> out = new ArrayList<>();
         gpus.clear();
+        shardsPerGpu.clear();
         for (SlurmNode n : nodes) {
             if (!settings.nodes().isEmpty() && !settings.nodes().contains(n.name())) continue;
             if (settings.partition() != null && !n.partitions().contains(settings.partition())) continue;
+            if (settings.shardAccounting() && n.gpus() > 0) shardsPerGpu.put(n.name(), shardsPerGpu(n));
             int count = settings.gpusPerNode() > 0 ? Math.min(settings.gpusPerNode(), n.gpus()) : n.gpus();
             for (int i = 0; i < count; i++) {
                 int id = out.size();
@@ -128,8 +142,18 @@ public final class SlurmExecutor implements Executor {
         return out;
     }
 
+    /** Slurm 22.05 spreads a node's shards evenly over its GPUs and takes one job's shards from one GPU. */
+    static int shardsPerGpu(SlurmNode n) {
+        if (n.shards() < 2 * n.gpus() || n.shards() % n.gpus() != 0) {
+            throw new ExecException("--slurm-gres shard needs Gres=shard:N on each node, N a multiple of its gpu count and at least 2 per GPU: node "
+                    + n.name() + " has " + n.gpus() + " gpu and " + n.shards() + " shard");
+        }
+        return n.shards() / n.gpus();
+    }
+
     @Override public Launched start(Launch l) {
         if (tracked.containsKey(l.jobId())) throw new ExecException("job " + l.jobId() + " is already running");
+        if (!ready()) throw new ExecutorUnavailable("slurmctld does not answer");
         List<SlurmGpu> placed = l.gpus().stream().map(g -> gpus.get(g.index())).toList();
         if (placed.contains(null)) throw new ExecException("job " + l.jobId() + ": GPU(s) not known to the Slurm executor");
         String node = placed.getFirst().node();
@@ -147,12 +171,14 @@ public final class SlurmExecutor implements Executor {
             Files.deleteIfExists(dir.resolve("exit-" + l.attempt()));
             Files.write(dir.resolve("argv-" + l.attempt()), JobFiles.nulSeparated(l.argv()));
             Files.write(dir.resolve("env-" + l.attempt()), JobFiles.nulSeparated(JobFiles.env(l, placed)));
+            StepSampling.prepare(dir, l.attempt(), l.profileMs(), settings);
             String header = String.format("[tandem] attempt %d of job %d on GPU(s) %s (Slurm node %s, GPU %s) at %s%n", l.attempt(), l.jobId(),
                     l.gpus().stream().map(g -> String.valueOf(g.index())).collect(Collectors.joining(",")), node,
                     placed.stream().map(g -> String.valueOf(g.local())).collect(Collectors.joining(",")), Instant.now());
             Files.writeString(logFile, header, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
             long offset = Files.size(logFile);
-            String out = cli.run("sbatch", sbatchArgs(l, node, dir, logFile));
+            // sbatch is not retried here: if it timed out after submitting, the next try of this attempt finds that job above
+            String out = run("sbatch", sbatchArgs(l, node, dir, logFile));
             long slurmId = Long.parseLong(out.strip().split(";")[0]);
             tracked.put(l.jobId(), new Tracked(l.jobId(), l.attempt(), slurmId, new LogScanner(logFile, offset)));
             log.debug("job {} attempt {}: Slurm job {} on {}", l.jobId(), l.attempt(), slurmId, node);
@@ -170,6 +196,8 @@ public final class SlurmExecutor implements Executor {
                 "--job-name=tandem-" + l.jobId() + "-" + l.attempt(), "--comment=" + comment(l.jobId(), l.attempt()),
                 "--output=" + logFile, "--open-mode=append", "--chdir=" + l.workdir()));
         if (settings.partition() != null) a.add("--partition=" + settings.partition());
+        // accounting only: Slurm charges the shards to a GPU of its choosing; CUDA_VISIBLE_DEVICES stays tandem's
+        if (settings.shardAccounting()) a.add("--gres=shard:" + Math.max(1, shardsPerGpu.get(node) / Math.max(1, l.tenants())));
         a.add(script.toString());
         a.add(dir.toString());
         a.add(String.valueOf(l.attempt()));
@@ -182,7 +210,48 @@ public final class SlurmExecutor implements Executor {
         if (t == null || t.stopRequested) return;
         t.stopRequested = true;
         t.stopAt = System.currentTimeMillis() + stopGraceMs;
-        if (t.slurmId > 0) cli.tryRun("scancel", List.of(String.valueOf(t.slurmId)));
+        cancel(t);
+    }
+
+    /** scancel once; while slurmctld is unreachable it is tried again on every poll until it gets through. */
+    private void cancel(Tracked t) {
+        if (t.slurmId <= 0) return;
+        if (!ready()) return;
+        try {
+            run("scancel", List.of(String.valueOf(t.slurmId)));
+            t.cancelSent = true;
+        } catch (ExecutorUnavailable e) {
+            log.warn("job {}: scancel of Slurm job {} did not reach slurmctld; trying again", t.jobId, t.slurmId);
+        } catch (ExecException e) {
+            t.cancelSent = true; // Slurm refused it (the job has ended meanwhile): nothing left to cancel
+        }
+    }
+
+    /** Runs a Slurm client; a controller that does not answer makes the executor unready until a ping gets through. */
+    private String run(String tool, List<String> args) {
+        try {
+            return cli.run(tool, args);
+        } catch (ExecutorUnavailable e) {
+            long now = System.currentTimeMillis();
+            if (unreachableSince == 0) {
+                unreachableSince = now;
+                log.warn("slurmctld does not answer; not submitting or polling until it does: {}", e.getMessage());
+            }
+            lastProbe = now;
+            throw e;
+        }
+    }
+
+    @Override public boolean ready() {
+        if (unreachableSince == 0) return true;
+        long now = System.currentTimeMillis();
+        if (now - lastProbe < PROBE_MS) return false;
+        lastProbe = now;
+        SlurmCli.Result r = cli.tryRun("scontrol", List.of("ping"));
+        if (r.code() != 0 || !r.out().contains("UP")) return false;
+        log.info("slurmctld answers again after {} s", (now - unreachableSince) / 1000);
+        unreachableSince = 0;
+        return true;
     }
 
     @Override public boolean adopt(long jobId, int attempt, Long pid, Long pidStarted) {
@@ -211,13 +280,13 @@ public final class SlurmExecutor implements Executor {
     private Map<Long, SlurmJob> jobs() {
         // one call for all jobs: 'scontrol show job ID' fails on a purged id, and squeue has no exit code
         Map<Long, SlurmJob> byId = new HashMap<>();
-        for (SlurmJob j : SlurmJob.parseAll(cli.run("scontrol", List.of("show", "job", "-o")))) byId.put(j.id(), j);
+        for (SlurmJob j : SlurmJob.parseAll(run("scontrol", List.of("show", "job", "-o")))) byId.put(j.id(), j);
         return byId;
     }
 
     @Override public List<ExecEvent> poll() {
         List<ExecEvent> events = new ArrayList<>();
-        if (tracked.isEmpty()) return events;
+        if (tracked.isEmpty() || !ready()) return events;
         long now = System.currentTimeMillis();
         Map<Long, SlurmJob> jobs;
         try {
@@ -233,15 +302,25 @@ public final class SlurmExecutor implements Executor {
             List<Long> progress = ended ? t.scanner.finish() : t.scanner.scan();
             for (long iter : progress) events.add(new ExecEvent.Progress(t.jobId, iter, now));
             if (!ended) {
+                if (t.stopRequested && !t.cancelSent) cancel(t);
                 if (now >= t.stopAt) cli.tryRun("scancel", List.of("--signal=KILL", "--full", String.valueOf(t.slurmId)));
                 continue;
             }
             Integer code = exitCode(t, j);
-            if (j != null && code == null) log.info("job {}: Slurm job {} ended {} ({}): its attempt is lost", t.jobId, j.id(), j.state(), j.reason());
-            events.add(new ExecEvent.Exited(t.jobId, code, t.scanner.oomSeen()));
+            String lost = code == null ? lost(t, j) : null;
+            if (lost != null) log.info("job {}: {}", t.jobId, lost);
+            events.add(new ExecEvent.Exited(t.jobId, code, t.scanner.oomSeen(), lost));
             it.remove();
         }
         return events;
+    }
+
+    /** Why a run has no exit status, in Slurm's words: NODE_FAIL on which node, PREEMPTED, or forgotten by Slurm. */
+    private static String lost(Tracked t, SlurmJob j) {
+        if (j == null) return "Slurm job " + t.slurmId + " is no longer known to Slurm and left no exit status";
+        String reason = j.reason().isBlank() || j.reason().equals("None") ? "" : " (" + j.reason() + ")";
+        return "Slurm job " + j.id() + " ended " + j.state() + (j.nodeList().isBlank() ? "" : " on node " + j.nodeList()) + reason
+                + " and left no exit status";
     }
 
     /** The wrapper's exit file when the job ended by itself; a node failure or preemption has none that counts. */
@@ -251,6 +330,16 @@ public final class SlurmExecutor implements Executor {
         Integer fromSlurm = j.tandemExitCode();
         if (fromSlurm == null) return null;
         return fromFile != null && (j.state().equals("COMPLETED") || j.state().equals("FAILED")) ? fromFile : fromSlurm;
+    }
+
+    /** Read back from the files the batch script's sampler wrote in the job's directory on the node. */
+    @Override public Optional<GpuReadings> jobReadings(long jobId, int attempt, List<Integer> gpuIds) {
+        Map<Integer, Integer> localToId = new HashMap<>();
+        for (int id : gpuIds) {
+            SlurmGpu g = gpus.get(id);
+            if (g != null) localToId.put(g.local(), id);
+        }
+        return Optional.of(StepSampling.read(LocalExecutor.jobDir(stateDir, jobId), attempt, localToId));
     }
 
     @Override public Set<Long> liveJobs() { return Set.copyOf(tracked.keySet()); }

@@ -1,5 +1,6 @@
 package dev.tandem.server.exec.slurm;
 
+import dev.tandem.server.exec.ExecException;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -11,6 +12,7 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The parsers on output recorded from the CI's Slurm 22.05.8 (src/test/resources/slurm). */
 class SlurmParsersTest {
@@ -26,6 +28,7 @@ class SlurmParsersTest {
         List<SlurmNode> nodes = SlurmNode.parseAll(resource("scontrol-show-node.txt"));
         assertThat(nodes).extracting(SlurmNode::name).containsExactly("node1", "node2");
         assertThat(nodes).extracting(SlurmNode::gpus).containsExactly(4, 4);
+        assertThat(nodes).extracting(SlurmNode::shards).containsExactly(16, 16);
         assertThat(nodes).allMatch(n -> !n.unavailable());
         assertThat(nodes.getFirst().partitions()).containsExactly("gpu");
 
@@ -40,8 +43,24 @@ class SlurmParsersTest {
         assertThat(gpus.apply("gpu:a100:8(S:0-1),shard:64")).isEqualTo(8);
         assertThat(gpus.apply("shard:16,gpu:2")).isEqualTo(2);
         assertThat(gpus.apply("(null)")).isZero();
+        Function<String, Integer> shards = g -> SlurmNode.parse(Map.of("NodeName", "n", "Gres", g)).shards();
+        assertThat(shards.apply("gpu:a100:8(S:0-1),shard:64")).isEqualTo(64);
+        assertThat(shards.apply("shard:a100:16,gpu:2")).isEqualTo(16);
+        assertThat(shards.apply("gpu:4,mps:400")).isZero();
         assertThat(SlurmNode.parse(Map.of("NodeName", "n", "State", "IDLE+DRAIN")).unavailable()).isTrue();
         assertThat(SlurmNode.parse(Map.of("NodeName", "n", "State", "MIXED")).unavailable()).isFalse();
+    }
+
+    @Test
+    void shardAccountingNeedsShardsSpreadEvenlyOverTheGpus() {
+        assertThat(SlurmExecutor.shardsPerGpu(new SlurmNode("n", 4, 16, "IDLE", List.of()))).isEqualTo(4);
+        assertThatThrownBy(() -> SlurmExecutor.shardsPerGpu(new SlurmNode("n", 4, 0, "IDLE", List.of())))
+                .isInstanceOf(ExecException.class).hasMessageContaining("node n has 4 gpu and 0 shard");
+        assertThatThrownBy(() -> SlurmExecutor.shardsPerGpu(new SlurmNode("n", 4, 10, "IDLE", List.of()))).isInstanceOf(ExecException.class);
+        assertThatThrownBy(() -> new SlurmSettings(null, List.of(), 0, 1, null, null, "mps"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--slurm-gres must be none or shard");
+        assertThatThrownBy(() -> new SlurmSettings(null, List.of(), 0, 1, "--help", null))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--slurm-nvidia-smi");
     }
 
     @Test
