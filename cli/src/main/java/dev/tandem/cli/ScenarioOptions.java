@@ -27,6 +27,10 @@ final class ScenarioOptions {
     @Option(names = "--train", description = "Pairs the policies' compatibility model learns from (Lucid CSV or Gavel JSON). Default: the --truth file.")
     String train;
 
+    @Option(names = "--train-without", split = ",", paramLabel = "MODEL",
+            description = "Models whose pairs the compatibility model may not learn from (the truth keeps them): it must predict them from their solo profiles.")
+    java.util.Set<String> trainWithout = new java.util.TreeSet<>();
+
     @Option(names = "--gavel-gpu", defaultValue = "v100", description = "GPU type to read from a Gavel file (k80, p100, v100). Default: ${DEFAULT-VALUE}.")
     String gavelGpu;
 
@@ -90,7 +94,7 @@ final class ScenarioOptions {
         WorkloadSpec workload = WorkloadSpec.of(jobs, arrival, sizes, durationMin, durationMax, seed);
         TraceSpec traceSpec = trace == null ? null : new TraceSpec(traceFormat, trace, badRows(), mapping, traceLimit);
         return new ScenarioSpec(profiles, truth, train == null ? truth : train, gavelGpu, model, !noOnline, cluster, workload, sim,
-                new TandemPolicy.Config(minSpeed, minGain, caution, window, starvation), traceSpec);
+                new TandemPolicy.Config(minSpeed, minGain, caution, window, starvation), traceSpec, trainWithout);
     }
 
     private BadRows badRows() {

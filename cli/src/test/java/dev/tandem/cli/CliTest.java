@@ -77,6 +77,23 @@ class CliTest {
     }
 
     @Test
+    void trainWithoutHoldsModelsOutOfTheOracleButNotTheTruth() throws Exception {
+        Path json = dir.resolve("held-out.json");
+        Run r = tandem("simulate", "--jobs", "30", "--sizes", "1", "--policy", "tandem", "--no-bound", "--train-without", "ResNet18,VGG",
+                "--output-json", json.toString());
+        assertThat(r.code()).as(r.err()).isZero();
+        JsonNode workload = new ObjectMapper().readTree(json.toFile()).get("workload");
+        assertThat(workload.get("train_without").toString()).isEqualTo("[\"ResNet18\",\"VGG\"]");
+
+        Run unknown = tandem("simulate", "--jobs", "5", "--train-without", "ResNet18,Nope");
+        assertThat(unknown.code()).isEqualTo(2);
+        assertThat(unknown.err()).contains("--train-without: no model 'Nope'").contains("known: BERT");
+        Run all = tandem("simulate", "--jobs", "5", "--train-without", "DCGAN,EfficientNet,LSTM,MobileNetV2,MobileNetV3,PPO,ResNet18,VGG");
+        assertThat(all.code()).isEqualTo(2);
+        assertThat(all.err()).contains("no training pairs left without models");
+    }
+
+    @Test
     void compatPredictAddsColumnsAndKeepsRows() throws Exception {
         Path pairs = dir.resolve("pairs.csv");
         Files.writeString(pairs, "model1,dataset1,gpu_num1,batchsize1,amp1,model2,dataset2,gpu_num2,batchsize2,amp2\n"

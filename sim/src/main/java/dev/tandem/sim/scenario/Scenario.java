@@ -81,7 +81,8 @@ public final class Scenario {
                     : WorkloadGenerator.generate(spec.workload(), list, (p, size) -> true);
             mode = "profiles";
         }
-        List<PairObservation> training = loadTraining(DataSource.of(spec.train()), profiles, spec.gavelGpu());
+        List<PairObservation> training = withoutModels(loadTraining(DataSource.of(spec.train()), profiles, spec.gavelGpu()), spec.trainWithout(),
+                profiles, spec.train());
         return new Scenario(spec, profiles, truth, training, jobs, mode, notes);
     }
 
@@ -108,6 +109,23 @@ public final class Scenario {
             }
         }
         return pairs;
+    }
+
+    /**
+     * The training pairs in which neither job is one of {@code models}. Each name must be a model of the profiles,
+     * and some pairs must remain.
+     */
+    static List<PairObservation> withoutModels(List<PairObservation> training, java.util.Set<String> models, ProfileStore profiles, String source) {
+        if (models.isEmpty()) return training;
+        java.util.Set<String> known = new java.util.TreeSet<>();
+        for (JobProfile p : profiles.all()) known.add(p.signature().model());
+        for (String m : models) {
+            if (!known.contains(m)) throw new IllegalArgumentException("--train-without: no model '" + m + "' in the profiles; known: " + String.join(", ", known));
+        }
+        List<PairObservation> kept = training.stream()
+                .filter(o -> !models.contains(o.a().signature().model()) && !models.contains(o.b().signature().model())).toList();
+        if (kept.isEmpty()) throw new DataFormatException(source, 0, null, "no training pairs left without models " + models);
+        return kept;
     }
 
     /** Training pairs as observations with both jobs' profiles; pairs with an unprofiled job are an error. */
@@ -187,6 +205,7 @@ public final class Scenario {
         m.put("profiles", mode.equals("gavel") ? spec.truth() + "#" + spec.gavelGpu() : spec.profiles());
         m.put("truth", truth.name());
         m.put("train", spec.train());
+        if (!spec.trainWithout().isEmpty()) m.put("train_without", new java.util.TreeSet<>(spec.trainWithout()));
         m.put("oracle", newOracle().name());
         m.put("total_solo_gpu_seconds", jobs.stream().mapToDouble(j -> j.gpus() * j.totalIterations() / profiles.get(j.signature()).soloSpeed()).sum());
         return m;
