@@ -43,6 +43,20 @@ class ResultsTest {
     }
 
     @Test
+    void thePolicyStillWinsWhenHalfTheModelsWereNeverSeenPaired() {
+        ScenarioSpec base = ScenarioFixtures.lucid(200, "batch", 1).spec();
+        Scenario heldOut = Scenario.load(new ScenarioSpec(base.profiles(), base.truth(), base.train(), base.gavelGpu(), base.model(), base.online(),
+                base.cluster(), base.workload(), base.sim(), base.tandem(), null, java.util.Set.of("DCGAN", "LSTM", "MobileNetV3", "ResNet18")));
+        assertThat(heldOut.training().size()).isLessThan(ScenarioFixtures.lucid(200, "batch", 1).training().size() / 2);
+        Metrics fifo = heldOut.run("fifo", ProgressListener.NONE).metrics();
+        Metrics packed = heldOut.run("fifo-packed", ProgressListener.NONE).metrics();
+        Metrics tandem = heldOut.run("tandem", ProgressListener.NONE).metrics();
+        assertThat(fifo.makespan_s() / tandem.makespan_s()).isGreaterThan(1.65);
+        assertThat(tandem.makespan_s()).isLessThan(packed.makespan_s());
+        assertThat(tandem.oom_events()).isZero();
+    }
+
+    @Test
     void gavelWorkloadsRunWithGangs() {
         Scenario s = ScenarioFixtures.gavel(80, "1:0.7,2:0.1,4:0.15,8:0.05", "2x8:V100-16GB", 3);
         Metrics fifo = s.run("fifo", ProgressListener.NONE).metrics();
