@@ -89,12 +89,16 @@ final class ScenarioOptions {
     @Option(names = "--tandem-starvation", defaultValue = "7d", converter = Durations.class, description = "tandem: a job waiting longer is served first. Default: ${DEFAULT-VALUE}.")
     double starvation;
 
+    @Option(names = "--tandem-urgency", defaultValue = "0.25",
+            description = "tandem: weight of a waiting job's length when pairing (long jobs first: shorter makespan, longer mean JCT; 0: queue order). Default: ${DEFAULT-VALUE}.")
+    double urgency;
+
     ScenarioSpec spec(Cluster cluster, int jobs, String arrival, long seed) {
         SimConfig sim = SimConfig.defaults().withRound(round).withRestartOverhead(restartOverhead).withMemoryRule(new MemoryRule(memoryMargin));
         WorkloadSpec workload = WorkloadSpec.of(jobs, arrival, sizes, durationMin, durationMax, seed);
         TraceSpec traceSpec = trace == null ? null : new TraceSpec(traceFormat, trace, badRows(), mapping, traceLimit);
         return new ScenarioSpec(profiles, truth, train == null ? truth : train, gavelGpu, model, !noOnline, cluster, workload, sim,
-                new TandemPolicy.Config(minSpeed, minGain, caution, window, starvation), traceSpec, trainWithout);
+                new TandemPolicy.Config(minSpeed, minGain, caution, window, starvation, urgency), traceSpec, trainWithout);
     }
 
     private BadRows badRows() {

@@ -44,13 +44,19 @@ import java.util.Optional;
  */
 public final class TandemPolicy implements Policy {
     /** Tunables; defaults in {@link #defaults()}. */
-    public record Config(double minSpeed, double minGain, double uncertaintyWeight, int window, double starvationSeconds) {
+    public record Config(double minSpeed, double minGain, double uncertaintyWeight, int window, double starvationSeconds, double urgencyWeight) {
         public Config {
             if (minSpeed < 0 || minSpeed > 1) throw new IllegalArgumentException("minSpeed must be within 0..1");
             if (window < 1) throw new IllegalArgumentException("window must be at least 1");
+            if (!(urgencyWeight >= 0)) throw new IllegalArgumentException("urgency weight must be at least 0");
         }
 
-        public static Config defaults() { return new Config(0.6, 0.1, 1.0, 128, 7 * 24 * 3600.0); }
+        /**
+         * The default urgency weight, 0.25: the LP prices say which pairs to form but not when, and a long job that
+         * starts late ends the batch alone. On the bundled Lucid batch workloads (seeds 1-6) 0 leaves 11% to the
+         * bound and 0.1-0.5 leave 4-5%; the price is mean completion time, since long jobs go first.
+         */
+        public static Config defaults() { return new Config(0.6, 0.1, 1.0, 128, 7 * 24 * 3600.0, 0.25); }
     }
 
     private record Edge(PendingJob queued, Packing.Host host, PairPrediction prediction, double weight, int position) {}
@@ -71,12 +77,6 @@ public final class TandemPolicy implements Policy {
 
     /** Weight of the raw cautious throughput beside the LP's reduced cost: breaks ties among planned pairs. */
     private static final double THROUGHPUT_TIE_WEIGHT = 0.01;
-    /**
-     * Weight of a queued job's urgency (the share of the plan's remaining horizon it needs alone): the LP prices
-     * say which pairs to form but not when, and a long job that starts late ends the batch alone. Chosen on the
-     * bundled Lucid batch workloads (seeds 1-6): 0 leaves 11% to the bound, 0.1-0.5 leave 4-5%.
-     */
-    private static final double LENGTH_WEIGHT = 0.25;
 
     private final Config cfg;
     private final WorkPrices prices = new WorkPrices(this::sharingRates);
@@ -223,7 +223,7 @@ public final class TandemPolicy implements Policy {
                     // the pair's reduced cost against the host running alone: zero for pairs in the planned mix
                     double[] r = WorkPrices.cautiousRates(pr, cfg.uncertaintyWeight());
                     gain = r[0] * pq.work() - (1 - r[1]) * ph.work() - pq.slot() + THROUGHPUT_TIE_WEIGHT * cautious(pr.combined(), pr)
-                            + LENGTH_WEIGHT * urgency(s, qe.getValue().get(0));
+                            + cfg.urgencyWeight() * urgency(s, qe.getValue().get(0));
                 } else {
                     if (Double.isNaN(opp)) opp = opportunity(s, qe.getValue().get(0), bySize.get(qc.gpus()));
                     gain = cautious(pr.combined(), pr) - opp;

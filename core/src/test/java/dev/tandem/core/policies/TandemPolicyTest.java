@@ -14,7 +14,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class TandemPolicyTest {
     private static TandemPolicy.Config cfg(double minSpeed, double minGain, double caution, double starvation) {
-        return new TandemPolicy.Config(minSpeed, minGain, caution, 32, starvation);
+        return new TandemPolicy.Config(minSpeed, minGain, caution, 32, starvation, 0.25);
     }
 
     @Test
@@ -141,9 +141,12 @@ class TandemPolicyTest {
         Fixture f = new Fixture(1, 1, 24576);
         WorkloadSignature a = f.profile("A", 40, 2000), s = f.profile("S", 30, 2000), l = f.profile("L", 30, 2000);
         f.running(f.job("r", a, 1, 50_000, 0), List.of(0), 50_000, 0, Double.NaN);
-        f.queued(f.job("short", s, 1, 1_000, 0)).queued(f.job("long", l, 1, 40_000, 0));
+        f.now = 10;
+        f.queued(f.job("short", s, 1, 1_000, 0)).queued(f.job("long", l, 1, 40_000, 1)); // short is ahead in the queue
         f.predict("S", "A", 0.9, 0.9, 0).predict("L", "A", 0.9, 0.9, 0).predict("S", "L", 0.9, 0.9, 0);
         assertThat(started(new TandemPolicy(cfg(0.6, 0.1, 0, 1e9)).decide(f.snapshot()))).containsExactly("long");
+        // without the urgency term, queue order decides between equals
+        assertThat(started(new TandemPolicy(new TandemPolicy.Config(0.6, 0.1, 0, 32, 1e9, 0)).decide(f.snapshot()))).containsExactly("short");
     }
 
     @Test
