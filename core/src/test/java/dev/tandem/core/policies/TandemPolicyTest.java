@@ -165,4 +165,28 @@ class TandemPolicyTest {
         assertThat(ds.stream().filter(d -> ((Decision.Start) d).gpus().equals(List.of(0))).findFirst().orElseThrow().jobId()).startsWith("l");
         assertThat(ds.stream().filter(d -> ((Decision.Start) d).gpus().equals(List.of(1))).findFirst().orElseThrow().jobId()).startsWith("x");
     }
+
+    /** Two 2-GPU nodes: node 0 drains soon (jobs a, b), node 1 late (c, d); light 1-GPU jobs wait behind a gang. */
+    private static Fixture gangBehindLightWork(double gangSeconds) {
+        Fixture f = new Fixture(2, 2, 24576);
+        WorkloadSignature busy = f.profile("Busy", 40, 2000), light = f.profile("Light", 20, 2000), gang = f.profile("Gang", 95, 2000);
+        f.running(f.job("a", busy, 1, 1_000, 0), List.of(0), 1_000, 0, Double.NaN);
+        f.running(f.job("b", busy, 1, 5_000, 0), List.of(1), 5_000, 0, Double.NaN);
+        f.running(f.job("c", busy, 1, 30_000, 0), List.of(2), 30_000, 0, Double.NaN);
+        f.running(f.job("d", busy, 1, 30_000, 0), List.of(3), 30_000, 0, Double.NaN);
+        f.queued(f.job("g", gang, 2, gangSeconds, 0));
+        for (int i = 0; i < 4; i++) f.queued(f.job("s" + i, light, 1, 2_000, 0));
+        f.predict("Light", "Busy", 0.9, 0.9, 0).predict("Light", "Light", 0.9, 0.9, 0);
+        return f;
+    }
+
+    @Test
+    void anUrgentGangHoldsBackTheGpusThatDrainSoonest() {
+        List<Decision> ds = new TandemPolicy().decide(gangBehindLightWork(20_000).snapshot());
+        assertThat(started(ds)).doesNotContain("g").hasSize(2);
+        for (Decision d : ds) assertThat(((Decision.Start) d).gpus()).as(d.toString()).isSubsetOf(2, 3);
+        // a short gang can wait for the end: light work joins every GPU
+        List<Decision> relaxed = new TandemPolicy().decide(gangBehindLightWork(2_000).snapshot());
+        assertThat(started(relaxed)).hasSize(4);
+    }
 }

@@ -1,0 +1,103 @@
+package dev.tandem.core.policies;
+
+import dev.tandem.core.model.Gpu;
+import dev.tandem.core.model.Job;
+import dev.tandem.core.model.Node;
+import dev.tandem.core.policy.ClusterView;
+import dev.tandem.core.policy.RunningJob;
+import dev.tandem.core.policy.SchedulerSnapshot;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * GPUs held back for a gang that would otherwise wait for the end of a batch. While single-GPU work keeps
+ * arriving on every GPU that frees up, a gang finds its GPUs idle together only once the queue has drained,
+ * and then ends the batch alone. Backfilling with a reservation (as in EASY backfilling) fixes that: the GPUs
+ * of one node that will drain soonest get no new job until the gang can start there.
+ *
+ * <p>One reservation at a time, kept across rounds (choosing the GPUs scans the cluster, so it is done once per
+ * reservation, not per round); it ends when its gang starts or leaves the head of the queue.
+ */
+final class Reservation {
+    /** The stand-in that occupies reserved GPUs in a round's view; never a host, never decided on. */
+    static final String HOLD_ID = "\u0000reserved";
+
+    private String jobId;
+    private List<Integer> gpus;
+
+    /** At the start of a round: holds the reserved GPUs in {@code view} if its gang still waits in {@code head}. */
+    void begin(ClusterView view, List<dev.tandem.core.policy.PendingJob> head) {
+        if (jobId == null) return;
+        dev.tandem.core.policy.PendingJob gang = head.stream().filter(p -> p.id().equals(jobId)).findFirst().orElse(null);
+        if (gang == null) {
+            jobId = null;
+            gpus = null;
+            return;
+        }
+        view.place(hold(gang.job(), gpus), gpus);
+    }
+
+    boolean active() { return jobId != null; }
+
+    boolean isFor(dev.tandem.core.policy.PendingJob p) { return p.id().equals(jobId); }
+
+    /** Lets the gang itself see its reserved GPUs while it looks for idle ones. */
+    void release(ClusterView view) { view.remove(HOLD_ID); }
+
+    /** Holds the reserved GPUs again after the gang could not start, or reserves for a new gang. */
+    boolean hold(SchedulerSnapshot s, ClusterView view, dev.tandem.core.policy.PendingJob gang) {
+        if (!isFor(gang)) {
+            Optional<List<Integer>> chosen = drainingSoonest(s, view, gang.job());
+            if (chosen.isEmpty()) return false;
+            jobId = gang.id();
+            gpus = chosen.get();
+        }
+        view.place(hold(gang.job(), gpus), gpus);
+        return true;
+    }
+
+    /** The gang started. */
+    void clear() {
+        jobId = null;
+        gpus = null;
+    }
+
+    /** The {@code gang.gpus()} GPUs of one node that are expected to be free soonest, if a node has that many. */
+    private static Optional<List<Integer>> drainingSoonest(SchedulerSnapshot s, ClusterView view, Job gang) {
+        List<Integer> best = null;
+        double bestDrain = Double.POSITIVE_INFINITY;
+        long need = s.memoryRule().charged(s.memoryNeed(gang));
+        for (Node node : s.cluster().nodes()) {
+            if (node.gpus().size() < gang.gpus() || node.gpus().get(0).type().memoryMiB() < need) continue;
+            List<double[]> drains = new ArrayList<>(); // {seconds until idle, gpu id}
+            for (Gpu g : node.gpus()) drains.add(new double[] {drainSeconds(s, view, g.id()), g.id()});
+            drains.sort(Comparator.comparingDouble((double[] d) -> d[0]).thenComparingDouble(d -> d[1]));
+            double drain = drains.get(gang.gpus() - 1)[0];
+            if (drain < bestDrain) {
+                bestDrain = drain;
+                best = drains.subList(0, gang.gpus()).stream().map(d -> (int) d[1]).sorted().toList();
+            }
+        }
+        return Optional.ofNullable(best);
+    }
+
+    /** Seconds until every job on the GPU is done at its observed speed (solo speed until observed); infinite if unknown. */
+    private static double drainSeconds(SchedulerSnapshot s, ClusterView view, int gpu) {
+        double drain = 0;
+        for (Job j : view.occupants(gpu)) {
+            Optional<RunningJob> r = s.occupancy().job(j.id());
+            if (r.isEmpty()) return Double.POSITIVE_INFINITY; // placed this round or held: not draining soon
+            double speed = Double.isNaN(r.get().observedSpeed()) || r.get().observedSpeed() <= 0 ? 1 : r.get().observedSpeed();
+            drain = Math.max(drain, s.soloSeconds(j, r.get().remainingIterations()) / speed);
+        }
+        return drain;
+    }
+
+    /** The stand-in job to place on the reserved GPUs for the rest of the round. */
+    private static Job hold(Job gang, List<Integer> gpus) {
+        return new Job(HOLD_ID, gang.user(), gang.submitTime(), gpus.size(), gang.signature(), 1, 0, 0);
+    }
+}
