@@ -25,7 +25,8 @@ import java.util.Optional;
  *       throughput does not pay for sharing (the newer job is suspended; the observation also corrects the
  *       model, so the pair is not formed again).</li>
  *   <li><b>Anchor</b> queued jobs on idle GPUs in queue order (starving jobs first), so the queue keeps
- *       FIFO-like fairness and no GPU idles while work waits.</li>
+ *       FIFO-like fairness and no GPU idles while work waits. The first urgent gang that finds no idle GPUs
+ *       reserves the GPUs of one node that drain soonest ({@link Reservation}).</li>
  *   <li><b>Match</b> the next {@code window} queued jobs of each gang size with running jobs alone on their GPUs by
  *       a maximum-weight bipartite matching. An edge (queued q, host h) is admissible only if it fits in memory
  *       (with the per-job margin), neither job is predicted below {@code minSpeed} of solo, the pair gains at least
