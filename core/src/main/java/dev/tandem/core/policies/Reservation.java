@@ -15,8 +15,9 @@ import java.util.Optional;
 /**
  * GPUs held back for a gang that would otherwise wait for the end of a batch. While single-GPU work keeps
  * arriving on every GPU that frees up, a gang finds its GPUs idle together only once the queue has drained,
- * and then ends the batch alone. Backfilling with a reservation (as in EASY backfilling) fixes that: the GPUs
- * of one node that will drain soonest get no new job until the gang can start there.
+ * and then ends the batch alone. Backfilling with a reservation (EASY backfilling) fixes that: the GPUs of one
+ * node that will drain soonest get no new partner, and an idle one takes only a job expected to finish (at solo
+ * speed) before the last of them drains, so the gang starts no later than the reservation said.
  *
  * <p>One reservation at a time, kept across rounds (choosing the GPUs scans the cluster, so it is done once per
  * reservation, not per round); it ends when its gang starts or leaves the head of the queue.
@@ -25,19 +26,25 @@ final class Reservation {
     /** The stand-in that occupies reserved GPUs in a round's view; never a host, never decided on. */
     static final String HOLD_ID = "\u0000reserved";
 
+    /** After no GPUs drained soon enough, the next try waits this long: each try scans the whole cluster. */
+    static final double RETRY_SECONDS = 300;
+
     private String jobId;
+    private Job gang;
+    private double retryAt = Double.NEGATIVE_INFINITY;
     private List<Integer> gpus;
+    /** When the reserved GPUs are expected to be free, as of this round. */
+    private double readyAt;
 
     /** At the start of a round: holds the reserved GPUs in {@code view} if its gang still waits in {@code head}. */
-    void begin(ClusterView view, List<dev.tandem.core.policy.PendingJob> head) {
+    void begin(SchedulerSnapshot s, ClusterView view, List<dev.tandem.core.policy.PendingJob> head) {
         if (jobId == null) return;
-        dev.tandem.core.policy.PendingJob gang = head.stream().filter(p -> p.id().equals(jobId)).findFirst().orElse(null);
-        if (gang == null) {
-            jobId = null;
-            gpus = null;
+        if (head.stream().noneMatch(this::isFor)) {
+            clear();
             return;
         }
-        view.place(hold(gang.job(), gpus), gpus);
+        readyAt = s.now() + drainSeconds(s, view, gpus);
+        view.place(hold(gang, gpus), gpus);
     }
 
     boolean active() { return jobId != null; }
@@ -47,21 +54,49 @@ final class Reservation {
     /** Lets the gang itself see its reserved GPUs while it looks for idle ones. */
     void release(ClusterView view) { view.remove(HOLD_ID); }
 
-    /** Holds the reserved GPUs again after the gang could not start, or reserves for a new gang. */
-    boolean hold(SchedulerSnapshot s, ClusterView view, dev.tandem.core.policy.PendingJob gang) {
+    /**
+     * Holds the reserved GPUs again after the gang could not start, or reserves for a new gang if GPUs for it
+     * drain within {@code maxDrainSeconds} (holding GPUs that stay busy long idles them for nothing).
+     */
+    boolean hold(SchedulerSnapshot s, ClusterView view, dev.tandem.core.policy.PendingJob gang, double maxDrainSeconds) {
         if (!isFor(gang)) {
+            if (s.now() < retryAt) return false;
             Optional<List<Integer>> chosen = drainingSoonest(s, view, gang.job());
-            if (chosen.isEmpty()) return false;
+            if (chosen.isEmpty() || drainSeconds(s, view, chosen.get()) > maxDrainSeconds) {
+                retryAt = s.now() + RETRY_SECONDS;
+                return false;
+            }
             jobId = gang.id();
+            this.gang = gang.job();
             gpus = chosen.get();
+            readyAt = s.now() + drainSeconds(s, view, gpus);
         }
-        view.place(hold(gang.job(), gpus), gpus);
+        view.place(hold(this.gang, gpus), gpus);
         return true;
     }
 
-    /** The gang started. */
+    /**
+     * Places {@code p} on idle reserved GPUs if it is expected to be done before they are all free (EASY
+     * backfilling), and returns them; the reserved GPUs stay held for everything else.
+     */
+    Optional<List<Integer>> backfill(SchedulerSnapshot s, ClusterView view, dev.tandem.core.policy.PendingJob p) {
+        if (jobId == null || isFor(p) || s.now() + s.soloSeconds(p.job(), p.remainingIterations()) > readyAt) return Optional.empty();
+        release(view);
+        Optional<List<Integer>> idle = view.findIdle(p.job());
+        idle.ifPresent(g -> view.place(p.job(), g));
+        view.place(hold(gang, gpus), gpus);
+        return idle;
+    }
+
+    /** Seconds until the reserved GPUs are expected to be free. */
+    double readyIn(double now) { return readyAt - now; }
+
+    String gangId() { return jobId; }
+
+    /** The gang started, or left the head of the queue. */
     void clear() {
         jobId = null;
+        gang = null;
         gpus = null;
     }
 
@@ -82,6 +117,12 @@ final class Reservation {
             }
         }
         return Optional.ofNullable(best);
+    }
+
+    private static double drainSeconds(SchedulerSnapshot s, ClusterView view, List<Integer> gpus) {
+        double drain = 0;
+        for (int g : gpus) drain = Math.max(drain, drainSeconds(s, view, g));
+        return drain;
     }
 
     /** Seconds until every job on the GPU is done at its observed speed (solo speed until observed); infinite if unknown. */

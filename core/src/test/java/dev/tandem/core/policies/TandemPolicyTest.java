@@ -189,4 +189,25 @@ class TandemPolicyTest {
         List<Decision> relaxed = new TandemPolicy().decide(gangBehindLightWork(2_000).snapshot());
         assertThat(started(relaxed)).hasSize(4);
     }
+
+    @Test
+    void onlyJobsDoneBeforeTheReservedGpusDrainMayBackfillThem() {
+        // node 0: GPU 0 idle, GPU 1 busy for 5,000 s more; node 1 busy for 30,000 s
+        Fixture f = new Fixture(2, 2, 24576);
+        WorkloadSignature busy = f.profile("Busy", 40, 2000), light = f.profile("Light", 20, 2000), gang = f.profile("Gang", 95, 2000);
+        f.running(f.job("b", busy, 1, 5_000, 0), List.of(1), 5_000, 0, Double.NaN);
+        f.running(f.job("c", busy, 1, 30_000, 0), List.of(2), 30_000, 0, Double.NaN);
+        f.running(f.job("d", busy, 1, 30_000, 0), List.of(3), 30_000, 0, Double.NaN);
+        f.queued(f.job("g", gang, 2, 20_000, 0));
+        for (int i = 0; i < 3; i++) f.queued(f.job("long" + i, light, 1, 10_000, 0));
+        f.queued(f.job("short", light, 1, 1_000, 0));
+        f.predict("Light", "Busy", 0.9, 0.9, 0).predict("Light", "Light", 0.9, 0.9, 0);
+        List<Decision> ds = new TandemPolicy().decide(f.snapshot());
+        Decision.Start shortStart = Fixture.start(ds, "short");
+        assertThat(shortStart.gpus()).containsExactly(0);
+        assertThat(shortStart.reason()).contains("backfilled on GPU(s) [0] held for job g");
+        assertThat(started(ds)).doesNotContain("g");
+        // the long jobs pair on node 1 only: none joins b, which would delay the gang
+        for (Decision d : ds) if (!d.jobId().equals("short")) assertThat(((Decision.Start) d).gpus()).as(d.toString()).isSubsetOf(2, 3);
+    }
 }
