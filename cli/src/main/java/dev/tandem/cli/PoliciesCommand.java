@@ -16,7 +16,7 @@ final class PoliciesCommand implements Runnable {
             "fifo-packed", "Gavel's FIFO with packing when normalised throughput sum >= 1.5 (OSDI'20)",
             "lucid", "Lucid's indolent packing by sharing score and memory cap (ASPLOS'23)",
             "gandiva", "Gandiva-style greedy packing by GPU utilisation with introspection (OSDI'18)",
-            "tandem", "tandem: matching by predicted combined throughput, memory- and slowdown-bounded");
+            "tandem", "tandem: matching priced by an LP plan over the queue, memory- and slowdown-bounded, long jobs and gangs first");
 
     @Override public void run() {
         for (String n : PolicyCatalog.names()) System.out.printf("%-12s %s%n", n, SUMMARY.getOrDefault(n, ""));
