@@ -60,6 +60,20 @@ public final class Csv {
 
         public double optionalNumber(String field) { return has(field) ? number(field) : Double.NaN; }
 
+        /** A number that cannot be negative: a count, a size, a time or a duration. */
+        public double nonNegativeNumber(String field) {
+            double v = number(field);
+            if (v < 0) throw error(field, "must not be negative, got " + v);
+            return v;
+        }
+
+        /** As {@link #nonNegativeNumber}, for a whole number. */
+        public int nonNegativeInteger(String field) {
+            int v = integer(field);
+            if (v < 0) throw error(field, "must not be negative, got " + v);
+            return v;
+        }
+
         public int integer(String field) {
             String v = text(field);
             try {

@@ -44,18 +44,15 @@ public final class AlibabaNodeReader {
         List<Node> nodes = new ArrayList<>();
         int[] nextGpu = {0};
         Csv.read(src, List.of("sn", "cpu_milli", "memory_mib", "gpu", "model"), row -> {
-            int count = row.integer("gpu");
-            if (count < 0) throw row.error("gpu", "must not be negative, got " + count);
+            int count = row.nonNegativeInteger("gpu");
             if (count == 0) return;
             String name = row.text("sn");
             String model = row.text("model");
             Long mem = table.get(model);
             if (mem == null) throw row.error("model", "GPU model '" + model + "' has no known memory size; known: " + table.keySet() + " (give it in the memory table)");
             GpuType type = types.computeIfAbsent(model, m -> new GpuType(m, mem));
-            double cpuMilli = row.number("cpu_milli");
-            double hostMiB = row.number("memory_mib");
-            if (cpuMilli < 0) throw row.error("cpu_milli", "must not be negative, got " + cpuMilli);
-            if (hostMiB < 0) throw row.error("memory_mib", "must not be negative, got " + hostMiB);
+            double cpuMilli = row.nonNegativeNumber("cpu_milli");
+            double hostMiB = row.nonNegativeNumber("memory_mib");
             List<Gpu> gpus = new ArrayList<>(count);
             for (int k = 0; k < count; k++) gpus.add(new Gpu(nextGpu[0]++, name, k, type));
             nodes.add(new Node(name, gpus, (int) (cpuMilli / 1000), Math.round(hostMiB)));

@@ -36,10 +36,8 @@ public final class AlibabaPodReader {
 
     private static void pod(Csv.Row row, Collector c) {
         String name = row.text("name");
-        int gpus = row.integer("num_gpu");
-        if (gpus < 0) throw row.error("num_gpu", "must not be negative, got " + gpus);
-        double created = row.number("creation_time");
-        if (created < 0) throw row.error("creation_time", "must not be negative, got " + created);
+        int gpus = row.nonNegativeInteger("num_gpu");
+        double created = row.nonNegativeNumber("creation_time");
         if (gpus == 0) {
             c.ignore();
             return;

@@ -64,8 +64,7 @@ public final class GavelTraceReader {
         if (!(steps > 0)) throw row.error("total_steps", "must be positive, got " + steps);
         int gpus = row.integer("scale_factor");
         if (gpus < 1) throw row.error("scale_factor", "must be at least 1, got " + gpus);
-        double arrival = row.number("arrival_time");
-        if (arrival < 0) throw row.error("arrival_time", "must not be negative, got " + arrival);
+        double arrival = row.nonNegativeNumber("arrival_time");
         c.add(new TraceRecord(Long.toString(row.line() - 1), "", "", arrival, gpus, Double.NaN, steps, type, 1.0));
     }
 }

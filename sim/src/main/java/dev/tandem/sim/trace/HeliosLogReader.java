@@ -28,10 +28,8 @@ public final class HeliosLogReader {
 
     private static void job(Csv.Row row, Collector c) {
         String id = row.text("job_id");
-        int gpus = row.integer("gpu_num");
-        if (gpus < 0) throw row.error("gpu_num", "must not be negative, got " + gpus);
-        double duration = row.number("duration");
-        if (duration < 0) throw row.error("duration", "must not be negative, got " + duration);
+        int gpus = row.nonNegativeInteger("gpu_num");
+        double duration = row.nonNegativeNumber("duration");
         double submit = Times.epochSeconds(row, "submit_time");
         if (gpus == 0 || duration == 0) {
             c.ignore();

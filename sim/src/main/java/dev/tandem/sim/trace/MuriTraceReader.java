@@ -32,26 +32,18 @@ public final class MuriTraceReader {
 
     private static void job(Csv.Row row, Collector c) {
         String id = row.text("job_id");
-        int gpus = row.integer("num_gpu");
-        if (gpus < 0) throw row.error("num_gpu", "must not be negative, got " + gpus);
-        double submitMs = nonNegative(row, "submit_time");
-        double durationMs = nonNegative(row, "duration");
+        int gpus = row.nonNegativeInteger("num_gpu");
+        double submitMs = row.nonNegativeNumber("submit_time");
+        double durationMs = row.nonNegativeNumber("duration");
         double iterations = row.number("iterations");
         if (!(iterations > 0)) throw row.error("iterations", "must be positive, got " + iterations);
         String model = row.text("model_name");
-        int batch = row.has("batch_size") ? row.integer("batch_size") : 0;
-        if (batch < 0) throw row.error("batch_size", "must not be negative, got " + batch);
+        int batch = row.has("batch_size") ? row.nonNegativeInteger("batch_size") : 0;
         if (gpus == 0 || durationMs == 0) {
             c.ignore();
             return;
         }
         String type = c.shared(batch > 0 ? model + " (batch size " + batch + ")" : model);
         c.add(new TraceRecord(id, "", "", submitMs / 1000, gpus, durationMs / 1000, iterations, type, 1.0));
-    }
-
-    private static double nonNegative(Csv.Row row, String field) {
-        double v = row.number(field);
-        if (v < 0) throw row.error(field, "must not be negative, got " + v);
-        return v;
     }
 }

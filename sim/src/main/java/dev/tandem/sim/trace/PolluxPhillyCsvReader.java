@@ -25,10 +25,8 @@ public final class PolluxPhillyCsvReader {
 
     private static void job(Csv.Row row, Collector c) {
         double submit = Times.epochSeconds(row, "timestamp");
-        double duration = row.number("duration");
-        if (duration < 0) throw row.error("duration", "must not be negative, got " + duration);
-        int gpus = row.integer("num_gpus");
-        if (gpus < 0) throw row.error("num_gpus", "must not be negative, got " + gpus);
+        double duration = row.nonNegativeNumber("duration");
+        int gpus = row.nonNegativeInteger("num_gpus");
         String vc = c.shared(row.text("cluster"));
         if (gpus == 0 || duration == 0) {
             c.ignore();

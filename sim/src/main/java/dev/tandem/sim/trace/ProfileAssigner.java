@@ -90,8 +90,7 @@ public final class ProfileAssigner {
             } catch (PatternSyntaxException e) {
                 throw row.error("pattern", "not a regular expression: " + e.getDescription());
             }
-            int batch = row.integer("batchsize");
-            if (batch < 0) throw row.error("batchsize", "must not be negative, got " + batch);
+            int batch = row.nonNegativeInteger("batchsize");
             String dataset = row.has("dataset") ? row.text("dataset") : "";
             WorkloadSignature sig = new WorkloadSignature(row.text("model"), dataset, batch, row.flag("amp"));
             JobProfile p = known.get(sig);
