@@ -62,16 +62,15 @@ public final class ConfigurationLp {
     /**
      * Allows groups a and b (a == b: two jobs of one group) to share GPUs at the given rates. Pairs that gain
      * nothing over running the two jobs in turn (rates summing to at most 1) cannot improve the optimum and are
-     * left out, as are pairs of different gang sizes.
+     * left out, as are pairs of different gang sizes. Returns whether the pair was added.
      */
-    public void addPair(int a, int b, double rateA, double rateB) {
+    public boolean addPair(int a, int b, double rateA, double rateB) {
         Group ga = groups.get(a), gb = groups.get(b);
-        if (ga.gpus != gb.gpus || (a == b && ga.count < 2)) return;
-        if (!(rateA >= 0 && rateB >= 0) || rateA + rateB <= 1.0) return;
+        if (ga.gpus != gb.gpus || (a == b && ga.count < 2)) return false;
+        if (!(rateA >= 0 && rateB >= 0) || rateA + rateB <= 1.0) return false;
         pairs.add(new Pair(a, b, rateA, rateB));
+        return true;
     }
-
-    public int groupCount() { return groups.size(); }
 
     /** Solo plus pair configurations so far. */
     public int configurations() { return groups.size() + pairs.size(); }

@@ -62,14 +62,15 @@ final class Reservation {
         if (!isFor(gang)) {
             if (s.now() < retryAt) return false;
             Optional<List<Integer>> chosen = drainingSoonest(s, view, gang.job());
-            if (chosen.isEmpty() || drainSeconds(s, view, chosen.get()) > maxDrainSeconds) {
+            double drain = chosen.map(g -> drainSeconds(s, view, g)).orElse(Double.POSITIVE_INFINITY);
+            if (drain > maxDrainSeconds) {
                 retryAt = s.now() + RETRY_SECONDS;
                 return false;
             }
             jobId = gang.id();
             this.gang = gang.job();
             gpus = chosen.get();
-            readyAt = s.now() + drainSeconds(s, view, gpus);
+            readyAt = s.now() + drain;
         }
         view.place(hold(this.gang, gpus), gpus);
         return true;

@@ -349,10 +349,7 @@ public final class TandemPolicy implements Policy {
         int n = 0;
         for (PendingJob o : window) {
             if (o == q || o.job().gpus() != q.job().gpus()) continue;
-            long need = s.memoryRule().total(s.memoryNeed(q.job()), s.memoryNeed(o.job()));
-            PairPrediction pr = s.predict(q.job(), o.job());
-            boolean fits = need <= s.cluster().maxGpuMemoryMiB() && !s.crashedTogether(q.job(), o.job());
-            sum += fits && admissible(pr) ? cautious(pr.combined(), pr) : 1.0;
+            sum += shareable(s, q.job(), o.job()).map(pr -> cautious(pr.combined(), pr)).orElse(1.0);
             if (++n == OPPORTUNITY_SAMPLE) break;
         }
         return n == 0 ? 1.0 : sum / n;
@@ -372,12 +369,19 @@ public final class TandemPolicy implements Policy {
 
     /** The cautious speeds at which this policy would let two jobs share GPUs, or empty where it would not. */
     private Optional<double[]> sharingRates(SchedulerSnapshot s, Job[] pair) {
-        Job a = pair[0], b = pair[1];
+        return shareable(s, pair[0], pair[1]).map(pr -> WorkPrices.cautiousRates(pr, cfg.uncertaintyWeight()));
+    }
+
+    /**
+     * The prediction for two jobs that could share the cluster's largest GPUs (memory, no past crash, slowdown
+     * bound and gain), or empty; judged without a particular host, for planning and opportunity costs.
+     */
+    private Optional<PairPrediction> shareable(SchedulerSnapshot s, Job a, Job b) {
         if (s.memoryRule().total(s.memoryNeed(a), s.memoryNeed(b)) > s.cluster().maxGpuMemoryMiB() || s.crashedTogether(a, b)) {
             return Optional.empty();
         }
         PairPrediction pr = s.predict(a, b);
-        return admissible(pr) ? Optional.of(WorkPrices.cautiousRates(pr, cfg.uncertaintyWeight())) : Optional.empty();
+        return admissible(pr) ? Optional.of(pr) : Optional.empty();
     }
 
     /** The slowdown bound and the minimum gain, both judged on the cautious (uncertainty-discounted) prediction. */

@@ -136,16 +136,13 @@ final class WorkPrices {
                 if (b != a) best.get(b).add(c);
             }
         }
+        int listed = 0; // each pair is in two lists, or in one when a group pairs with itself
+        for (List<Candidate> list : best) listed += list.size();
+        boolean all = listed <= 2 * FULL_PAIRS;
         java.util.Set<Candidate> chosen = new java.util.LinkedHashSet<>();
-        int candidates = 0;
-        for (List<Candidate> list : best) candidates += list.size();
         for (List<Candidate> list : best) {
-            if (candidates <= 2 * FULL_PAIRS) {
-                chosen.addAll(list);
-                continue;
-            }
-            list.sort(java.util.Comparator.comparingDouble(Candidate::combined).reversed());
-            chosen.addAll(list.subList(0, Math.min(PARTNERS, list.size())));
+            if (!all) list.sort(java.util.Comparator.comparingDouble(Candidate::combined).reversed());
+            chosen.addAll(all ? list : list.subList(0, Math.min(PARTNERS, list.size())));
         }
         for (Candidate c : chosen) lp.addPair(c.a(), c.b(), c.rateA(), c.rateB());
         ConfigurationLp.Solution sol = lp.solve();

@@ -66,8 +66,7 @@ public final class MakespanLowerBound {
                 if (tp.infeasible()) continue;
                 double mem = Double.isNaN(tp.pairMemoryMiB()) ? memory(ga) + memory(gb) : tp.pairMemoryMiB();
                 if (mem > capacity) continue;
-                if (tp.speedA() + tp.speedB() <= 1.0) continue;
-                lp.addPair(a, b, tp.speedA(), tp.speedB());
+                if (!lp.addPair(a, b, tp.speedA(), tp.speedB())) continue;
                 ga.bestRate = Math.max(ga.bestRate, tp.speedA());
                 gb.bestRate = Math.max(gb.bestRate, tp.speedB());
             }
