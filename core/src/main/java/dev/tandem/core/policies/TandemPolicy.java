@@ -85,7 +85,8 @@ public final class TandemPolicy implements Policy {
     static final double RESERVE_URGENCY = 0.5;
     /**
      * ...if GPUs for it drain within this share of the horizon. Unbounded, a reservation on long-running work
-     * idles GPUs for days: on the Alibaba trace on 16 GPUs mean JCT rose from 248 h to 575 h; at 0.25 it is 257 h.
+     * idles GPUs for days: on the Alibaba trace on 16 GPUs mean JCT rose from 248 h to 575 h (with backfilling;
+     * 743 h without, commit 63530f3); with this bound it stays at 248 h.
      */
     static final double MAX_DRAIN_SHARE = 0.25;
 
