@@ -9,8 +9,10 @@ import dev.tandem.core.policy.SchedulerSnapshot;
 
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -26,7 +28,8 @@ final class PreemptivePriority {
 
     static List<Decision> schedule(SchedulerSnapshot s, List<Candidate> candidates, String policy) {
         List<Candidate> ranked = new ArrayList<>(candidates);
-        ranked.sort(Comparator.comparingDouble(Candidate::key).thenComparingDouble(c -> c.job().submitTime()).thenComparing(c -> c.job().id()));
+        // stable: equal keys and submission times keep the candidates' order (running jobs first, then queue order)
+        ranked.sort(Comparator.comparingDouble(Candidate::key).thenComparingDouble(c -> c.job().submitTime()));
         int capacity = s.cluster().gpuCount();
         Set<String> admitted = new HashSet<>();
         for (Candidate c : ranked) {
@@ -43,10 +46,13 @@ final class PreemptivePriority {
                 out.add(new Decision.Preempt(r.id(), policy + ": outranked by a queued job"));
             }
         }
+        Map<String, PendingJob> queued = new HashMap<>();
+        for (PendingJob p : s.queue()) queued.put(p.id(), p);
         List<PendingJob> toStart = new ArrayList<>();
         for (Candidate c : ranked) {
             if (!c.running() && admitted.contains(c.job().id())) {
-                s.queue().stream().filter(p -> p.id().equals(c.job().id())).findFirst().ifPresent(toStart::add);
+                PendingJob p = queued.get(c.job().id());
+                if (p != null) toStart.add(p);
             }
         }
         Exclusive.startInOrder(view, toStart, false, policy + " rank", out);

@@ -81,6 +81,8 @@ public final class Simulator {
     private static final class JobState {
         final Job job;
         final JobProfile profile;
+        /** Position in submission order: same-instant arrivals keep the order the workload lists them in. */
+        int order;
         Status status = Status.FUTURE;
         double done, extraWork, lastUpdate, rate;
         int[] gpus = new int[0];
@@ -100,12 +102,12 @@ public final class Simulator {
         double remaining() { return job.totalIterations() + extraWork - done; }
     }
 
-    private static final Comparator<PendingJob> QUEUE_ORDER =
-            Comparator.comparingDouble((PendingJob p) -> p.job().submitTime()).thenComparing(PendingJob::id);
-
     private final class Run {
         private final List<JobState> arrivals;
         private final Map<String, JobState> byId = new HashMap<>();
+        /** Queue order: by submission time, then the workload's own order (never by id, whose text order is arbitrary). */
+        private final Comparator<PendingJob> queueOrder =
+                Comparator.comparingDouble((PendingJob p) -> p.job().submitTime()).thenComparingInt(p -> byId.get(p.id()).order);
         private final Policy policy;
         private final CompatibilityModel oracle;
         private final ProgressListener progress;
@@ -144,7 +146,8 @@ public final class Simulator {
                 if (byId.put(j.id(), s) != null) throw new SimulationException("duplicate job id " + j.id());
                 list.add(s);
             }
-            list.sort(Comparator.comparingDouble((JobState s) -> s.job.submitTime()).thenComparing(s -> s.job.id()));
+            list.sort(Comparator.comparingDouble((JobState s) -> s.job.submitTime())); // stable: ties keep the input order
+            for (int i = 0; i < list.size(); i++) list.get(i).order = i;
             this.arrivals = list;
             for (int i = 0; i < cluster.gpuCount(); i++) occupants.add(new ArrayList<>(MAX_JOBS_PER_GPU));
             this.fallbackGpu = new boolean[cluster.gpuCount()];
@@ -250,13 +253,13 @@ public final class Simulator {
             js.status = Status.QUEUED;
             js.queuedSince = clock;
             js.pending = new PendingJob(js.job, clock, js.attained, js.remaining(), js.restarts);
-            int at = Collections.binarySearch(queue, js.pending, QUEUE_ORDER);
+            int at = Collections.binarySearch(queue, js.pending, queueOrder);
             queue.add(at < 0 ? -at - 1 : at, js.pending);
             dirty = true;
         }
 
         private void dequeue(JobState js) {
-            int at = Collections.binarySearch(queue, js.pending, QUEUE_ORDER);
+            int at = Collections.binarySearch(queue, js.pending, queueOrder);
             if (at < 0 || queue.get(at) != js.pending) throw new IllegalStateException("queue lost job " + js.job.id());
             queue.remove(at);
             js.queueTotal += clock - js.queuedSince;

@@ -48,17 +48,29 @@ public final class ProfileAssigner {
 
     private static final Pattern GAVEL_NAME = Pattern.compile("(.+?) \\(batch size (\\d+)\\)");
 
+    /** How much faster a gang of n GPUs runs a profile than one GPU does. */
+    @FunctionalInterface
+    public interface GangSpeedup {
+        /** No per-scale throughputs: a gang progresses at its profile's speed (its trace duration is its run time). */
+        GangSpeedup NONE = (p, gpus) -> 1.0;
+
+        double of(JobProfile p, int gpus);
+    }
+
     private final List<JobProfile> profiles;
     private final BiPredicate<JobProfile, Integer> supportsSize;
+    private final GangSpeedup gangSpeedup;
     private final long seed;
     private final List<MappingRow> mapping;
     private final Map<Integer, List<JobProfile>> bySize = new HashMap<>();
     private final Map<String, List<JobProfile>> byName = new HashMap<>();
 
-    private ProfileAssigner(List<JobProfile> profiles, BiPredicate<JobProfile, Integer> supportsSize, long seed, List<MappingRow> mapping) {
+    private ProfileAssigner(List<JobProfile> profiles, BiPredicate<JobProfile, Integer> supportsSize, GangSpeedup gangSpeedup,
+                            long seed, List<MappingRow> mapping) {
         if (profiles.isEmpty()) throw new IllegalArgumentException("no profiles to assign");
         this.profiles = List.copyOf(profiles);
         this.supportsSize = supportsSize;
+        this.gangSpeedup = gangSpeedup;
         this.seed = seed;
         this.mapping = List.copyOf(mapping);
     }
@@ -70,12 +82,23 @@ public final class ProfileAssigner {
 
     /** @param supportsSize whether a profile may be used for a gang of the given size */
     public static ProfileAssigner seeded(List<JobProfile> profiles, BiPredicate<JobProfile, Integer> supportsSize, long seed) {
-        return new ProfileAssigner(profiles, supportsSize, seed, List.of());
+        return new ProfileAssigner(profiles, supportsSize, GangSpeedup.NONE, seed, List.of());
     }
 
-    /** Gavel's job types, each at the scale factors Gavel measured. */
+    /**
+     * Gavel's job types, each at the scale factors Gavel measured, with Gavel's throughput at each scale: a
+     * trace's steps on a gang of n GPUs take steps / throughput(n) seconds, not steps / throughput(1).
+     */
     public static ProfileAssigner forGavel(GavelThroughputReader.GavelData gavel, long seed) {
-        return seeded(gavel.profiles(), (p, size) -> gavel.scales().getOrDefault(p.signature(), List.of()).contains(size), seed);
+        Map<WorkloadSignature, List<Integer>> scales = gavel.scales();
+        return new ProfileAssigner(gavel.profiles(), (p, size) -> scales.getOrDefault(p.signature(), List.of()).contains(size),
+                (p, gpus) -> gavel.gangSpeedup(p.signature(), gpus), seed, List.of());
+    }
+
+    /** How much faster a gang of {@code gpus} runs {@code p} than one GPU does (1 when the data has no per-scale throughputs). */
+    public double gangSpeedup(JobProfile p, int gpus) {
+        double s = gangSpeedup.of(p, gpus);
+        return Double.isNaN(s) || !(s > 0) ? 1.0 : s;
     }
 
     /** This assigner with the user's mapping file consulted first; its rows must name profiles of this set. */
@@ -97,7 +120,7 @@ public final class ProfileAssigner {
             if (p == null) throw row.error("model", "no profile " + sig.label() + " in the profile set");
             rows.add(new MappingRow(pattern, p));
         });
-        return new ProfileAssigner(profiles, supportsSize, seed, rows);
+        return new ProfileAssigner(profiles, supportsSize, gangSpeedup, seed, rows);
     }
 
     public Optional<JobProfile> assign(TraceRecord r) { return assignment(r).map(Assignment::profile); }

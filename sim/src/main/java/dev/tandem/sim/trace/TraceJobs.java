@@ -11,8 +11,9 @@ import java.util.Set;
 /**
  * Turns trace records into simulator jobs. Each record gets a profile from the {@link ProfileAssigner}; its work
  * is {@code durationS x profile.soloSpeed()} iterations, so that it runs alone for as long as it ran in the
- * trace, or, for traces that give only steps (Gavel), the steps themselves (the solo duration is then
- * steps / solo speed). Memory per GPU is the profile's peak (0 when the profile has none); the user is kept;
+ * trace. For traces that give only steps (Gavel), a gang of n GPUs takes steps / throughput(n) seconds alone, so its
+ * work is {@code steps / speedup(n)} in the profile's one-GPU iterations, where speedup(n) = throughput(n) /
+ * throughput(1) from the data ({@link ProfileAssigner#gangSpeedup}; 1 when the data has no per-scale throughputs). Memory per GPU is the profile's peak (0 when the profile has none); the user is kept;
  * ids are the trace's, with "-2", "-3", ... appended to repeats so they are unique. Records are processed one
  * at a time in the order given (readers give submission order), so {@code limit} stops early.
  */
@@ -49,7 +50,7 @@ public final class TraceJobs {
             if (r.submitTime() < options.fromS() || r.submitTime() >= options.toS()) continue;
             JobProfile p = assigner.assign(r).orElseThrow(() -> new IllegalArgumentException(
                     "job " + r.id() + " needs " + r.gpus() + " GPUs, and no profile supports gangs of " + r.gpus() + "; filter such records out first"));
-            double iterations = r.hasDuration() ? r.durationS() * p.soloSpeed() : r.totalSteps();
+            double iterations = r.hasDuration() ? r.durationS() * p.soloSpeed() : r.totalSteps() / assigner.gangSpeedup(p, r.gpus());
             long memory = p.hasMemory() ? Math.round(p.gmemMiB()) : 0;
             jobs.add(new Job(unique(r.id(), ids), r.user(), r.submitTime() - options.fromS(), r.gpus(), p.signature(), iterations, memory, 0));
         }

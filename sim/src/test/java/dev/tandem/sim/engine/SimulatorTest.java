@@ -69,6 +69,23 @@ class SimulatorTest {
     }
 
     @Test
+    void sameInstantArrivalsRunInTheWorkloadsOrderNotTheirIdsTextOrder() {
+        // ids 0..11 all at t=0 on one GPU: as text, "10" and "11" would sort before "2"
+        Cluster c = Cluster.homogeneous(1, 1, new GpuType("T", 24576), 8, 1 << 16);
+        List<Job> jobs = new ArrayList<>();
+        for (int i = 0; i < 12; i++) jobs.add(new Job(Integer.toString(i), "u", 0, 1, A, 1000, 1000, 0));
+        SimulationResult r = new Simulator(PLAIN, c, profiles(1000, 1000), truth(0.8, 0.6)).run(jobs, new FifoPolicy(), null);
+        List<String> byStart = r.jobs().stream().sorted(java.util.Comparator.comparingDouble(JobRecord::firstStart)).map(JobRecord::id).toList();
+        assertThat(byStart).containsExactly("0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11");
+        // and a later arrival listed first still waits for its time
+        List<Job> shuffled = new ArrayList<>(jobs);
+        shuffled.add(0, new Job("late", "u", 5, 1, A, 1000, 1000, 0));
+        SimulationResult r2 = new Simulator(PLAIN, c, profiles(1000, 1000), truth(0.8, 0.6)).run(shuffled, new FifoPolicy(), null);
+        assertThat(r2.jobs().stream().sorted(java.util.Comparator.comparingDouble(JobRecord::firstStart)).map(JobRecord::id).toList())
+                .endsWith("10", "11", "late");
+    }
+
+    @Test
     void everyJobCompletesExactlyItsWork() {
         Cluster c = Cluster.homogeneous(1, 2, new GpuType("T", 24576), 8, 1 << 16);
         List<Job> jobs = new ArrayList<>();

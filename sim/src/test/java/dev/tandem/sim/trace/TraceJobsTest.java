@@ -34,6 +34,25 @@ class TraceJobsTest {
     }
 
     @Test
+    void aGavelGangRunsAtGavelsThroughputForItsScale() {
+        // Gavel, V100: ResNet-18 bs64 does 24.1 steps/s on one GPU and 95.6 on four (simulation_throughputs.json)
+        var gavel = dev.tandem.sim.data.GavelThroughputReader.read(DataSource.GAVEL_THROUGHPUTS, "v100");
+        JobProfile resnet = gavel.profiles().stream().filter(p -> p.signature().label().startsWith("ResNet-18/") && p.signature().batchSize() == 64)
+                .findFirst().orElseThrow();
+        ProfileAssigner assigner = ProfileAssigner.forGavel(gavel, 0);
+        TraceRecord four = new TraceRecord("0", "", "", 0, 4, Double.NaN, 100_000, "ResNet-18 (batch size 64)", 1.0);
+        TraceRecord one = new TraceRecord("1", "", "", 0, 1, Double.NaN, 100_000, "ResNet-18 (batch size 64)", 1.0);
+        List<Job> jobs = TraceJobs.toJobs(List.of(four, one), assigner);
+        assertThat(jobs).extracting(Job::signature).containsOnly(resnet.signature());
+        double speedup = gavel.gangSpeedup(resnet.signature(), 4);
+        assertThat(speedup).isBetween(3.9, 4.0); // 95.6 / 24.1 = 3.97
+        // solo run time = work / profile speed: the 4-GPU gang takes 100,000 / 95.6 s, the single GPU 100,000 / 24.1 s
+        assertThat(jobs.get(0).totalIterations() / resnet.soloSpeed()).isCloseTo(100_000 / (resnet.soloSpeed() * speedup), within(1e-6));
+        assertThat(jobs.get(1).totalIterations()).isEqualTo(100_000);
+        assertThat(jobs.get(1).totalIterations() / jobs.get(0).totalIterations()).isCloseTo(speedup, within(1e-9));
+    }
+
+    @Test
     void idsAreMadeUnique() {
         List<TraceRecord> rs = List.of(TraceRecord.timed("a", "", "", 0, 1, 1, ""), TraceRecord.timed("a", "", "", 1, 1, 1, ""),
                 TraceRecord.timed("a-2", "", "", 2, 1, 1, ""), TraceRecord.timed("a", "", "", 3, 1, 1, ""));
