@@ -1,10 +1,10 @@
 package dev.tandem.bench;
 
 import dev.tandem.core.compat.MemoryRule;
-import dev.tandem.core.model.Cluster;
 import dev.tandem.core.model.Job;
 import dev.tandem.core.policies.PolicyCatalog;
 import dev.tandem.core.policy.Decision;
+import dev.tandem.core.policy.Occupancy;
 import dev.tandem.core.policy.PendingJob;
 import dev.tandem.core.policy.Policy;
 import dev.tandem.core.policy.RunningJob;
@@ -41,22 +41,37 @@ import java.util.concurrent.TimeUnit;
 @Measurement(iterations = 5, time = 2)
 @Fork(1)
 public class PolicyDecisionBenchmark {
-    @Param({"fifo", "fifo-packed", "gandiva", "tandem"})
+    @Param({"fifo", "sjf", "srtf", "tiresias", "fifo-packed", "lucid", "gandiva", "tandem"})
     public String policy;
 
-    private SchedulerSnapshot snapshot;
+    private Scenario scenario;
+    private List<PendingJob> queue;
+    private List<RunningJob> running;
+    private dev.tandem.core.compat.CompatibilityModel oracle;
+    private Occupancy occupancy;
     private Policy instance;
 
     @Setup(Level.Trial)
     public void setUp() {
         Scenario s = WholeRunBenchmark.scenario(2000, "125x8:RTX3090-24GB", "batch", "1");
-        Cluster c = s.cluster();
         List<RunningJob> running = new ArrayList<>();
         List<PendingJob> queue = new ArrayList<>();
         List<Job> jobs = s.jobs();
         for (int i = 0; i < 1000; i++) running.add(new RunningJob(jobs.get(i), List.of(i), 0, 0, jobs.get(i).totalIterations(), 0, Double.NaN));
         for (int i = 1000; i < 2000; i++) queue.add(new PendingJob(jobs.get(i), 0, 0, jobs.get(i).totalIterations(), 0));
-        snapshot = new SchedulerSnapshot(3600, c, queue, running, s.profiles(), s.newOracle(), MemoryRule.DEFAULT, Map.of(), Set.of());
+        this.scenario = s;
+        this.queue = List.copyOf(queue);
+        this.running = List.copyOf(running);
+        this.oracle = s.newOracle();
+        this.occupancy = Occupancy.of(s.cluster(), this.running);
+    }
+
+    /**
+     * A new snapshot per decision, as every world makes one per round (its memo of the oracle's answers starts
+     * empty); the occupancy indexes are the world's, kept up to date by it, so they are built once here.
+     */
+    private SchedulerSnapshot snapshot() {
+        return new SchedulerSnapshot(3600, scenario.cluster(), queue, running, scenario.profiles(), oracle, MemoryRule.DEFAULT, Map.of(), Set.of(), occupancy);
     }
 
     @Setup(Level.Iteration)
@@ -67,12 +82,12 @@ public class PolicyDecisionBenchmark {
     /** A decision of a policy that has decided before (tandem reuses its plan: the common case). */
     @Benchmark
     public List<Decision> decide() {
-        return instance.decide(snapshot);
+        return instance.decide(snapshot());
     }
 
     /** The first decision of a fresh policy: tandem solves its configuration LP over the 2,000 jobs first. */
     @Benchmark
     public List<Decision> firstDecision() {
-        return PolicyCatalog.create(policy).decide(snapshot);
+        return PolicyCatalog.create(policy).decide(snapshot());
     }
 }

@@ -33,7 +33,8 @@ public final class FifoPackedPolicy implements Policy {
         return out;
     }
 
-    private Optional<IndolentFifoPacking.Choice> choose(SchedulerSnapshot s, ClusterView view, dev.tandem.core.model.Job job, List<Packing.Host> hosts) {
+    /** The packing rule: which of the candidate hosts (one per class, in scan order) the blocked job joins. */
+    Optional<IndolentFifoPacking.Choice> choose(SchedulerSnapshot s, ClusterView view, dev.tandem.core.model.Job job, List<Packing.Host> hosts) {
         Packing.Host best = null;
         PairPrediction bestPred = null;
         for (Packing.Host h : hosts) {
@@ -45,8 +46,8 @@ public final class FifoPackedPolicy implements Policy {
             }
         }
         if (best == null) return Optional.empty();
-        return Optional.of(new IndolentFifoPacking.Choice(best, String.format(Locale.ROOT,
-                "fifo-packed: paired %s with %s, normalised throughput %.2f >= %.2f, %s",
-                job.id(), best.job().id(), bestPred.combined(), threshold, Packing.memoryNote(view, job, best.gpus(), s))));
+        return Optional.of(new IndolentFifoPacking.Choice(best, "fifo-packed: paired " + job.id() + " with " + best.job().id()
+                + ", normalised throughput " + Fixed.of(bestPred.combined(), 2) + " >= " + Fixed.of(threshold, 2) + ", "
+                + Packing.memoryNote(view, job, best.gpus(), s)));
     }
 }

@@ -2,6 +2,7 @@ package dev.tandem.core.policies;
 
 import dev.tandem.core.model.Job;
 import dev.tandem.core.model.JobProfile;
+import dev.tandem.core.model.WorkloadSignature;
 import dev.tandem.core.policy.ClusterView;
 import dev.tandem.core.policy.Decision;
 import dev.tandem.core.policy.Policy;
@@ -23,7 +24,8 @@ import java.util.Set;
  */
 public final class GandivaPolicy implements Policy {
     private final double unpackBelow;
-    private final Set<String> badPairs = new HashSet<>();
+    /** Signature pairs observed not to pay, in both orders. */
+    private final Set<List<WorkloadSignature>> badPairs = new HashSet<>();
 
     public GandivaPolicy() { this(1.0); }
 
@@ -38,8 +40,8 @@ public final class GandivaPolicy implements Policy {
         List<Decision> out = new ArrayList<>();
         for (Packing.ObservedPair p : Packing.observedPairs(s)) {
             if (p.combined() >= unpackBelow) continue;
-            badPairs.add(SchedulerSnapshot.oomKey(p.older().job().signature(), p.newer().job().signature()));
-            badPairs.add(SchedulerSnapshot.oomKey(p.newer().job().signature(), p.older().job().signature()));
+            badPairs.add(List.of(p.older().job().signature(), p.newer().job().signature()));
+            badPairs.add(List.of(p.newer().job().signature(), p.older().job().signature()));
             view.remove(p.newer().id());
             out.add(new Decision.Preempt(p.newer().id(), String.format(Locale.ROOT,
                     "gandiva introspection: %s with %s observed %.2f < %.2f, unpacked", p.newer().id(), p.older().id(), p.combined(), unpackBelow)));
@@ -48,19 +50,21 @@ public final class GandivaPolicy implements Policy {
         return out;
     }
 
-    private Optional<IndolentFifoPacking.Choice> choose(SchedulerSnapshot s, ClusterView view, Job job, List<Packing.Host> hosts) {
+    /** The packing rule: which of the candidate hosts (one per class, in scan order) the blocked job joins. */
+    Optional<IndolentFifoPacking.Choice> choose(SchedulerSnapshot s, ClusterView view, Job job, List<Packing.Host> hosts) {
         Packing.Host best = null;
         double bestUtil = Double.POSITIVE_INFINITY;
         for (Packing.Host h : hosts) {
-            if (badPairs.contains(SchedulerSnapshot.oomKey(job.signature(), h.job().signature()))) continue;
-            double u = s.profile(h.job()).map(JobProfile::gpuUtil).filter(x -> !x.isNaN()).orElse(100.0);
+            if (!badPairs.isEmpty() && badPairs.contains(List.of(job.signature(), h.job().signature()))) continue;
+            JobProfile p = s.profiles().find(h.job().signature()).orElse(null);
+            double u = p == null || Double.isNaN(p.gpuUtil()) ? 100.0 : p.gpuUtil();
             if (u < bestUtil) {
                 best = h;
                 bestUtil = u;
             }
         }
         if (best == null) return Optional.empty();
-        return Optional.of(new IndolentFifoPacking.Choice(best, String.format(Locale.ROOT, "gandiva: packed %s onto %s (GPU util %.0f %%), %s",
-                job.id(), best.job().id(), bestUtil, Packing.memoryNote(view, job, best.gpus(), s))));
+        return Optional.of(new IndolentFifoPacking.Choice(best, "gandiva: packed " + job.id() + " onto " + best.job().id()
+                + " (GPU util " + Fixed.of(bestUtil, 0) + " %), " + Packing.memoryNote(view, job, best.gpus(), s)));
     }
 }

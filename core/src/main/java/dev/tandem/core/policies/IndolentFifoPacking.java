@@ -24,17 +24,25 @@ final class IndolentFifoPacking {
 
     private IndolentFifoPacking() {}
 
+    /**
+     * The rule sees one host per class of interchangeable hosts ({@link HostClasses}), in the order a scan of
+     * every lone job would meet them; a rule that keeps the first of equally good hosts therefore picks what it
+     * would pick from all of them.
+     */
     static void schedule(SchedulerSnapshot s, ClusterView view, String policy, HostRule rule, List<Decision> out) {
+        HostClasses hosts = null; // built when the first job finds no idle GPUs
         for (PendingJob p : s.queue()) {
             Optional<List<Integer>> idle = view.findIdle(p.job());
             if (idle.isPresent()) {
                 view.place(p.job(), idle.get());
+                if (hosts != null) hosts.add(p.job(), idle.get());
                 out.add(new Decision.Start(p.id(), idle.get(), policy + " head: idle GPU(s) " + idle.get()));
                 continue;
             }
-            List<Packing.Host> hosts = Packing.hostsFor(s, view, p.job());
-            Optional<Choice> c = rule.choose(s, view, p.job(), hosts);
+            if (hosts == null) hosts = new HostClasses(s, view);
+            Optional<Choice> c = rule.choose(s, view, p.job(), hosts.candidatesFor(p.job()));
             if (c.isEmpty()) return;
+            hosts.remove(c.get().host().job().id());
             view.place(p.job(), c.get().host().gpus());
             out.add(new Decision.Start(p.id(), c.get().host().gpus(), c.get().reason()));
         }

@@ -44,7 +44,8 @@ public final class LucidPolicy implements Policy {
         return out;
     }
 
-    private Optional<IndolentFifoPacking.Choice> choose(SchedulerSnapshot s, ClusterView view, Job job, List<Packing.Host> hosts) {
+    /** The packing rule: which of the candidate hosts (one per class, in scan order) the blocked job joins. */
+    Optional<IndolentFifoPacking.Choice> choose(SchedulerSnapshot s, ClusterView view, Job job, List<Packing.Host> hosts) {
         int mine = score(s.profile(job));
         Packing.Host best = null;
         int bestScore = Integer.MAX_VALUE;
@@ -58,7 +59,7 @@ public final class LucidPolicy implements Policy {
             }
         }
         if (best == null) return Optional.empty();
-        return Optional.of(new IndolentFifoPacking.Choice(best, String.format(Locale.ROOT, "lucid: paired %s (score %d) with %s (score %d), %s",
-                job.id(), mine, best.job().id(), bestScore, Packing.memoryNote(view, job, best.gpus(), s))));
+        return Optional.of(new IndolentFifoPacking.Choice(best, "lucid: paired " + job.id() + " (score " + mine + ") with " + best.job().id()
+                + " (score " + bestScore + "), " + Packing.memoryNote(view, job, best.gpus(), s)));
     }
 }

@@ -17,23 +17,6 @@ final class Packing {
     /** A running job that {@code job} could join: it runs alone on exactly as many GPUs as {@code job} needs. */
     record Host(Job job, List<Integer> gpus) {}
 
-    /**
-     * Running jobs that {@code job} may share GPUs with: at most two jobs per GPU, a gang shares only with a
-     * gang of the same size on the same GPUs, memory must fit by the snapshot's memory rule, and pairs that
-     * crashed with out-of-memory before are never repeated.
-     */
-    static List<Host> hostsFor(SchedulerSnapshot s, ClusterView view, Job job) {
-        List<Host> hosts = new ArrayList<>();
-        for (Job r : view.soleTenants()) {
-            if (r.gpus() != job.gpus() || r.id().equals(job.id())) continue;
-            List<Integer> gpus = view.gpusOf(r.id());
-            if (s.crashedTogether(job, r)) continue;
-            if (!view.memoryFits(job, gpus)) continue;
-            hosts.add(new Host(r, gpus));
-        }
-        return hosts;
-    }
-
     /** Two running jobs sharing GPUs whose speeds have both been measured; {@code newer} started later. */
     record ObservedPair(RunningJob older, RunningJob newer) {
         double combined() { return older.observedSpeed() + newer.observedSpeed(); }
@@ -64,6 +47,6 @@ final class Packing {
     static String memoryNote(ClusterView view, Job joining, List<Integer> gpus, SchedulerSnapshot s) {
         int g = gpus.get(0);
         long used = view.memoryCharged(g) + s.memoryRule().charged(s.memoryNeed(joining));
-        return String.format(Locale.ROOT, "memory %.1f/%.1f GB", used / 1024.0, view.capacity(g) / 1024.0);
+        return "memory " + Fixed.of(used / 1024.0, 1) + "/" + Fixed.of(view.capacity(g) / 1024.0, 1) + " GB";
     }
 }

@@ -34,6 +34,11 @@ public final class SchedulerSnapshot {
     private final Map<WorkloadSignature, Long> memoryEstimates;
     private final Set<String> oomPairs;
     private Occupancy occupancy;
+    /**
+     * The oracle's answers during this decision, by gang size, then each signature of the pair: packing rules ask
+     * about the same signature pairs many times (nested maps, so that a lookup allocates no key).
+     */
+    private final Map<Integer, Map<WorkloadSignature, Map<WorkloadSignature, PairPrediction>>> predictions = new HashMap<>();
 
     /**
      * @param memoryEstimates raised per-signature memory needs learned from out-of-memory crashes
@@ -101,9 +106,14 @@ public final class SchedulerSnapshot {
 
     /** The oracle's prediction for two jobs, unknown when either lacks a profile. */
     public PairPrediction predict(Job a, Job b) {
+        Map<WorkloadSignature, PairPrediction> withA = predictions.computeIfAbsent(a.gpus(), g -> new HashMap<>())
+                .computeIfAbsent(a.signature(), sig -> new HashMap<>());
+        PairPrediction known = withA.get(b.signature());
+        if (known != null) return known;
         Optional<JobProfile> pa = profile(a), pb = profile(b);
-        if (pa.isEmpty() || pb.isEmpty()) return PairPrediction.unknown("no profile");
-        return compatibility.predict(pa.get(), pb.get(), a.gpus());
+        PairPrediction p = pa.isEmpty() || pb.isEmpty() ? PairPrediction.unknown("no profile") : compatibility.predict(pa.get(), pb.get(), a.gpus());
+        withA.put(b.signature(), p);
+        return p;
     }
 
     /** Running jobs indexed by GPU id (O(running): for tests and small worlds). */
