@@ -9,6 +9,20 @@ import java.nio.file.Path;
 final class OutputFiles {
     private OutputFiles() {}
 
+    /** Writes what {@code body} writes, streamed (for outputs too large to build as one string). */
+    interface Body {
+        void writeTo(java.io.Writer w) throws IOException;
+    }
+
+    static void write(Path p, Body body) throws IOException {
+        Path parent = p.toAbsolutePath().getParent();
+        if (parent != null) Files.createDirectories(parent);
+        try (java.io.Writer w = Files.newBufferedWriter(p, StandardCharsets.UTF_8)) {
+            body.writeTo(w);
+        }
+        System.out.println("wrote " + p);
+    }
+
     static void write(Path p, String content) throws IOException {
         Path parent = p.toAbsolutePath().getParent();
         if (parent != null) Files.createDirectories(parent);

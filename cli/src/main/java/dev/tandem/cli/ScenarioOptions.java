@@ -53,8 +53,13 @@ final class ScenarioOptions {
     String trace;
 
     @Option(names = "--trace-format", defaultValue = "alibaba",
-            description = "alibaba (pod list), philly (cluster_job_log JSON), helios (cluster_log.csv), gavel (.trace), pollux (philly_jobs.csv), muri. Default: ${DEFAULT-VALUE}.")
+            description = "alibaba (pod list), philly (cluster_job_log JSON), helios (cluster_log.csv), gavel (.trace), pollux (philly_jobs.csv), muri, tandem (as --workload). Default: ${DEFAULT-VALUE}.")
     String traceFormat;
+
+    @Option(names = "--workload", paramLabel = "FILE",
+            description = {"Replay exactly these jobs: CSV id,user,submit_s,gpus,model,dataset,batchsize,amp and iterations or duration_s",
+                    "(what --export-workload writes). Each job's workload must have a profile."})
+    String workloadFile;
 
     @Option(names = "--bad-rows", defaultValue = "reject", description = "reject (stop at the first bad trace row) or skip (count and go on). Default: ${DEFAULT-VALUE}.")
     String badRows;
@@ -97,6 +102,11 @@ final class ScenarioOptions {
         SimConfig sim = SimConfig.defaults().withRound(round).withRestartOverhead(restartOverhead).withMemoryRule(new MemoryRule(memoryMargin));
         WorkloadSpec workload = WorkloadSpec.of(jobs, arrival, sizes, durationMin, durationMax, seed);
         TraceSpec traceSpec = trace == null ? null : new TraceSpec(traceFormat, trace, badRows(), mapping, traceLimit);
+        if (workloadFile != null) {
+            if (trace != null) throw new IllegalArgumentException("give either --workload or --trace, not both");
+            if (mapping != null) throw new IllegalArgumentException("--mapping assigns profiles to trace jobs; a --workload file names each job's workload itself");
+            traceSpec = new TraceSpec(TraceSpec.WORKLOAD_FILE, workloadFile, BadRows.REJECT, null, traceLimit);
+        }
         return new ScenarioSpec(profiles, truth, train == null ? truth : train, gavelGpu, model, !noOnline, cluster, workload, sim,
                 new TandemPolicy.Config(minSpeed, minGain, caution, window, starvation, urgency), traceSpec, trainWithout);
     }

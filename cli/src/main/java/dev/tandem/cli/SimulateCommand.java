@@ -5,6 +5,9 @@ import dev.tandem.core.policies.PolicyCatalog;
 import dev.tandem.sim.data.DataSource;
 import dev.tandem.sim.trace.AlibabaNodeReader;
 import dev.tandem.sim.engine.SimulationResult;
+import dev.tandem.sim.engine.Simulator;
+import dev.tandem.sim.report.JobsCsv;
+import dev.tandem.sim.workload.WorkloadCsv;
 import dev.tandem.sim.report.Comparison;
 import dev.tandem.sim.report.HtmlReport;
 import dev.tandem.sim.scenario.Scenario;
@@ -64,6 +67,13 @@ final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--show-decisions", defaultValue = "0", description = "Print the first N decisions (with reasons) of each policy.")
     int showDecisions;
 
+    @Option(names = "--export-workload", paramLabel = "FILE", description = "Write the simulated jobs as a CSV that --workload replays exactly.")
+    Path exportWorkload;
+
+    @Option(names = "--jobs-csv", paramLabel = "FILE",
+            description = "Write per-job results of every policy (submit, start, end, wait, JCT, slowdown vs solo, shared seconds, partners) as CSV.")
+    Path jobsCsv;
+
     @Option(names = "--progress", negatable = true, description = "Show a progress bar on stderr (default: when stderr is a terminal).")
     Boolean progress;
 
@@ -85,10 +95,12 @@ final class SimulateCommand implements Callable<Integer> {
         out.print(cmp.table());
         if (showDecisions > 0) {
             for (SimulationResult r : results) {
-                out.println("decisions of " + r.policy() + ":");
+                out.println("decisions of " + r.policy() + (r.decisionsTotal() > showDecisions ? " (first " + showDecisions + " of " + r.decisionsTotal() + ")" : "") + ":");
                 r.decisions().stream().limit(showDecisions).forEach(d -> out.println("  " + d));
             }
         }
+        if (exportWorkload != null) OutputFiles.write(exportWorkload, w -> WorkloadCsv.write(loaded.jobs(), w));
+        if (jobsCsv != null) OutputFiles.write(jobsCsv, w -> JobsCsv.write(results, w));
         if (outputJson != null) OutputFiles.write(outputJson, cmp.toJsonString());
         if (report != null) OutputFiles.write(report, HtmlReport.render(cmp));
         return 0;
@@ -107,7 +119,7 @@ final class SimulateCommand implements Callable<Integer> {
                 futures.add(pool.submit(() -> scenario.run(policies.get(k), (d, t, simTime) -> {
                     done.set(k, d);
                     if (showProgress) drawProgress(done, total);
-                })));
+                }, Math.max(Simulator.DEFAULT_DECISION_LOG, showDecisions))));
             }
             List<SimulationResult> results = new ArrayList<>();
             for (Future<SimulationResult> f : futures) {

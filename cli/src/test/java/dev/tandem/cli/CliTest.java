@@ -52,6 +52,26 @@ class CliTest {
     }
 
     @Test
+    void anExportedWorkloadReplaysToTheSameJobResults() throws Exception {
+        Path jobs = dir.resolve("jobs.csv"), first = dir.resolve("first.csv"), again = dir.resolve("again.csv");
+        Run r = tandem("simulate", "--jobs", "60", "--arrival", "poisson:6", "--sizes", "1:0.8,2:0.2", "--cluster", "1x4:RTX3090-24GB", "--policy", "fifo,gandiva,tandem",
+                "--no-bound", "--export-workload", jobs.toString(), "--jobs-csv", first.toString());
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(Files.readAllLines(jobs)).hasSize(61).first().isEqualTo("id,user,submit_s,gpus,model,dataset,batchsize,amp,iterations");
+        Run replay = tandem("simulate", "--workload", jobs.toString(), "--cluster", "1x4:RTX3090-24GB", "--policy", "fifo,gandiva,tandem",
+                "--no-bound", "--jobs-csv", again.toString());
+        assertThat(replay.code()).as(replay.err()).isZero();
+        List<String> rows = Files.readAllLines(first);
+        assertThat(rows).hasSize(1 + 3 * 60);
+        assertThat(Files.readAllLines(again)).isEqualTo(rows);
+        assertThat(rows).anyMatch(row -> row.startsWith("tandem,") && !row.endsWith(",")); // some tandem job had a partner
+
+        Run both = tandem("simulate", "--workload", jobs.toString(), "--trace", jobs.toString(), "--policy", "fifo");
+        assertThat(both.code()).isNotZero();
+        assertThat(both.err()).contains("either --workload or --trace");
+    }
+
+    @Test
     void badInputFailsWithAClearMessageAndNonZeroExit() throws Exception {
         Run unknown = tandem("simulate", "--policy", "fifo,nope", "--jobs", "5");
         assertThat(unknown.code()).isNotZero();

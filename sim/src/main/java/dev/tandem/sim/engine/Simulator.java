@@ -51,18 +51,27 @@ import java.util.Set;
  */
 public final class Simulator {
     public static final int MAX_JOBS_PER_GPU = 2;
-    private static final int DECISION_LOG_LIMIT = 400;
+    /** Decisions kept with their reasons unless asked for more: enough for a report, bounded for million-job runs. */
+    public static final int DEFAULT_DECISION_LOG = 400;
 
     private final SimConfig cfg;
     private final Cluster cluster;
     private final ProfileStore profiles;
     private final InterferenceTruth truth;
+    private final int decisionLogLimit;
 
     public Simulator(SimConfig cfg, Cluster cluster, ProfileStore profiles, InterferenceTruth truth) {
+        this(cfg, cluster, profiles, truth, DEFAULT_DECISION_LOG);
+    }
+
+    /** @param decisionLogLimit how many decisions to keep with their reasons (all are counted) */
+    public Simulator(SimConfig cfg, Cluster cluster, ProfileStore profiles, InterferenceTruth truth, int decisionLogLimit) {
+        if (decisionLogLimit < 0) throw new IllegalArgumentException("decision log limit must not be negative");
         this.cfg = cfg;
         this.cluster = cluster;
         this.profiles = profiles;
         this.truth = truth;
+        this.decisionLogLimit = decisionLogLimit;
     }
 
     public SimulationResult run(List<Job> jobs, Policy policy, CompatibilityModel oracle) {
@@ -93,6 +102,7 @@ public final class Simulator {
         long version, segment;
         boolean observed, shared;
         PendingJob pending;
+        Set<String> partners = Set.of(); // a LinkedHashSet once it first shares
 
         JobState(Job job, JobProfile profile) {
             this.job = job;
@@ -128,7 +138,7 @@ public final class Simulator {
         private final Set<String> oomPairs = new HashSet<>();
         private final TimeSeries series = new TimeSeries();
         private final List<String> decisionLog = new ArrayList<>();
-        private long eventCount, policyCalls;
+        private long eventCount, policyCalls, decisionsTotal;
         private int nextArrival, completed, busyGpus, sharedGpus, fallbackGpus, oomEvents, preemptions, pairings, pendingOoms;
         private double clock, busyGpuSeconds, sharedGpuSeconds, fallbackGpuSeconds;
         private boolean dirty;
@@ -362,7 +372,8 @@ public final class Simulator {
                     place(js, gpus);
                 }
             }
-            if (decisionLog.size() < DECISION_LOG_LIMIT) {
+            decisionsTotal++;
+            if (decisionLog.size() < decisionLogLimit) {
                 String kind = d instanceof Decision.Start ? "start" : d instanceof Decision.Preempt ? "preempt" : "migrate";
                 decisionLog.add(String.format(Locale.ROOT, "t=%.0f %s %s: %s", clock, kind, d.jobId(), d.reason()));
             }
@@ -404,6 +415,7 @@ public final class Simulator {
                     touched.add(o);
                 }
                 if (!occ.isEmpty()) pairings++;
+                for (JobState o : occ) meet(js, o);
                 occ.add(js);
                 overflow |= overflows(g);
                 updateGpuCounters(g);
@@ -414,6 +426,13 @@ public final class Simulator {
                 pendingOoms++;
                 push(clock + cfg.oomDetectSeconds(), OOM, js, js.segment);
             }
+        }
+
+        private void meet(JobState a, JobState b) {
+            if (a.partners.isEmpty()) a.partners = new LinkedHashSet<>(2);
+            if (b.partners.isEmpty()) b.partners = new LinkedHashSet<>(2);
+            a.partners.add(b.job.id());
+            b.partners.add(a.job.id());
         }
 
         /** Takes a job off its GPUs; returns the jobs that shared them (already brought up to date). */
@@ -455,7 +474,8 @@ public final class Simulator {
                 long raised = Math.min(capacity, capacity - p.job.memoryMiB() + 1);
                 memoryEstimates.merge(js.job.signature(), Math.max(raised, js.job.memoryMiB()), Math::max);
             }
-            if (decisionLog.size() < DECISION_LOG_LIMIT) {
+            decisionsTotal++;
+            if (decisionLog.size() < decisionLogLimit) {
                 decisionLog.add(String.format(Locale.ROOT, "t=%.0f oom %s: out of memory next to %s, back to the queue", clock, js.job.id(),
                         partners.stream().map(p -> p.job.id()).toList()));
             }
@@ -549,9 +569,9 @@ public final class Simulator {
             int i = 0;
             for (JobState js : arrivals) {
                 double solo = js.job.totalIterations() / js.profile.soloSpeed();
-                records.add(new JobRecord(js.job.id(), js.job.signature().label(), js.job.gpus(), js.job.submitTime(), js.firstStart,
+                records.add(new JobRecord(js.job.id(), js.job.user(), js.job.signature().label(), js.job.gpus(), js.job.submitTime(), js.firstStart,
                         js.finish, js.queueTotal, solo, js.sharedSeconds, js.restarts, js.ooms,
-                        js.job.totalIterations(), js.done - js.extraWork));
+                        js.job.totalIterations(), js.done - js.extraWork, List.copyOf(js.partners)));
                 first = Math.min(first, js.job.submitTime());
                 last = Math.max(last, js.finish);
                 jcts[i++] = js.finish - js.job.submitTime();
@@ -566,7 +586,7 @@ public final class Simulator {
                     dev.tandem.core.compat.Stats.quantileSorted(jcts, 0.99), queueSum / n,
                     gpuTime > 0 ? busyGpuSeconds / gpuTime : 0, gpuTime > 0 ? sharedGpuSeconds / gpuTime : 0,
                     oomEvents, completed, preemptions, pairings, fallbackGpuSeconds, eventCount, policyCalls, wallSeconds);
-            return new SimulationResult(policy.name(), m, records, series, List.copyOf(decisionLog));
+            return new SimulationResult(policy.name(), m, records, series, List.copyOf(decisionLog), decisionsTotal);
         }
     }
 

@@ -24,6 +24,7 @@ import dev.tandem.sim.engine.Simulator;
 import dev.tandem.sim.truth.ContentionFallback;
 import dev.tandem.sim.truth.InterferenceTruth;
 import dev.tandem.sim.truth.MeasuredTruth;
+import dev.tandem.sim.workload.WorkloadCsv;
 import dev.tandem.sim.workload.WorkloadGenerator;
 import dev.tandem.sim.trace.ProfileAssigner;
 import dev.tandem.sim.trace.TraceJobs;
@@ -70,20 +71,28 @@ public final class Scenario {
             GavelThroughputReader.GavelData g = GavelThroughputReader.read(truthSrc, spec.gavelGpu());
             profiles = new ProfileStore(g.profiles());
             truth = new MeasuredTruth("gavel:" + spec.gavelGpu(), g.pairs(), ContentionFallback.standard());
-            jobs = spec.trace() != null ? traceJobs(spec, ProfileAssigner.forGavel(g, spec.workload().seed()), notes)
+            jobs = spec.trace() != null && spec.trace().isWorkloadFile() ? workloadFile(spec, profiles)
+                    : spec.trace() != null ? traceJobs(spec, ProfileAssigner.forGavel(g, spec.workload().seed()), notes)
                     : WorkloadGenerator.generate(spec.workload(), g.profiles(), (p, size) -> g.scales().getOrDefault(p.signature(), List.of()).contains(size));
             mode = "gavel";
         } else {
             List<JobProfile> list = ProfileReader.read(DataSource.of(spec.profiles()), gpuMem);
             profiles = new ProfileStore(list);
             truth = new MeasuredTruth("pairs:" + spec.truth(), checkKnown(LucidPairReader.read(truthSrc, true), profiles, truthSrc), ContentionFallback.standard());
-            jobs = spec.trace() != null ? traceJobs(spec, ProfileAssigner.seeded(list, spec.workload().seed()), notes)
+            jobs = spec.trace() != null && spec.trace().isWorkloadFile() ? workloadFile(spec, profiles)
+                    : spec.trace() != null ? traceJobs(spec, ProfileAssigner.seeded(list, spec.workload().seed()), notes)
                     : WorkloadGenerator.generate(spec.workload(), list, (p, size) -> true);
             mode = "profiles";
         }
         List<PairObservation> training = withoutModels(loadTraining(DataSource.of(spec.train()), profiles, spec.gavelGpu()), spec.trainWithout(),
                 profiles, spec.train());
         return new Scenario(spec, profiles, truth, training, jobs, mode, notes);
+    }
+
+    /** Jobs listed in tandem's own workload file, exactly as given (the first {@code limit} of them, if set). */
+    private static List<Job> workloadFile(ScenarioSpec spec, ProfileStore profiles) {
+        List<Job> jobs = WorkloadCsv.read(DataSource.of(spec.trace().source()), profiles);
+        return spec.trace().limit() > 0 && jobs.size() > spec.trace().limit() ? List.copyOf(jobs.subList(0, (int) spec.trace().limit())) : jobs;
     }
 
     /** Jobs from the trace, with profiles assigned by the user's mapping or the seeded rule; too-wide gangs are dropped. */
@@ -172,7 +181,12 @@ public final class Scenario {
     }
 
     public SimulationResult run(String policy, ProgressListener progress) {
-        Simulator sim = new Simulator(spec.sim(), spec.cluster(), profiles, truth);
+        return run(policy, progress, Simulator.DEFAULT_DECISION_LOG);
+    }
+
+    /** @param decisionLog how many decisions to keep with their reasons */
+    public SimulationResult run(String policy, ProgressListener progress, int decisionLog) {
+        Simulator sim = new Simulator(spec.sim(), spec.cluster(), profiles, truth, decisionLog);
         return sim.run(jobs, PolicyCatalog.create(policy, spec.tandem()), newOracle(), progress);
     }
 
@@ -192,12 +206,18 @@ public final class Scenario {
     public Map<String, Object> describe() {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("jobs", jobs.size());
-        if (spec.trace() != null) m.put("trace", spec.trace().format() + ":" + spec.trace().source());
+        if (spec.trace() != null) {
+            m.put(spec.trace().isWorkloadFile() ? "workload_file" : "trace", spec.trace().isWorkloadFile() ? spec.trace().source()
+                    : spec.trace().format() + ":" + spec.trace().source());
+            if (spec.trace().limit() > 0) m.put("limit", spec.trace().limit());
+            if (!spec.trace().isWorkloadFile()) m.put("profile_seed", spec.workload().seed()); // the seeded profile assignment
+        } else { // the generator's settings describe only generated jobs
+            m.put("arrival", spec.workload().arrival().toString());
+            m.put("sizes", spec.workload().sizes().toString());
+            m.put("duration_s", List.of(spec.workload().minDurationS(), spec.workload().maxDurationS()));
+            m.put("seed", spec.workload().seed());
+        }
         m.putAll(notes);
-        m.put("arrival", spec.workload().arrival().toString());
-        m.put("sizes", spec.workload().sizes().toString());
-        m.put("duration_s", List.of(spec.workload().minDurationS(), spec.workload().maxDurationS()));
-        m.put("seed", spec.workload().seed());
         m.put("cluster", spec.cluster().toString());
         m.put("gpu_type", spec.cluster().gpu(0).type().name());
         m.put("gpu_memory_mib", spec.cluster().maxGpuMemoryMiB());

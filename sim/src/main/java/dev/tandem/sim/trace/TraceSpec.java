@@ -7,12 +7,19 @@ import java.util.Locale;
 /**
  * A real trace to simulate instead of a generated workload.
  *
- * @param format  alibaba, philly (cluster_job_log JSON), helios, gavel, pollux (Pollux's philly_jobs.csv), muri
+ * @param format  alibaba, philly (cluster_job_log JSON), helios, gavel, pollux (Pollux's philly_jobs.csv), muri, or
+ *                tandem: tandem's own job list ({@code WorkloadCsv}), replayed exactly, without profile assignment
  * @param mapping optional CSV {@code pattern,model,dataset,batchsize,amp} assigning profiles to trace jobs
  * @param limit   simulate only the first N jobs (by submission), or all when not positive
  */
 public record TraceSpec(String format, String source, BadRows badRows, String mapping, long limit) {
+    public static final String WORKLOAD_FILE = "tandem";
+
+    /** tandem's own job list: jobs name their workloads, so there are no trace records to assign profiles to. */
+    public boolean isWorkloadFile() { return format.equalsIgnoreCase(WORKLOAD_FILE); }
+
     public TraceReadResult read() {
+        if (isWorkloadFile()) throw new IllegalStateException("a tandem workload file has jobs, not trace records; read it with WorkloadCsv");
         DataSource src = DataSource.of(source);
         return switch (format.toLowerCase(Locale.ROOT)) {
             case "alibaba" -> AlibabaPodReader.read(src, badRows);
@@ -21,7 +28,7 @@ public record TraceSpec(String format, String source, BadRows badRows, String ma
             case "gavel" -> GavelTraceReader.read(src, badRows);
             case "pollux" -> PolluxPhillyCsvReader.read(src, badRows);
             case "muri" -> MuriTraceReader.read(src, badRows);
-            default -> throw new IllegalArgumentException("unknown trace format '" + format + "'; known: alibaba, philly, helios, gavel, pollux, muri");
+            default -> throw new IllegalArgumentException("unknown trace format '" + format + "'; known: alibaba, philly, helios, gavel, pollux, muri, tandem");
         };
     }
 }

@@ -66,6 +66,21 @@ class SimulatorTest {
         assertThat(r.metrics().makespan_s()).isCloseTo(4200, within(1e-6));
         assertThat(r.metrics().gpu_shared_fraction()).isCloseTo(3000.0 / 4200, within(1e-9));
         assertThat(a.sharedSeconds()).isCloseTo(3000, within(1e-6));
+        assertThat(a.partners()).containsExactly("b");
+        assertThat(b.partners()).containsExactly("a");
+        assertThat(b.slowdown()).isCloseTo(3000.0 / 1800, within(1e-9));
+        assertThat(r.decisionsTotal()).isEqualTo(2);
+    }
+
+    @Test
+    void everyDecisionIsCountedThoughOnlyTheAskedNumberIsKept() {
+        Cluster c = Cluster.homogeneous(1, 1, new GpuType("T", 24576), 8, 1 << 16);
+        List<Job> jobs = new ArrayList<>();
+        for (int i = 0; i < 30; i++) jobs.add(new Job("j" + i, "u", 0, 1, A, 1000, 1000, 0));
+        SimulationResult few = new Simulator(PLAIN, c, profiles(1000, 1000), truth(0.8, 0.6), 5).run(jobs, new FifoPolicy(), null);
+        assertThat(few.decisions()).hasSize(5);
+        assertThat(few.decisionsTotal()).isEqualTo(30);
+        assertThat(new Simulator(PLAIN, c, profiles(1000, 1000), truth(0.8, 0.6), 1000).run(jobs, new FifoPolicy(), null).decisions()).hasSize(30);
     }
 
     @Test
