@@ -8,6 +8,7 @@ import dev.tandem.sim.engine.SimConfig;
 import dev.tandem.sim.scenario.ScenarioSpec;
 import dev.tandem.sim.trace.BadRows;
 import dev.tandem.sim.trace.TraceSpec;
+import dev.tandem.sim.workload.ProfileMix;
 import dev.tandem.sim.workload.WorkloadSpec;
 import picocli.CommandLine.Option;
 
@@ -39,6 +40,11 @@ final class ScenarioOptions {
 
     @Option(names = "--no-online", description = "Do not let the oracle learn from pairs it sees running.")
     boolean noOnline;
+
+    @Option(names = "--mix", defaultValue = "measured",
+            description = {"Profiles jobs are drawn from: measured (only workloads with measured pairs in --truth, so every co-located",
+                    "speed is a measurement) or all (also the rest, priced by the fallback contention model). Default: ${DEFAULT-VALUE}."})
+    String mix;
 
     @Option(names = "--sizes", defaultValue = "1:0.7,2:0.1,4:0.15,8:0.05", description = "Gang-size mix SIZE:WEIGHT,... Default: ${DEFAULT-VALUE} (Philly-like).")
     String sizes;
@@ -100,7 +106,7 @@ final class ScenarioOptions {
 
     ScenarioSpec spec(Cluster cluster, int jobs, String arrival, long seed) {
         SimConfig sim = SimConfig.defaults().withRound(round).withRestartOverhead(restartOverhead).withMemoryRule(new MemoryRule(memoryMargin));
-        WorkloadSpec workload = WorkloadSpec.of(jobs, arrival, sizes, durationMin, durationMax, seed);
+        WorkloadSpec workload = WorkloadSpec.of(jobs, arrival, sizes, durationMin, durationMax, seed).withMix(ProfileMix.parse(mix));
         TraceSpec traceSpec = trace == null ? null : new TraceSpec(traceFormat, trace, badRows(), mapping, traceLimit);
         if (workloadFile != null) {
             if (trace != null) throw new IllegalArgumentException("give either --workload or --trace, not both");

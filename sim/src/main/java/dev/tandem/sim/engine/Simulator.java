@@ -585,7 +585,8 @@ public final class Simulator {
             Metrics m = new Metrics(makespan, jctSum / n, dev.tandem.core.compat.Stats.quantileSorted(jcts, 0.5),
                     dev.tandem.core.compat.Stats.quantileSorted(jcts, 0.99), queueSum / n,
                     gpuTime > 0 ? busyGpuSeconds / gpuTime : 0, gpuTime > 0 ? sharedGpuSeconds / gpuTime : 0,
-                    oomEvents, completed, preemptions, pairings, fallbackGpuSeconds, eventCount, policyCalls, wallSeconds);
+                    oomEvents, completed, preemptions, pairings, fallbackGpuSeconds, eventCount, policyCalls, wallSeconds,
+                    sharedGpuSeconds > 0 ? fallbackGpuSeconds / sharedGpuSeconds : 0);
             return new SimulationResult(policy.name(), m, records, series, List.copyOf(decisionLog), decisionsTotal);
         }
     }

@@ -80,6 +80,13 @@ public record Comparison(Map<String, Object> workload, MakespanLowerBound.Bound 
                     m.avg_jct_s() / 3600, m.p99_jct_s() / 3600, m.gpu_busy_fraction(), m.gpu_shared_fraction(), m.oom_events(),
                     m.preemptions(), m.wall_seconds()));
         }
+        if (results.stream().anyMatch(r -> r.metrics().unmeasured_shared_fraction() > 0)) {
+            sb.append("co-located GPU time on pairs nobody measured (speeds from the fallback model):");
+            for (SimulationResult r : results) {
+                if (r.metrics().gpu_shared_fraction() > 0) sb.append(String.format(Locale.ROOT, " %s %.0f%%", r.policy(), 100 * r.metrics().unmeasured_shared_fraction()));
+            }
+            sb.append(System.lineSeparator());
+        }
         if (bound != null) {
             sb.append(String.format(Locale.ROOT, "lower bound (LP over solo and paired configurations): %.2f h (LP %.2f h, longest job %.2f h, %d configurations)%n",
                     bound.makespanS() / 3600, bound.lpMakespanS() / 3600, bound.longestJobS() / 3600, bound.configurations()));

@@ -71,18 +71,23 @@ public final class Scenario {
             GavelThroughputReader.GavelData g = GavelThroughputReader.read(truthSrc, spec.gavelGpu());
             profiles = new ProfileStore(g.profiles());
             truth = new MeasuredTruth("gavel:" + spec.gavelGpu(), g.pairs(), ContentionFallback.standard());
+            List<JobProfile> drawn = spec.workload().mix().select(g.profiles(), g.pairs());
             jobs = spec.trace() != null && spec.trace().isWorkloadFile() ? workloadFile(spec, profiles)
-                    : spec.trace() != null ? traceJobs(spec, ProfileAssigner.forGavel(g, spec.workload().seed()), notes)
-                    : WorkloadGenerator.generate(spec.workload(), g.profiles(), (p, size) -> g.scales().getOrDefault(p.signature(), List.of()).contains(size));
+                    : spec.trace() != null ? traceJobs(spec, ProfileAssigner.forGavel(g, drawn, spec.workload().seed()), notes)
+                    : WorkloadGenerator.generate(spec.workload(), drawn, (p, size) -> g.scales().getOrDefault(p.signature(), List.of()).contains(size));
             mode = "gavel";
+            notes.put("profiles_drawn_from", drawn.size() + " of " + g.profiles().size());
         } else {
             List<JobProfile> list = ProfileReader.read(DataSource.of(spec.profiles()), gpuMem);
             profiles = new ProfileStore(list);
-            truth = new MeasuredTruth("pairs:" + spec.truth(), checkKnown(LucidPairReader.read(truthSrc, true), profiles, truthSrc), ContentionFallback.standard());
+            List<MeasuredPair> pairs = checkKnown(LucidPairReader.read(truthSrc, true), profiles, truthSrc);
+            truth = new MeasuredTruth("pairs:" + spec.truth(), pairs, ContentionFallback.standard());
+            List<JobProfile> drawn = spec.workload().mix().select(list, pairs);
             jobs = spec.trace() != null && spec.trace().isWorkloadFile() ? workloadFile(spec, profiles)
-                    : spec.trace() != null ? traceJobs(spec, ProfileAssigner.seeded(list, spec.workload().seed()), notes)
-                    : WorkloadGenerator.generate(spec.workload(), list, (p, size) -> true);
+                    : spec.trace() != null ? traceJobs(spec, ProfileAssigner.seeded(drawn, spec.workload().seed()), notes)
+                    : WorkloadGenerator.generate(spec.workload(), drawn, (p, size) -> true);
             mode = "profiles";
+            notes.put("profiles_drawn_from", drawn.size() + " of " + list.size());
         }
         List<PairObservation> training = withoutModels(loadTraining(DataSource.of(spec.train()), profiles, spec.gavelGpu()), spec.trainWithout(),
                 profiles, spec.train());
@@ -210,12 +215,16 @@ public final class Scenario {
             m.put(spec.trace().isWorkloadFile() ? "workload_file" : "trace", spec.trace().isWorkloadFile() ? spec.trace().source()
                     : spec.trace().format() + ":" + spec.trace().source());
             if (spec.trace().limit() > 0) m.put("limit", spec.trace().limit());
-            if (!spec.trace().isWorkloadFile()) m.put("profile_seed", spec.workload().seed()); // the seeded profile assignment
+            if (!spec.trace().isWorkloadFile()) {
+                m.put("profile_seed", spec.workload().seed()); // the seeded profile assignment
+                m.put("mix", spec.workload().mix().toString());
+            }
         } else { // the generator's settings describe only generated jobs
             m.put("arrival", spec.workload().arrival().toString());
             m.put("sizes", spec.workload().sizes().toString());
             m.put("duration_s", List.of(spec.workload().minDurationS(), spec.workload().maxDurationS()));
             m.put("seed", spec.workload().seed());
+            m.put("mix", spec.workload().mix().toString());
         }
         m.putAll(notes);
         m.put("cluster", spec.cluster().toString());

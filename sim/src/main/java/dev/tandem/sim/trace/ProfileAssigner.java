@@ -90,8 +90,13 @@ public final class ProfileAssigner {
      * trace's steps on a gang of n GPUs take steps / throughput(n) seconds, not steps / throughput(1).
      */
     public static ProfileAssigner forGavel(GavelThroughputReader.GavelData gavel, long seed) {
+        return forGavel(gavel, gavel.profiles(), seed);
+    }
+
+    /** As {@link #forGavel(GavelThroughputReader.GavelData, long)}, assigning only {@code profiles} (a subset of Gavel's). */
+    public static ProfileAssigner forGavel(GavelThroughputReader.GavelData gavel, List<JobProfile> profiles, long seed) {
         Map<WorkloadSignature, List<Integer>> scales = gavel.scales();
-        return new ProfileAssigner(gavel.profiles(), (p, size) -> scales.getOrDefault(p.signature(), List.of()).contains(size),
+        return new ProfileAssigner(profiles, (p, size) -> scales.getOrDefault(p.signature(), List.of()).contains(size),
                 (p, gpus) -> gavel.gangSpeedup(p.signature(), gpus), seed, List.of());
     }
 

@@ -43,6 +43,23 @@ class ResultsTest {
     }
 
     @Test
+    void theHeadlineMixRunsOnlyOnMeasuredPairsAndTheFullMixSaysHowMuchIsNot() {
+        Scenario measured = ScenarioFixtures.lucid(200, "batch", 1);
+        assertThat(measured.spec().workload().mix()).isEqualTo(dev.tandem.sim.workload.ProfileMix.MEASURED);
+        java.util.Set<String> withheld = java.util.Set.of("BERT", "ResNet50", "Transformer"); // Lucid measured no pair of these
+        assertThat(measured.jobs()).noneMatch(j -> withheld.contains(j.signature().model()));
+        Metrics t = measured.run("tandem", ProgressListener.NONE).metrics();
+        assertThat(t.gpu_shared_fraction()).isGreaterThan(0.5);
+        assertThat(t.unmeasured_shared_fraction()).isZero();
+
+        ScenarioSpec base = measured.spec();
+        Scenario all = Scenario.load(new ScenarioSpec(base.profiles(), base.truth(), base.train(), base.gavelGpu(), base.model(), base.online(),
+                base.cluster(), base.workload().withMix(dev.tandem.sim.workload.ProfileMix.ALL), base.sim(), base.tandem()));
+        assertThat(all.jobs()).anyMatch(j -> withheld.contains(j.signature().model()));
+        assertThat(all.run("tandem", ProgressListener.NONE).metrics().unmeasured_shared_fraction()).isBetween(0.05, 0.95);
+    }
+
+    @Test
     void thePolicyStillWinsWhenHalfTheModelsWereNeverSeenPaired() {
         ScenarioSpec base = ScenarioFixtures.lucid(200, "batch", 1).spec();
         Scenario heldOut = Scenario.load(new ScenarioSpec(base.profiles(), base.truth(), base.train(), base.gavelGpu(), base.model(), base.online(),
