@@ -7,22 +7,32 @@ import dev.tandem.core.policy.RunningJob;
 import dev.tandem.core.policy.SchedulerSnapshot;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
- * Tiresias' discretised two-dimensional least-attained-service (2D-LAS, Gu et al., NSDI'19), exclusive GPUs.
- * A job's attained service is GPUs x seconds run so far; jobs are binned into priority queues by thresholds
- * on it (fewer service = higher queue), FIFO by submission within a queue, and higher queues preempt lower
- * ones. Without duration knowledge it approximates SRTF for heavy-tailed workloads. Starvation guard as in
- * the paper: a job that has waited longer than {@code promoteFactor} times its attained run time is moved to
- * the top queue.
+ * Tiresias' discretised two-dimensional least-attained-service (2D-LAS, Gu et al., NSDI'19; its simulator's
+ * {@code dlas-gpu}), exclusive GPUs. A job's attained service is GPUs x seconds run so far; jobs are binned into
+ * priority queues by thresholds on it (fewer service = higher queue; 3,250 and 7,200 GPU-seconds, as in Tiresias'
+ * simulator), and higher queues preempt lower ones. Inside a queue running jobs stay ahead of waiting ones (a
+ * waiting job never preempts a job of its own queue), then first come, first served by submission. Starvation
+ * guard: a job that has waited longer than {@code promoteFactor} times the time it ran is moved to the top queue
+ * with its attained service reset, so that it does not drop straight back at the next decision.
+ *
+ * <p>Where it still differs from dlas-gpu: GPUs are picked by tandem's placement (one node when a gang fits),
+ * not Tiresias' own node search, and the schedule is recomputed at tandem's scheduling points (events and
+ * {@code --round}), not at Tiresias' fixed ticks. tandem's {@code sjf} is shortest expected duration without
+ * preemption; Tiresias' simulator names "sjf" a different rule (fewest GPUs first, preemptive).
  */
 public final class TiresiasPolicy implements Policy {
     private final double[] thresholdsGpuSeconds;
     private final double promoteFactor;
+    /** Attained service at each promotion: service counts from there. */
+    private final Map<String, Double> serviceAtPromotion = new HashMap<>();
 
     public TiresiasPolicy() {
-        this(new double[] {3600, 36_000}, 8.0);
+        this(new double[] {3250, 7200}, 8.0);
     }
 
     public TiresiasPolicy(double[] thresholdsGpuSeconds, double promoteFactor) {
@@ -40,16 +50,41 @@ public final class TiresiasPolicy implements Policy {
         return q;
     }
 
+    /** Service since the job's last promotion. */
+    private double service(String id, double attained) {
+        Double base = serviceAtPromotion.get(id);
+        return base == null ? attained : attained - base;
+    }
+
+    /** Rank: queue first; inside a queue running jobs before waiting ones (then submission order, in PreemptivePriority). */
+    private static double rank(int queue, boolean running) {
+        return 2.0 * queue + (running ? 0 : 1);
+    }
+
     @Override public List<Decision> decide(SchedulerSnapshot s) {
         if (s.queue().isEmpty()) return List.of();
         List<PreemptivePriority.Candidate> c = new ArrayList<>();
-        for (RunningJob r : s.running()) c.add(new PreemptivePriority.Candidate(r.job(), queueOf(r.attainedGpuSeconds()), true));
-        for (PendingJob p : s.queue()) {
-            double waited = s.now() - p.queuedSince();
-            double ran = p.attainedGpuSeconds() / p.job().gpus();
-            boolean starving = ran > 0 && waited > promoteFactor * ran;
-            c.add(new PreemptivePriority.Candidate(p.job(), starving ? 0 : queueOf(p.attainedGpuSeconds()), false));
+        for (RunningJob r : s.running()) {
+            c.add(new PreemptivePriority.Candidate(r.job(), rank(queueOf(service(r.id(), r.attainedGpuSeconds())), true), true));
         }
+        for (PendingJob p : s.queue()) {
+            double service = service(p.id(), p.attainedGpuSeconds());
+            double waited = s.now() - p.queuedSince();
+            double ran = service / p.job().gpus();
+            boolean starving = ran > 0 && waited > promoteFactor * ran;
+            if (starving) serviceAtPromotion.put(p.id(), p.attainedGpuSeconds());
+            c.add(new PreemptivePriority.Candidate(p.job(), rank(starving ? 0 : queueOf(service), false), false));
+        }
+        forgetFinished(s);
         return PreemptivePriority.schedule(s, c, "tiresias");
+    }
+
+    /** Drops promotions of jobs that are gone, once the map outgrows the live jobs. */
+    private void forgetFinished(SchedulerSnapshot s) {
+        if (serviceAtPromotion.size() <= 2 * (s.queue().size() + s.running().size()) + 64) return;
+        java.util.Set<String> live = new java.util.HashSet<>();
+        for (PendingJob p : s.queue()) live.add(p.id());
+        for (RunningJob r : s.running()) live.add(r.id());
+        serviceAtPromotion.keySet().retainAll(live);
     }
 }

@@ -85,16 +85,54 @@ class BaselinePoliciesTest {
     }
 
     @Test
-    void tiresiasPromotesAStarvingJob() {
+    void tiresiasPromotesAStarvingJobAndResetsItsService() {
         TiresiasPolicy p = new TiresiasPolicy(new double[] {3600}, 2.0);
         Fixture f = new Fixture(1, 1, 24576);
         WorkloadSignature w = f.profile("A", 50, 1000);
         f.now = 100_000;
-        f.running(f.job("runner", w, 1, 1e6, 50_000), List.of(0), 1e5, 3000, 1.0); // queue 0
+        f.running(f.job("runner", w, 1, 1e6, 50_000), List.of(0), 1e5, 4000, 1.0); // 4000 GPU-s: queue 1
         Job starved = f.job("starved", w, 1, 1e6, 0);
-        f.queued(starved, 10_000, 5000); // ran 5000 s, waited 90000 s > 2 x 5000: promoted to queue 0, older submit wins
+        f.queued(starved, 10_000, 5000); // ran 5000 s, waited 90000 s > 2 x 5000: promoted to queue 0
         List<Decision> ds = p.decide(f.snapshot());
         assertThat(started(ds)).containsExactly("starved");
         assertThat(preempted(ds)).containsExactly("runner");
+
+        // 60 s later: by its total (5060 GPU-s) it would be queue 1 again, behind nobody but equal to the runner;
+        // its service counts from the promotion (60 GPU-s, queue 0), so the runner does not take the GPU back
+        Fixture later = new Fixture(1, 1, 24576);
+        WorkloadSignature w2 = later.profile("A", 50, 1000);
+        later.now = 100_060;
+        later.running(later.job("starved", w2, 1, 1e6, 0), List.of(0), 1e5, 5060, 1.0);
+        later.queued(later.job("runner", w2, 1, 1e6, 50_000), 100_000, 4000);
+        assertThat(p.decide(later.snapshot())).isEmpty();
+    }
+
+    @Test
+    void tiresiasNeverPreemptsARunningJobForAWaitingOneOfTheSameQueue() {
+        // worked example: one GPU; "back" was preempted earlier (200 GPU-s, queue 0, submitted at 0), "front" runs
+        // (100 GPU-s, queue 0, submitted at 10). Ranking by submission alone would swap them; Tiresias keeps "front".
+        TiresiasPolicy p = new TiresiasPolicy();
+        Fixture f = new Fixture(1, 1, 24576);
+        WorkloadSignature w = f.profile("A", 50, 1000);
+        f.now = 400;
+        f.running(f.job("front", w, 1, 10_000, 10), List.of(0), 9000, 100, 1.0);
+        f.queued(f.job("back", w, 1, 10_000, 0), 300, 200);
+        assertThat(p.decide(f.snapshot())).isEmpty();
+        // a waiting job of a higher queue does preempt: "front" at 3300 GPU-s is in queue 1 (threshold 3250)
+        Fixture g = new Fixture(1, 1, 24576);
+        WorkloadSignature w2 = g.profile("A", 50, 1000);
+        g.now = 4000;
+        g.running(g.job("front", w2, 1, 10_000, 10), List.of(0), 6000, 3300, 1.0);
+        g.queued(g.job("back", w2, 1, 10_000, 0), 3900, 200);
+        List<Decision> ds = p.decide(g.snapshot());
+        assertThat(preempted(ds)).containsExactly("front");
+        assertThat(started(ds)).containsExactly("back");
+    }
+
+    @Test
+    void tiresiasUsesItsSimulatorsQueueThresholds() {
+        TiresiasPolicy p = new TiresiasPolicy();
+        assertThat(List.of(p.queueOf(0), p.queueOf(3249), p.queueOf(3250), p.queueOf(7199), p.queueOf(7200), p.queueOf(1e9)))
+                .containsExactly(0, 0, 1, 1, 2, 2);
     }
 }
