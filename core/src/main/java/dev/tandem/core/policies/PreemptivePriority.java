@@ -12,6 +12,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.PriorityQueue;
 import java.util.Map;
 import java.util.Set;
 
@@ -27,14 +28,23 @@ final class PreemptivePriority {
     private PreemptivePriority() {}
 
     static List<Decision> schedule(SchedulerSnapshot s, List<Candidate> candidates, String policy) {
-        List<Candidate> ranked = new ArrayList<>(candidates);
-        // stable: equal keys and submission times keep the candidates' order (running jobs first, then queue order)
-        ranked.sort(Comparator.comparingDouble(Candidate::key).thenComparingDouble(c -> c.job().submitTime()));
+        // Rank by key, then submission, then the candidates' order (running jobs first, then queue order). Only the
+        // best-ranked jobs up to the cluster's GPU count matter, so they come off a heap (O(n) to build) instead
+        // of sorting every queued job at every scheduling point.
+        Comparator<Integer> rank = Comparator.comparingDouble((Integer i) -> candidates.get(i).key())
+                .thenComparingDouble(i -> candidates.get(i).job().submitTime()).thenComparingInt(i -> i);
+        List<Integer> all = new ArrayList<>(candidates.size());
+        for (int i = 0; i < candidates.size(); i++) all.add(i);
+        PriorityQueue<Integer> heap = new PriorityQueue<>(rank);
+        heap.addAll(all);
         int capacity = s.cluster().gpuCount();
         Set<String> admitted = new HashSet<>();
-        for (Candidate c : ranked) {
+        List<Candidate> admittedInRank = new ArrayList<>();
+        while (capacity > 0 && !heap.isEmpty()) {
+            Candidate c = candidates.get(heap.poll());
             if (c.job().gpus() <= capacity) {
                 admitted.add(c.job().id());
+                admittedInRank.add(c);
                 capacity -= c.job().gpus();
             }
         }
@@ -49,8 +59,8 @@ final class PreemptivePriority {
         Map<String, PendingJob> queued = new HashMap<>();
         for (PendingJob p : s.queue()) queued.put(p.id(), p);
         List<PendingJob> toStart = new ArrayList<>();
-        for (Candidate c : ranked) {
-            if (!c.running() && admitted.contains(c.job().id())) {
+        for (Candidate c : admittedInRank) {
+            if (!c.running()) {
                 PendingJob p = queued.get(c.job().id());
                 if (p != null) toStart.add(p);
             }

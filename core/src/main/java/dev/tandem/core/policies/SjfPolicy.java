@@ -9,6 +9,7 @@ import dev.tandem.core.policy.SchedulerSnapshot;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.PriorityQueue;
 
 /**
  * Shortest job first (non-preemptive, exclusive GPUs): queued jobs ordered by expected solo duration from
@@ -18,11 +19,20 @@ public final class SjfPolicy implements Policy {
     @Override public String name() { return "sjf"; }
 
     @Override public List<Decision> decide(SchedulerSnapshot s) {
-        List<PendingJob> order = new ArrayList<>(s.queue());
-        order.sort(Comparator.comparingDouble((PendingJob p) -> s.soloSeconds(p.job(), p.remainingIterations()))
-                .thenComparingDouble(p -> p.job().submitTime()));
+        ClusterView view = new ClusterView(s);
+        if (view.freeCount() == 0) return List.of();
+        // shortest first, submission order among equals; a heap, because only the first few fit on the idle GPUs
+        List<PendingJob> queue = s.queue();
+        double[] solo = new double[queue.size()];
+        for (int i = 0; i < solo.length; i++) solo[i] = s.soloSeconds(queue.get(i).job(), queue.get(i).remainingIterations());
+        PriorityQueue<Integer> order = new PriorityQueue<>(Math.max(1, solo.length), Comparator.comparingDouble((Integer i) -> solo[i])
+                .thenComparingDouble(i -> queue.get(i).job().submitTime()).thenComparingInt(i -> i));
+        for (int i = 0; i < solo.length; i++) order.add(i);
         List<Decision> out = new ArrayList<>();
-        Exclusive.startInOrder(new ClusterView(s), order, false, "sjf shortest", out);
+        while (!order.isEmpty() && view.freeCount() > 0) {
+            PendingJob p = queue.get(order.poll());
+            Exclusive.startInOrder(view, List.of(p), false, "sjf shortest", out);
+        }
         return out;
     }
 }
