@@ -1,8 +1,8 @@
 package dev.tandem.cli;
 
+import dev.tandem.core.model.DurationText;
 import picocli.CommandLine;
 
-import java.util.Locale;
 
 /** Parses durations such as {@code 90}, {@code 90s}, {@code 30m}, {@code 16h}, {@code 2d} into seconds. */
 final class Durations implements CommandLine.ITypeConverter<Double> {
@@ -10,19 +10,12 @@ final class Durations implements CommandLine.ITypeConverter<Double> {
         return parse(value);
     }
 
+    /** Seconds, by tandem's one duration syntax ({@link DurationText}). */
     static double parse(String value) {
-        String v = value.trim().toLowerCase(Locale.ROOT);
-        double unit = 1;
-        if (v.endsWith("s")) { v = v.substring(0, v.length() - 1); }
-        else if (v.endsWith("m")) { unit = 60; v = v.substring(0, v.length() - 1); }
-        else if (v.endsWith("h")) { unit = 3600; v = v.substring(0, v.length() - 1); }
-        else if (v.endsWith("d")) { unit = 86400; v = v.substring(0, v.length() - 1); }
         try {
-            double d = Double.parseDouble(v) * unit;
-            if (d < 0 || Double.isNaN(d) || Double.isInfinite(d)) throw new NumberFormatException();
-            return d;
-        } catch (NumberFormatException e) {
-            throw new CommandLine.TypeConversionException("'" + value + "' is not a duration (e.g. 90s, 30m, 16h, 2d)");
+            return DurationText.seconds(value);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.TypeConversionException(e.getMessage());
         }
     }
 }

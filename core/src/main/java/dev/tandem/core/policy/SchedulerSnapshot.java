@@ -8,6 +8,7 @@ import dev.tandem.core.model.Job;
 import dev.tandem.core.model.JobProfile;
 import dev.tandem.core.model.ProfileStore;
 import dev.tandem.core.model.WorkloadSignature;
+import dev.tandem.core.runtime.OutOfMemoryRule;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -97,11 +98,7 @@ public final class SchedulerSnapshot {
     }
 
     public boolean crashedTogether(Job a, Job b) {
-        return !oomPairs.isEmpty() && oomPairs.contains(oomKey(a.signature(), b.signature()));
-    }
-
-    public static String oomKey(WorkloadSignature a, WorkloadSignature b) {
-        return a.label() + "|" + b.label();
+        return !oomPairs.isEmpty() && oomPairs.contains(OutOfMemoryRule.pairKey(a.signature(), b.signature()));
     }
 
     /** The oracle's prediction for two jobs, unknown when either lacks a profile. */

@@ -62,8 +62,8 @@ class HostClassesTest {
         for (String a : models) for (String b : models) {
             if (a.compareTo(b) <= 0 && rnd.nextInt(4) > 0) f.predict(a, b, 0.4 + rnd.nextDouble() * 0.6, 0.4 + rnd.nextDouble() * 0.6, 0.05);
         }
-        f.oomPairs.add(SchedulerSnapshot.oomKey(sigs.get(0), sigs.get(1)));
-        f.oomPairs.add(SchedulerSnapshot.oomKey(sigs.get(1), sigs.get(0)));
+        f.oomPairs.add(dev.tandem.core.runtime.OutOfMemoryRule.pairKey(sigs.get(0), sigs.get(1)));
+        f.oomPairs.add(dev.tandem.core.runtime.OutOfMemoryRule.pairKey(sigs.get(1), sigs.get(0)));
         int gpu = 0, id = 0;
         while (gpu < 16) {
             if (rnd.nextInt(8) == 0) { // a few idle GPUs: queued jobs placed there become hosts later in the round

@@ -101,7 +101,7 @@ class PackingPoliciesTest {
     @Test
     void policiesNeverRepeatAPairThatCrashedWithOutOfMemory() {
         Fixture f = oneBusyGpu(20, 20, 2000, 2000).predict("A", "B", 0.95, 0.95, 0.0);
-        f.oomPairs.add(SchedulerSnapshot.oomKey(f.queue.get(0).job().signature(), f.running.get(0).job().signature()));
+        f.oomPairs.add(dev.tandem.core.runtime.OutOfMemoryRule.pairKey(f.queue.get(0).job().signature(), f.running.get(0).job().signature()));
         assertThat(new FifoPackedPolicy().decide(f.snapshot())).isEmpty();
         assertThat(new GandivaPolicy().decide(f.snapshot())).isEmpty();
         assertThat(new TandemPolicy().decide(f.snapshot())).isEmpty();

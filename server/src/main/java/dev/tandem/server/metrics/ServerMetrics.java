@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * distributions are recorded where things happen. Names as scraped: tandem_queue_length, tandem_jobs{state},
  * tandem_gpus, tandem_gpus_busy, tandem_gpus_shared, tandem_scheduling_latency_seconds,
  * tandem_colocation_speed_predicted, tandem_colocation_speed_observed, tandem_colocation_prediction_error,
- * tandem_jobs_submitted_total, tandem_oom_crashes_total, tandem_job_retries_total.
+ * tandem_jobs_submitted_total, tandem_oom_crashes_total, tandem_job_retries_total, tandem_decisions_rejected_total.
  */
 public final class ServerMetrics {
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -34,6 +34,7 @@ public final class ServerMetrics {
     private final Counter submitted;
     private final Counter ooms;
     private final Counter retries;
+    private final Counter rejectedDecisions;
 
     public ServerMetrics() {
         Gauge.builder("tandem.queue.length", queueLength, AtomicLong::get).description("jobs waiting for GPUs").register(registry);
@@ -56,6 +57,8 @@ public final class ServerMetrics {
         submitted = Counter.builder("tandem.jobs.submitted").description("jobs accepted by the API").register(registry);
         ooms = Counter.builder("tandem.oom.crashes").description("runs that ended with CUDA out of memory").register(registry);
         retries = Counter.builder("tandem.job.retries").description("crashed runs requeued for another attempt").register(registry);
+        rejectedDecisions = Counter.builder("tandem.decisions.rejected")
+                .description("policy decisions the placement rules refused (the world changed since the snapshot, or a policy bug)").register(registry);
     }
 
     public void round(long nanos, int queue, int gpuCount, int busy, int shared) {
@@ -83,6 +86,8 @@ public final class ServerMetrics {
     public void oom() { ooms.increment(); }
 
     public void retry() { retries.increment(); }
+
+    public void rejectedDecision() { rejectedDecisions.increment(); }
 
     public String scrape() { return registry.scrape(); }
 }

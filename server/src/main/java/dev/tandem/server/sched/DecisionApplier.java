@@ -1,5 +1,6 @@
 package dev.tandem.server.sched;
 
+import dev.tandem.core.runtime.PlacementRules;
 import dev.tandem.core.compat.PairPrediction;
 import dev.tandem.core.policy.Decision;
 import dev.tandem.core.policy.SchedulerSnapshot;
@@ -16,7 +17,9 @@ import dev.tandem.server.store.Store;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -31,7 +34,8 @@ import java.util.Set;
  */
 final class DecisionApplier {
     private static final Logger log = LoggerFactory.getLogger(DecisionApplier.class);
-    static final int MAX_JOBS_PER_GPU = 2;
+    /** The last refusal recorded in each job's history, so that a decision repeated every round is noted once. */
+    private final Map<Long, String> lastRefusal = new HashMap<>();
 
     private final Context ctx;
     private final ExitHandler exits;
@@ -62,9 +66,10 @@ final class DecisionApplier {
                     if (!ready) continue; // the jobs wait in the queue; the policy is asked again next round
                     Optional<String> refusal = refuseStart(job, s.gpus());
                     if (refusal.isPresent()) {
-                        log.debug("not starting job {} on GPU(s) {}: {}", id, s.gpus(), refusal.get());
+                        rejected(job, "start on GPU(s) " + ctx.describe(s.gpus()), refusal.get(), now);
                         continue;
                     }
+                    lastRefusal.remove(id);
                     startOn(job, s.gpus(), s.reason(), snapshot, jobs, now);
                 }
                 case Decision.Preempt p -> stop(job, Run.Stop.SUSPEND, List.of(), "preempted: " + p.reason(), now);
@@ -73,24 +78,34 @@ final class DecisionApplier {
         }
     }
 
+    /** The placement rules every world applies ({@link PlacementRules}), with what only the live world knows. */
     Optional<String> refuseStart(JobRecord job, List<Integer> gpus) {
-        if (gpus.size() != job.gpus()) return Optional.of("needs " + job.gpus() + " GPU(s), decision gives " + gpus.size());
-        if (new HashSet<>(gpus).size() != gpus.size()) return Optional.of("a GPU is given twice");
-        boolean profiled = ctx.learned.profile(job.signature()).isPresent();
-        for (int g : gpus) {
-            if (g < 0 || g >= ctx.runs.gpuCount()) return Optional.of("GPU " + g + " does not exist");
-            List<Run> on = ctx.runs.on(g);
-            if (on.isEmpty()) continue;
-            if (on.size() >= MAX_JOBS_PER_GPU) return Optional.of("GPU already runs " + MAX_JOBS_PER_GPU + " jobs");
-            if (!profiled) return Optional.of("not profiled yet, so it runs alone first");
-            if (job.exclusive()) return Optional.of("runs alone after an out-of-memory crash");
-            for (Run r : on) {
-                if (r.profiling) return Optional.of("job " + r.jobId + " is being profiled alone");
-                if (r.stop != Run.Stop.NONE) return Optional.of("job " + r.jobId + " is stopping");
-                if (!r.gpus.equals(gpus)) return Optional.of("a gang shares only with a gang on the same GPUs");
-            }
+        String alone = ctx.learned.profile(job.signature()).isEmpty() ? "not profiled yet, so it runs alone first"
+                : job.exclusive() ? "runs alone after an out-of-memory crash" : null;
+        return PlacementRules.refusal(job.gpus(), gpus, ctx.runs.gpuCount(), alone, this::tenantsOn);
+    }
+
+    private List<PlacementRules.Tenant> tenantsOn(int gpu) {
+        List<Run> on = ctx.runs.on(gpu);
+        if (on.isEmpty()) return List.of();
+        List<PlacementRules.Tenant> out = new ArrayList<>(on.size());
+        for (Run r : on) {
+            String busy = r.profiling ? "job " + r.jobId + " is being profiled alone" : r.stop != Run.Stop.NONE ? "job " + r.jobId + " is stopping" : null;
+            out.add(new PlacementRules.Tenant(Long.toString(r.jobId), r.gpus, busy));
         }
-        return Optional.empty();
+        return out;
+    }
+
+    /**
+     * A decision the rules refused: the world moved since the snapshot (a job ended or started meanwhile), or the
+     * policy erred. Logged at WARN, counted, and noted in the job's history once per distinct reason.
+     */
+    void rejected(JobRecord job, String what, String why, long now) {
+        log.warn("policy decision refused for job {}: {}: {}", job.id(), what, why);
+        ctx.metrics.rejectedDecision();
+        if (!why.equals(lastRefusal.put(job.id(), why))) {
+            ctx.store.note(job.id(), Context.ACTOR, "decision refused (" + what + "): " + why, now);
+        }
     }
 
     /**

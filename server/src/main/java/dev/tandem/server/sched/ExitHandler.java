@@ -1,5 +1,6 @@
 package dev.tandem.server.sched;
 
+import dev.tandem.core.runtime.OutOfMemoryRule;
 import dev.tandem.core.model.WorkloadSignature;
 import dev.tandem.server.exec.ExecEvent;
 import dev.tandem.server.gpu.GpuSample;
@@ -85,8 +86,7 @@ final class ExitHandler {
         ctx.metrics.oom();
         ctx.learned.addOomPair(job.signature(), partner.signature(), now);
         long capacity = ctx.capacity(run.gpus);
-        // it needed more than its partner left free: never budget less than that again (at most a whole GPU)
-        long raised = Math.max(ctx.job(job).memoryMiB(), Math.min(capacity, capacity - ctx.job(partner).memoryMiB() + 1));
+        long raised = OutOfMemoryRule.raisedEstimateMiB(ctx.job(job).memoryMiB(), ctx.job(partner).memoryMiB(), capacity);
         ctx.learned.raiseMemoryEstimate(job.signature(), raised, now);
         String reason = String.format(Locale.ROOT, "CUDA out of memory next to job %d on GPU(s) %s: pair split, requeued to run alone; "
                         + "memory estimate of %s raised to %d MiB and this pair of workloads is never formed again",

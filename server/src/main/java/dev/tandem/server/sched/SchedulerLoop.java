@@ -159,7 +159,7 @@ public final class SchedulerLoop implements AutoCloseable {
         if (job.isEmpty() || job.get().state() != JobState.SUSPENDED) return;
         Optional<String> refusal = applier.refuseStart(job.get(), gpus);
         if (refusal.isPresent()) {
-            log.info("job {} stays queued instead of migrating to GPU(s) {}: {}", jobId, ctx.describe(gpus), refusal.get());
+            applier.rejected(job.get(), "migrate to GPU(s) " + ctx.describe(gpus) + ", stays queued", refusal.get(), now);
             return;
         }
         Map<Long, JobRecord> hosts = new LinkedHashMap<>();

@@ -1,5 +1,6 @@
 package dev.tandem.server.store;
 
+import dev.tandem.core.runtime.OutOfMemoryRule;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -208,6 +209,22 @@ public final class Store implements AutoCloseable {
         });
     }
 
+    /** Records an event in the job's history without changing its state (e.g. a refused decision). */
+    public void note(long id, String actor, String reason, long now) {
+        db.tx(c -> {
+            JobState state;
+            try (PreparedStatement ps = c.prepareStatement("SELECT state FROM jobs WHERE id = ?")) {
+                ps.setLong(1, id);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) return null;
+                    state = JobState.parse(rs.getString(1));
+                }
+            }
+            insertEvent(c, id, now, state, state, actor, reason);
+            return null;
+        });
+    }
+
     /** Updates columns without a state change (no event). */
     public void update(long id, Change change, long now) {
         if (change.items.isEmpty()) return;
@@ -375,7 +392,7 @@ public final class Store implements AutoCloseable {
         return db.tx(c -> {
             Set<String> s = new HashSet<>();
             try (PreparedStatement ps = c.prepareStatement("SELECT sig_a, sig_b FROM oom_pairs"); ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) s.add(rs.getString(1) + "|" + rs.getString(2));
+                while (rs.next()) s.add(OutOfMemoryRule.pairKey(rs.getString(1), rs.getString(2)));
             }
             return s;
         });

@@ -88,6 +88,12 @@ class StoreTest {
         assertThat(s.jobsWithProcess()).extracting(JobRecord::id).containsExactly(j.id());
         assertThat(s.events(j.id())).extracting(JobEvent::to).containsExactly(JobState.PENDING, JobState.RUNNING);
         assertThat(s.events(j.id()).get(1).reason()).isEqualTo("idle GPU");
+        s.note(j.id(), "scheduler", "decision refused (start on GPU(s) 3): GPU 3 does not exist", 2002);
+        assertThat(s.events(j.id())).hasSize(3);
+        assertThat(s.events(j.id()).get(2)).extracting(JobEvent::from, JobEvent::to, JobEvent::reason)
+                .containsExactly(JobState.RUNNING, JobState.RUNNING, "decision refused (start on GPU(s) 3): GPU 3 does not exist");
+        assertThat(s.job(j.id()).orElseThrow().state()).isEqualTo(JobState.RUNNING);
+        s.note(999_999, "scheduler", "no such job: nothing recorded", 2003);
         assertThat(s.unfinishedJobs()).hasSize(2);
         assertThat(s.countByState()).containsEntry(JobState.RUNNING, 1L).containsEntry(JobState.PENDING, 1L);
 

@@ -13,6 +13,8 @@ import dev.tandem.core.policy.PendingJob;
 import dev.tandem.core.policy.Policy;
 import dev.tandem.core.policy.RunningJob;
 import dev.tandem.core.policy.SchedulerSnapshot;
+import dev.tandem.core.runtime.OutOfMemoryRule;
+import dev.tandem.core.runtime.PlacementRules;
 import dev.tandem.sim.truth.InterferenceTruth;
 import dev.tandem.sim.truth.TruthPair;
 
@@ -50,7 +52,6 @@ import java.util.Set;
  * {@link SimConfig#restartOverheadSeconds()} on resume.
  */
 public final class Simulator {
-    public static final int MAX_JOBS_PER_GPU = 2;
     /** Decisions kept with their reasons unless asked for more: enough for a report, bounded for million-job runs. */
     public static final int DEFAULT_DECISION_LOG = 400;
 
@@ -159,7 +160,7 @@ public final class Simulator {
             list.sort(Comparator.comparingDouble((JobState s) -> s.job.submitTime())); // stable: ties keep the input order
             for (int i = 0; i < list.size(); i++) list.get(i).order = i;
             this.arrivals = list;
-            for (int i = 0; i < cluster.gpuCount(); i++) occupants.add(new ArrayList<>(MAX_JOBS_PER_GPU));
+            for (int i = 0; i < cluster.gpuCount(); i++) occupants.add(new ArrayList<>(PlacementRules.MAX_JOBS_PER_GPU));
             this.fallbackGpu = new boolean[cluster.gpuCount()];
             this.idlePerNode = new int[cluster.nodes().size()];
             for (int n = 0; n < idlePerNode.length; n++) idlePerNode[n] = cluster.nodes().get(n).gpus().size();
@@ -379,16 +380,18 @@ public final class Simulator {
             }
         }
 
+        /** The rules every world applies ({@link PlacementRules}); here a refusal is a policy bug and fails the run. */
         private int[] checkGpus(Decision d, JobState js, List<Integer> requested) {
-            if (requested.size() != js.job.gpus()) throw invalid(d, "job needs " + js.job.gpus() + " GPU(s), decision gives " + requested.size());
-            int[] gpus = requested.stream().mapToInt(Integer::intValue).toArray();
-            Set<Integer> distinct = new HashSet<>();
-            for (int g : gpus) {
-                if (g < 0 || g >= cluster.gpuCount()) throw invalid(d, "GPU " + g + " does not exist");
-                if (!distinct.add(g)) throw invalid(d, "GPU " + g + " given twice");
-                if (occupants.get(g).size() >= MAX_JOBS_PER_GPU) throw invalid(d, "GPU " + g + " already runs " + MAX_JOBS_PER_GPU + " jobs");
-            }
-            return gpus;
+            PlacementRules.refusal(js.job.gpus(), requested, cluster.gpuCount(), null, this::tenantsOn).ifPresent(why -> { throw invalid(d, why); });
+            return requested.stream().mapToInt(Integer::intValue).toArray();
+        }
+
+        private List<PlacementRules.Tenant> tenantsOn(int gpu) {
+            List<JobState> occ = occupants.get(gpu);
+            if (occ.isEmpty()) return List.of();
+            List<PlacementRules.Tenant> out = new ArrayList<>(occ.size());
+            for (JobState o : occ) out.add(new PlacementRules.Tenant(o.job.id(), o.gpuList, null));
+            return out;
         }
 
         private SimulationException invalid(Decision d, String why) {
@@ -468,11 +471,9 @@ public final class Simulator {
             js.ooms++;
             oomEvents++;
             for (JobState p : partners) {
-                oomPairs.add(SchedulerSnapshot.oomKey(js.job.signature(), p.job.signature()));
-                oomPairs.add(SchedulerSnapshot.oomKey(p.job.signature(), js.job.signature()));
-                // it needed more than what its partner left free; never budget less than that again (capped at a whole GPU)
-                long raised = Math.min(capacity, capacity - p.job.memoryMiB() + 1);
-                memoryEstimates.merge(js.job.signature(), Math.max(raised, js.job.memoryMiB()), Math::max);
+                oomPairs.add(OutOfMemoryRule.pairKey(js.job.signature(), p.job.signature()));
+                oomPairs.add(OutOfMemoryRule.pairKey(p.job.signature(), js.job.signature()));
+                memoryEstimates.merge(js.job.signature(), OutOfMemoryRule.raisedEstimateMiB(js.job.memoryMiB(), p.job.memoryMiB(), capacity), Math::max);
             }
             decisionsTotal++;
             if (decisionLog.size() < decisionLogLimit) {

@@ -1,0 +1,54 @@
+package dev.tandem.core.runtime;
+
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.IntFunction;
+
+/** Whether a job may be placed on the GPUs a decision names, and why not. */
+public final class PlacementRules {
+    /** At most this many jobs share one GPU. */
+    public static final int MAX_JOBS_PER_GPU = 2;
+
+    /**
+     * A job already on a GPU, as the world sees it.
+     *
+     * @param busy why it cannot take a partner now (it is being profiled alone, it is stopping), or null
+     */
+    public record Tenant(String jobId, List<Integer> gpus, String busy) {}
+
+    private PlacementRules() {}
+
+    /**
+     * The reason a job needing {@code jobGpus} GPUs may not start on {@code gpus}, or empty when it may: the gang
+     * size must match, the GPUs must exist and be distinct, a GPU holds at most {@link #MAX_JOBS_PER_GPU} jobs, a
+     * job that must run alone never joins another, a busy tenant takes no partner, and a gang shares only with a
+     * gang on exactly the same GPUs.
+     *
+     * @param mustRunAlone why the job may not share a GPU (a new workload profiled alone, a job that ran out of
+     *                     memory next to another), or null
+     * @param tenantsOn    the jobs on a GPU (never including the job being placed)
+     */
+    public static Optional<String> refusal(int jobGpus, List<Integer> gpus, int gpuCount, String mustRunAlone, IntFunction<List<Tenant>> tenantsOn) {
+        if (gpus.size() != jobGpus) return Optional.of("needs " + jobGpus + " GPU(s), decision gives " + gpus.size());
+        Set<Integer> distinct = new HashSet<>();
+        for (int g : gpus) {
+            if (g < 0 || g >= gpuCount) return Optional.of("GPU " + g + " does not exist");
+            if (!distinct.add(g)) return Optional.of("GPU " + g + " given twice");
+        }
+        for (int g : gpus) {
+            List<Tenant> on = tenantsOn.apply(g);
+            if (on.isEmpty()) continue;
+            if (on.size() >= MAX_JOBS_PER_GPU) return Optional.of("GPU " + g + " already runs " + MAX_JOBS_PER_GPU + " jobs");
+            if (mustRunAlone != null) return Optional.of(mustRunAlone);
+            for (Tenant t : on) {
+                if (t.busy() != null) return Optional.of(t.busy());
+                if (!distinct.equals(new HashSet<>(t.gpus()))) {
+                    return Optional.of("a gang shares only with a gang on the same GPUs (job " + t.jobId() + " runs on " + t.gpus() + ")");
+                }
+            }
+        }
+        return Optional.empty();
+    }
+}

@@ -1,0 +1,31 @@
+package dev.tandem.core.model;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class DurationTextTest {
+    @Test
+    void everyUnitInEveryCommand() {
+        assertThat(DurationText.seconds("500ms")).isEqualTo(0.5);
+        assertThat(DurationText.seconds("90s")).isEqualTo(90);
+        assertThat(DurationText.seconds("90")).isEqualTo(90);
+        assertThat(DurationText.seconds("30m")).isEqualTo(1800);
+        assertThat(DurationText.seconds("1.5h")).isEqualTo(5400);
+        assertThat(DurationText.seconds(" 7D ")).isEqualTo(604_800);
+        assertThat(DurationText.millis("250ms")).isEqualTo(250);
+        assertThat(DurationText.millis("2m")).isEqualTo(120_000);
+        assertThat(DurationText.millis("0")).isZero();
+    }
+
+    @Test
+    void badTextIsRefusedWithTheFormsItTakes() {
+        for (String bad : List.of("", "-5s", "abc", "5x", "ms", "infinityh", "NaN", "5 minutes")) {
+            assertThatThrownBy(() -> DurationText.seconds(bad)).as(bad).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("'" + bad + "'").hasMessageContaining("500ms, 90s, 30m, 16h, 7d");
+        }
+    }
+}
