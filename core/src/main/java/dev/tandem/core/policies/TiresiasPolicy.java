@@ -17,8 +17,10 @@ import java.util.Map;
  * priority queues by thresholds on it (fewer service = higher queue; 3,250 and 7,200 GPU-seconds, as in Tiresias'
  * simulator), and higher queues preempt lower ones. Inside a queue running jobs stay ahead of waiting ones (a
  * waiting job never preempts a job of its own queue), then first come, first served by submission. Starvation
- * guard: a job that has waited longer than {@code promoteFactor} times the time it ran is moved to the top queue
- * with its attained service reset, so that it does not drop straight back at the next decision.
+ * guard: a job that has waited longer than {@code promoteFactor} times all the time it has run is moved to the top
+ * queue with its attained service reset, so that it does not drop straight back at the next decision. (Judging
+ * starvation by the service since the last promotion instead promoted long jobs again and again: on the first
+ * 20,000 Philly jobs on 32x8 GPUs that gave 139,000 preemptions and 36.2 h mean JCT, against 42,000 and 30.3 h.)
  *
  * <p>Where it still differs from dlas-gpu: GPUs are picked by tandem's placement (one node when a gang fits),
  * not Tiresias' own node search, and the schedule is recomputed at tandem's scheduling points (events and
@@ -70,7 +72,7 @@ public final class TiresiasPolicy implements Policy {
         for (PendingJob p : s.queue()) {
             double service = service(p.id(), p.attainedGpuSeconds());
             double waited = s.now() - p.queuedSince();
-            double ran = service / p.job().gpus();
+            double ran = p.attainedGpuSeconds() / p.job().gpus(); // all it ran, promotions included
             boolean starving = ran > 0 && waited > promoteFactor * ran;
             if (starving) serviceAtPromotion.put(p.id(), p.attainedGpuSeconds());
             c.add(new PreemptivePriority.Candidate(p.job(), rank(starving ? 0 : queueOf(service), false), false));
