@@ -80,7 +80,7 @@ public final class WholeRunBenchmark {
         return sum >> 20;
     }
 
-    static Scenario scenario(int jobs, String cluster, String arrival, String sizes) {
+    public static Scenario scenario(int jobs, String cluster, String arrival, String sizes) {
         return Scenario.load(new ScenarioSpec(DataSource.LUCID_PROFILES.name(), DataSource.LUCID_PAIRS.name(), DataSource.LUCID_PAIRS.name(),
                 "v100", "auto", true, Cluster.parse(cluster), WorkloadSpec.of(jobs, arrival, sizes, 1800, 57600, 1),
                 SimConfig.defaults(), TandemPolicy.Config.defaults()));

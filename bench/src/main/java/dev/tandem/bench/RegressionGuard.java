@@ -1,0 +1,147 @@
+package dev.tandem.bench;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.tandem.sim.scenario.Scenario;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * CI's performance guard: fails when a policy gets more than {@link #TOLERANCE} times slower relative to FIFO on a
+ * whole run (CPU time of the simulating thread), or allocates more than that many times more per decision, than the
+ * numbers kept in the repository
+ * ({@code bench/regression-baseline.json}). Both are ratios or counts, not times, so the machine's speed
+ * does not matter; each time is the median of several runs after warm-up runs, to ride out a busy machine.
+ *
+ * <pre>java -cp bench/target/tandem-bench.jar dev.tandem.bench.RegressionGuard bench/regression-baseline.json [--write]</pre>
+ * {@code --write} records the current numbers as the new baseline (after a deliberate change; say why in the commit).
+ */
+public final class RegressionGuard {
+    static final double TOLERANCE = 2.0;
+    static final int REPEATS = 3;
+    static final List<String> POLICIES = List.of("sjf", "srtf", "tiresias", "fifo-packed", "lucid", "gandiva", "tandem");
+    private static final int DECISIONS = 40;
+
+    private RegressionGuard() {}
+
+    public static void main(String[] args) throws IOException {
+        if (args.length < 1 || args.length > 2 || (args.length == 2 && !args[1].equals("--write"))) {
+            System.err.println("usage: RegressionGuard BASELINE.json [--write]");
+            System.exit(2);
+        }
+        Path baselineFile = Path.of(args[0]);
+        Map<String, Map<String, Double>> now = measure();
+        ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+        if (args.length == 2) {
+            json.writeValue(baselineFile.toFile(), now);
+            System.out.println("regression guard: wrote baseline " + baselineFile);
+            return;
+        }
+        if (!Files.exists(baselineFile)) {
+            System.err.println("regression guard: no baseline " + baselineFile + "; create it with --write");
+            System.exit(2);
+        }
+        @SuppressWarnings("unchecked")
+        Map<String, Map<String, Number>> base = json.readValue(baselineFile.toFile(), Map.class);
+        // A time ratio over the limit is measured again (twice at most) and the best kept: timing noise on two shared
+        // cores comes and goes, a real regression stays. Allocation per decision is exact and measured once.
+        for (int retry = 0; retry < 2; retry++) {
+            List<String> slow = regressed(now.get(CPU), base.getOrDefault(CPU, Map.of()));
+            if (slow.isEmpty()) break;
+            System.out.println("regression guard: measuring " + slow + " again");
+            Map<String, Double> again = cpuRatios(slow);
+            again.forEach((p, r) -> now.get(CPU).merge(p, r, Math::min));
+        }
+        int failures = 0;
+        System.out.printf(Locale.ROOT, "%-34s %12s %12s %8s%n", "measure", "baseline", "now", "ratio");
+        for (String kind : now.keySet()) {
+            for (Map.Entry<String, Double> e : now.get(kind).entrySet()) {
+                Number b = base.getOrDefault(kind, Map.of()).get(e.getKey());
+                String name = kind + " " + e.getKey();
+                if (b == null) {
+                    System.out.printf(Locale.ROOT, "%-34s %12s %12.2f %8s  (not in the baseline)%n", name, "-", e.getValue(), "-");
+                    continue;
+                }
+                double ratio = e.getValue() / Math.max(b.doubleValue(), 1e-9);
+                boolean bad = ratio > TOLERANCE;
+                if (bad) failures++;
+                System.out.printf(Locale.ROOT, "%-34s %12.2f %12.2f %7.2fx%s%n", name, b.doubleValue(), e.getValue(), ratio, bad ? "  REGRESSED" : "");
+            }
+        }
+        if (failures > 0) {
+            System.err.printf(Locale.ROOT, "regression guard: %d measure(s) more than %.1fx worse than %s%n", failures, TOLERANCE, baselineFile);
+            System.exit(1);
+        }
+        System.out.printf(Locale.ROOT, "regression guard: every measure within %.1fx of %s%n", TOLERANCE, baselineFile);
+    }
+
+    private static final String CPU = "cpu_vs_fifo";
+
+    private static List<String> regressed(Map<String, Double> now, Map<String, Number> base) {
+        List<String> out = new java.util.ArrayList<>();
+        now.forEach((p, r) -> {
+            Number b = base.get(p);
+            if (b != null && r / Math.max(b.doubleValue(), 1e-9) > TOLERANCE) out.add(p);
+        });
+        return out;
+    }
+
+    static Map<String, Map<String, Double>> measure() {
+        Map<String, Map<String, Double>> out = new LinkedHashMap<>();
+        out.put(CPU, cpuRatios(POLICIES));
+        out.put("kbytes_per_decision", allocationPerDecision());
+        return out;
+    }
+
+    /** Whole-run CPU time of each policy over FIFO's on the same 6,000 jobs on 256 GPUs (about 80% load). */
+    private static Map<String, Double> cpuRatios(List<String> policies) {
+        Scenario s = WholeRunBenchmark.scenario(6000, "32x8:RTX3090-24GB", "poisson:60", "1:0.7,2:0.1,4:0.15,8:0.05");
+        double fifo = medianCpu(s, "fifo");
+        Map<String, Double> out = new LinkedHashMap<>();
+        for (String p : policies) out.put(p, medianCpu(s, p) / fifo);
+        return out;
+    }
+
+    /**
+     * The median CPU time of the simulating thread over several runs after warm-up runs. CPU time, not wall time:
+     * other processes and the collector's threads do not count (allocation has its own measure). FIFO finishes
+     * these 6,000 jobs in tens of milliseconds, so it is run many times; slower policies fewer.
+     */
+    private static double medianCpu(Scenario s, String policy) {
+        int warmUps = policy.equals("fifo") ? 5 : 2, runs = policy.equals("fifo") ? 31 : REPEATS;
+        for (int i = 0; i < warmUps; i++) s.run(policy, (d, t, x) -> {});
+        double[] cpu = new double[runs];
+        java.lang.management.ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        for (int i = 0; i < runs; i++) {
+            long before = threads.getCurrentThreadCpuTime();
+            s.run(policy, (d, t, x) -> {});
+            cpu[i] = (threads.getCurrentThreadCpuTime() - before) / 1e9;
+        }
+        java.util.Arrays.sort(cpu);
+        return cpu[runs / 2];
+    }
+
+    /** KiB allocated per decision with 1,000 queued jobs on 1,000 busy GPUs (PolicyDecisionBenchmark's world). */
+    private static Map<String, Double> allocationPerDecision() {
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        Map<String, Double> out = new LinkedHashMap<>();
+        for (String p : POLICIES) {
+            PolicyDecisionBenchmark b = new PolicyDecisionBenchmark();
+            b.policy = p;
+            b.setUp();
+            b.freshPolicy();
+            for (int i = 0; i < DECISIONS; i++) b.decide(); // warm-up: escape analysis and the policy's cached plan
+            long before = threads.getCurrentThreadAllocatedBytes();
+            for (int i = 0; i < DECISIONS; i++) b.decide();
+            out.put(p, (threads.getCurrentThreadAllocatedBytes() - before) / 1024.0 / DECISIONS);
+        }
+        return out;
+    }
+}
