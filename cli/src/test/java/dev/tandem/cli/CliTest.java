@@ -48,6 +48,15 @@ class CliTest {
         assertThat(root.get("results")).hasSize(2);
         assertThat(root.get("results").get(1).get("policy").asText()).isEqualTo("tandem");
         assertThat(root.has("lower_bound_makespan_s")).isTrue();
+        // a result file names the tandem that computed it and everything it was configured with
+        assertThat(root.get("tandem").get("commit").asText()).isNotBlank();
+        assertThat(root.get("tandem").get("version").asText()).isNotBlank();
+        JsonNode cfg = root.get("configuration");
+        assertThat(cfg.get("workload").get("jobs").asInt()).isEqualTo(40);
+        assertThat(cfg.get("workload").get("mix").asText()).isEqualTo("measured");
+        assertThat(cfg.get("simulator").get("round_s").asDouble()).isEqualTo(300);
+        assertThat(cfg.get("tandem").get("urgencyWeight").asDouble()).isEqualTo(0.25);
+        assertThat(cfg.get("cluster").asText()).contains("8 GPUs");
         assertThat(Files.readString(html)).contains("echarts");
     }
 

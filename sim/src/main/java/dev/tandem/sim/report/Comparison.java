@@ -19,7 +19,13 @@ import java.util.Optional;
  * The results of several policies on one workload, with the lower bound: rendered as the stable JSON output,
  * as a text table, and as the data behind the HTML report.
  */
-public record Comparison(Map<String, Object> workload, MakespanLowerBound.Bound bound, List<SimulationResult> results) {
+public record Comparison(Map<String, Object> workload, Map<String, Object> configuration, MakespanLowerBound.Bound bound,
+                         List<SimulationResult> results) {
+    /** Without a configuration block (tests that build results by hand). */
+    public Comparison(Map<String, Object> workload, MakespanLowerBound.Bound bound, List<SimulationResult> results) {
+        this(workload, Map.of(), bound, results);
+    }
+
     static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
     public Optional<SimulationResult> baseline() {
@@ -37,6 +43,8 @@ public record Comparison(Map<String, Object> workload, MakespanLowerBound.Bound 
 
     public ObjectNode toJson() {
         ObjectNode root = JSON.createObjectNode();
+        root.set("tandem", JSON.valueToTree(BuildInfo.describe()));
+        if (!configuration.isEmpty()) root.set("configuration", JSON.valueToTree(configuration));
         root.set("workload", JSON.valueToTree(workload));
         if (bound != null) {
             root.put("lower_bound_makespan_s", bound.makespanS());

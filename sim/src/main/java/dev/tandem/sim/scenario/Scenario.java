@@ -207,6 +207,50 @@ public final class Scenario {
     public String mode() { return mode; }
     public List<PairObservation> training() { return training; }
 
+    /**
+     * Everything the run was configured with, for the JSON output: data sources, model, cluster, workload or trace,
+     * simulator settings and tandem's tunables, so that a result can be reproduced from its file alone.
+     */
+    public Map<String, Object> configuration() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("profiles", spec.profiles());
+        m.put("truth", spec.truth());
+        m.put("train", spec.train());
+        m.put("train_without", new java.util.TreeSet<>(spec.trainWithout()));
+        m.put("gavel_gpu", spec.gavelGpu());
+        m.put("model", spec.model());
+        m.put("online", spec.online());
+        m.put("cluster", spec.cluster().toString());
+        Map<String, Long> types = new java.util.TreeMap<>(); // GPU type name -> memory MiB
+        for (var node : spec.cluster().nodes()) for (var g : node.gpus()) types.putIfAbsent(g.type().name(), g.type().memoryMiB());
+        m.put("gpu_types_mib", types);
+        Map<String, Object> w = new LinkedHashMap<>();
+        if (spec.trace() != null) {
+            w.put("trace_format", spec.trace().format());
+            w.put("trace", spec.trace().source());
+            w.put("mapping", spec.trace().mapping());
+            w.put("limit", spec.trace().limit());
+            w.put("bad_rows", spec.trace().badRows().toString());
+        } else {
+            w.put("jobs", spec.workload().jobs());
+            w.put("arrival", spec.workload().arrival().toString());
+            w.put("sizes", spec.workload().sizes().toString());
+            w.put("duration_s", List.of(spec.workload().minDurationS(), spec.workload().maxDurationS()));
+        }
+        w.put("seed", spec.workload().seed());
+        w.put("mix", spec.workload().mix().toString());
+        m.put("workload", w);
+        Map<String, Object> sim = new LinkedHashMap<>();
+        sim.put("round_s", spec.sim().roundSeconds());
+        sim.put("observe_after_s", spec.sim().observeAfterSeconds());
+        sim.put("oom_detect_s", spec.sim().oomDetectSeconds());
+        sim.put("restart_overhead_s", spec.sim().restartOverheadSeconds());
+        sim.put("memory_margin_mib", spec.sim().memoryRule().perJobMarginMiB());
+        m.put("simulator", sim);
+        m.put("tandem", spec.tandem());
+        return m;
+    }
+
     /** The workload description the JSON output carries. */
     public Map<String, Object> describe() {
         Map<String, Object> m = new LinkedHashMap<>();
