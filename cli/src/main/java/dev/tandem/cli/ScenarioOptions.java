@@ -4,6 +4,7 @@ import dev.tandem.core.compat.MemoryRule;
 import dev.tandem.core.model.Cluster;
 import dev.tandem.core.policies.TandemPolicy;
 import dev.tandem.sim.data.DataSource;
+import dev.tandem.sim.engine.Knowledge;
 import dev.tandem.sim.engine.SimConfig;
 import dev.tandem.sim.scenario.ScenarioSpec;
 import dev.tandem.sim.trace.BadRows;
@@ -82,6 +83,11 @@ final class ScenarioOptions {
     @Option(names = "--restart-overhead", defaultValue = "30s", converter = Durations.class, description = "Work repeated when a job resumes after suspend or crash. Default: ${DEFAULT-VALUE}.")
     double restartOverhead;
 
+    @Option(names = "--knowledge", defaultValue = "exact",
+            description = {"What every policy knows about job length: exact, noisy:SIGMA (each job's length seen through a fixed",
+                    "log-normal error, e.g. noisy:1) or none (every job looks like the average job). Default: ${DEFAULT-VALUE}."})
+    String knowledge;
+
     @Option(names = "--memory-margin", defaultValue = "512", description = "MiB the policies budget per co-located job beyond its profiled peak. Default: ${DEFAULT-VALUE}.")
     long memoryMargin;
 
@@ -105,7 +111,8 @@ final class ScenarioOptions {
     double urgency;
 
     ScenarioSpec spec(Cluster cluster, int jobs, String arrival, long seed) {
-        SimConfig sim = SimConfig.defaults().withRound(round).withRestartOverhead(restartOverhead).withMemoryRule(new MemoryRule(memoryMargin));
+        SimConfig sim = SimConfig.defaults().withRound(round).withRestartOverhead(restartOverhead).withMemoryRule(new MemoryRule(memoryMargin))
+                .withKnowledge(Knowledge.parse(knowledge), seed);
         WorkloadSpec workload = WorkloadSpec.of(jobs, arrival, sizes, durationMin, durationMax, seed).withMix(ProfileMix.parse(mix));
         TraceSpec traceSpec = trace == null ? null : new TraceSpec(traceFormat, trace, badRows(), mapping, traceLimit);
         if (workloadFile != null) {

@@ -86,8 +86,8 @@ final class SimulateCommand implements Callable<Integer> {
         PrintStream out = System.out;
         String source = spec.trace() != null ? "trace " + spec.trace().format() + ":" + spec.trace().source()
                 : workload.arrival() + " arrival, sizes " + workload.sizes();
-        out.printf(Locale.ROOT, "workload: %d jobs, %s, %s on %s (%s); truth %s; oracle %s%n", loaded.jobs().size(),
-                source, loaded.mode(), cluster, cluster.gpu(0).type().name(), loaded.truth().name(), loaded.newOracle().name());
+        out.printf(Locale.ROOT, "workload: %d jobs, %s, %s on %s (%s); truth %s; oracle %s; job lengths known: %s%n", loaded.jobs().size(),
+                source, loaded.mode(), cluster, cluster.gpu(0).type().name(), loaded.truth().name(), loaded.newOracle().name(), spec.sim().knowledge());
 
         boolean showProgress = progress != null ? progress : System.console() != null;
         List<SimulationResult> results = runAll(loaded, showProgress);

@@ -12,10 +12,17 @@ import dev.tandem.core.compat.MemoryRule;
  * @param restartOverheadSeconds solo-speed seconds of work a suspended or crashed job repeats on resume
  *                              (reloading its checkpoint and warming up)
  * @param memoryRule            the memory rule handed to policies (the truth is the GPU's real capacity)
+ * @param knowledge             what the policies know about job length ({@link Knowledge}); {@code seed} draws its errors
  */
 public record SimConfig(double roundSeconds, double observeAfterSeconds, double oomDetectSeconds,
-                        double restartOverheadSeconds, MemoryRule memoryRule) {
+                        double restartOverheadSeconds, MemoryRule memoryRule, Knowledge knowledge, long seed) {
+    /** Exact knowledge of job length. */
+    public SimConfig(double roundSeconds, double observeAfterSeconds, double oomDetectSeconds, double restartOverheadSeconds, MemoryRule memoryRule) {
+        this(roundSeconds, observeAfterSeconds, oomDetectSeconds, restartOverheadSeconds, memoryRule, Knowledge.EXACT, 0);
+    }
+
     public SimConfig {
+        if (knowledge == null) throw new IllegalArgumentException("knowledge is missing");
         if (roundSeconds < 0 || observeAfterSeconds < 0 || oomDetectSeconds < 0 || restartOverheadSeconds < 0) {
             throw new IllegalArgumentException("simulator times must not be negative");
         }
@@ -23,9 +30,11 @@ public record SimConfig(double roundSeconds, double observeAfterSeconds, double 
 
     public static SimConfig defaults() { return new SimConfig(300, 60, 30, 30, MemoryRule.DEFAULT); }
 
-    public SimConfig withRound(double s) { return new SimConfig(s, observeAfterSeconds, oomDetectSeconds, restartOverheadSeconds, memoryRule); }
+    public SimConfig withRound(double s) { return new SimConfig(s, observeAfterSeconds, oomDetectSeconds, restartOverheadSeconds, memoryRule, knowledge, seed); }
 
-    public SimConfig withRestartOverhead(double s) { return new SimConfig(roundSeconds, observeAfterSeconds, oomDetectSeconds, s, memoryRule); }
+    public SimConfig withRestartOverhead(double s) { return new SimConfig(roundSeconds, observeAfterSeconds, oomDetectSeconds, s, memoryRule, knowledge, seed); }
 
-    public SimConfig withMemoryRule(MemoryRule r) { return new SimConfig(roundSeconds, observeAfterSeconds, oomDetectSeconds, restartOverheadSeconds, r); }
+    public SimConfig withMemoryRule(MemoryRule r) { return new SimConfig(roundSeconds, observeAfterSeconds, oomDetectSeconds, restartOverheadSeconds, r, knowledge, seed); }
+
+    public SimConfig withKnowledge(Knowledge k, long seed) { return new SimConfig(roundSeconds, observeAfterSeconds, oomDetectSeconds, restartOverheadSeconds, memoryRule, k, seed); }
 }

@@ -93,6 +93,8 @@ public final class Simulator {
         final JobProfile profile;
         /** Position in submission order: same-instant arrivals keep the order the workload lists them in. */
         int order;
+        /** The error on its total length the policies see ({@link Knowledge}), fixed for the run. */
+        double lengthFactor = 1;
         Status status = Status.FUTURE;
         double done, extraWork, lastUpdate, rate;
         int[] gpus = new int[0];
@@ -115,6 +117,7 @@ public final class Simulator {
 
     private final class Run {
         private final List<JobState> arrivals;
+        private final double meanSoloSeconds;
         private final Map<String, JobState> byId = new HashMap<>();
         /** Queue order: by submission time, then the workload's own order (never by id, whose text order is arbitrary). */
         private final Comparator<PendingJob> queueOrder =
@@ -158,7 +161,14 @@ public final class Simulator {
                 list.add(s);
             }
             list.sort(Comparator.comparingDouble((JobState s) -> s.job.submitTime())); // stable: ties keep the input order
-            for (int i = 0; i < list.size(); i++) list.get(i).order = i;
+            double soloSum = 0;
+            for (int i = 0; i < list.size(); i++) {
+                JobState s = list.get(i);
+                s.order = i;
+                s.lengthFactor = cfg.knowledge().lengthFactor(s.job.id(), cfg.seed());
+                soloSum += s.job.totalIterations() / s.profile.soloSpeed();
+            }
+            this.meanSoloSeconds = list.isEmpty() ? 0 : soloSum / list.size();
             this.arrivals = list;
             for (int i = 0; i < cluster.gpuCount(); i++) occupants.add(new ArrayList<>(PlacementRules.MAX_JOBS_PER_GPU));
             this.fallbackGpu = new boolean[cluster.gpuCount()];
@@ -263,7 +273,7 @@ public final class Simulator {
         private void enqueue(JobState js) {
             js.status = Status.QUEUED;
             js.queuedSince = clock;
-            js.pending = new PendingJob(js.job, clock, js.attained, js.remaining(), js.restarts);
+            js.pending = new PendingJob(js.job, clock, js.attained, seenRemaining(js, js.done), js.restarts);
             int at = Collections.binarySearch(queue, js.pending, queueOrder);
             queue.add(at < 0 ? -at - 1 : at, js.pending);
             dirty = true;
@@ -292,9 +302,14 @@ public final class Simulator {
             for (Decision d : decisions) apply(d);
         }
 
+        /** The remaining work the policies see, by what they know about length ({@link SimConfig#knowledge()}). */
+        private double seenRemaining(JobState js, double done) {
+            return cfg.knowledge().seenRemaining(js.job.totalIterations(), done, js.extraWork, js.lengthFactor, meanSoloSeconds, js.profile.soloSpeed());
+        }
+
         /** The policy's view of a running job, as of now. */
         private RunningJob view(JobState r) {
-            double remaining = r.remaining() - r.rate * (clock - r.lastUpdate);
+            double remaining = seenRemaining(r, r.done + r.rate * (clock - r.lastUpdate));
             double attained = r.attained + r.gpus.length * (clock - r.lastUpdate);
             double observed = r.observed ? r.rate / r.profile.soloSpeed() : Double.NaN;
             return new RunningJob(r.job, r.gpuList, r.startedAt, r.placedAt, remaining, attained, observed);

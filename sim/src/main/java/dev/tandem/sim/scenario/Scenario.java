@@ -246,6 +246,7 @@ public final class Scenario {
         sim.put("oom_detect_s", spec.sim().oomDetectSeconds());
         sim.put("restart_overhead_s", spec.sim().restartOverheadSeconds());
         sim.put("memory_margin_mib", spec.sim().memoryRule().perJobMarginMiB());
+        sim.put("knowledge", spec.sim().knowledge().toString());
         m.put("simulator", sim);
         m.put("tandem", spec.tandem());
         return m;
@@ -275,6 +276,7 @@ public final class Scenario {
         m.put("gpu_type", spec.cluster().gpu(0).type().name());
         m.put("gpu_memory_mib", spec.cluster().maxGpuMemoryMiB());
         m.put("mode", mode);
+        m.put("knowledge", spec.sim().knowledge().toString());
         m.put("profiles", mode.equals("gavel") ? spec.truth() + "#" + spec.gavelGpu() : spec.profiles());
         m.put("truth", truth.name());
         m.put("train", spec.train());

@@ -1,0 +1,79 @@
+package dev.tandem.sim.engine;
+
+import java.util.Locale;
+import java.util.SplittableRandom;
+
+/**
+ * What the scheduler knows about job length, a simulation parameter applied to every policy alike. Policies see a
+ * job's length only through the remaining iterations in their snapshot; this decides what that number is.
+ * <ul>
+ * <li>{@code exact}: the true remaining work.</li>
+ * <li>{@code noisy:SIGMA}: each job's total length is seen through a fixed log-normal error, {@code total x
+ *     exp(SIGMA x Z)} with Z standard normal drawn once per job (from its id and the seed), as a user's estimate
+ *     would be; remaining = that estimate minus the work done, but never below 5% of the estimate (an underestimated
+ *     job that outran its estimate looks nearly done, not finished).</li>
+ * <li>{@code none}: no length information. Every job looks like the average job of the workload (its mean solo
+ *     duration), whatever it has done; policies can still use attained service and the profiles.</li>
+ * </ul>
+ */
+public record Knowledge(Kind kind, double sigma) {
+    public enum Kind { EXACT, NOISY, NONE }
+
+    public static final Knowledge EXACT = new Knowledge(Kind.EXACT, 0);
+    public static final Knowledge NONE = new Knowledge(Kind.NONE, 0);
+
+    public Knowledge {
+        if (kind == Kind.NOISY && !(sigma > 0 && sigma <= 5)) throw new IllegalArgumentException("--knowledge noisy:SIGMA needs 0 < SIGMA <= 5, got " + sigma);
+    }
+
+    public static Knowledge noisy(double sigma) { return new Knowledge(Kind.NOISY, sigma); }
+
+    /** {@code exact}, {@code none} or {@code noisy:SIGMA} (e.g. noisy:1). */
+    public static Knowledge parse(String text) {
+        String t = text.strip().toLowerCase(Locale.ROOT);
+        if (t.equals("exact")) return EXACT;
+        if (t.equals("none")) return NONE;
+        if (t.startsWith("noisy:")) {
+            try {
+                return noisy(Double.parseDouble(t.substring("noisy:".length())));
+            } catch (NumberFormatException e) {
+                // fall through to the message below
+            }
+        }
+        throw new IllegalArgumentException("--knowledge must be exact, none or noisy:SIGMA (e.g. noisy:1), got '" + text + "'");
+    }
+
+    /** The factor on a job's total length this knowledge sees (1 unless noisy), fixed per job. */
+    double lengthFactor(String jobId, long seed) {
+        if (kind != Kind.NOISY) return 1;
+        long h = seed * 0x9e3779b97f4a7c15L;
+        for (int i = 0; i < jobId.length(); i++) h = (h ^ jobId.charAt(i)) * 0x100000001b3L;
+        double z = new SplittableRandom(h).nextGaussian();
+        return Math.exp(sigma * z);
+    }
+
+    /**
+     * The remaining iterations a policy sees.
+     *
+     * @param total       the job's true total work (iterations)
+     * @param done        useful iterations done so far
+     * @param extra       work it must repeat (restart overheads), known to the world
+     * @param factor      {@link #lengthFactor} of the job
+     * @param meanSoloSec the workload's mean solo duration; with {@code soloSpeed}, what {@code none} shows
+     */
+    double seenRemaining(double total, double done, double extra, double factor, double meanSoloSec, double soloSpeed) {
+        return switch (kind) {
+            case EXACT -> total + extra - done;
+            case NOISY -> Math.max(factor * total - done, 0.05 * factor * total) + extra;
+            case NONE -> meanSoloSec * soloSpeed;
+        };
+    }
+
+    @Override public String toString() {
+        return switch (kind) {
+            case EXACT -> "exact";
+            case NONE -> "none";
+            case NOISY -> "noisy:" + (sigma == Math.rint(sigma) ? Long.toString((long) sigma) : Double.toString(sigma));
+        };
+    }
+}

@@ -1,0 +1,87 @@
+package dev.tandem.sim.engine;
+
+import dev.tandem.core.compat.MemoryRule;
+import dev.tandem.core.model.Cluster;
+import dev.tandem.core.model.GpuType;
+import dev.tandem.core.model.Job;
+import dev.tandem.core.policies.FifoPolicy;
+import dev.tandem.core.policy.Decision;
+import dev.tandem.core.policy.PendingJob;
+import dev.tandem.core.policy.Policy;
+import dev.tandem.core.policy.SchedulerSnapshot;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+class KnowledgeTest {
+    /** FIFO that records the remaining iterations it was shown for each queued job at its first look. */
+    static final class Recording implements Policy {
+        final Map<String, Double> seen = new HashMap<>();
+        final FifoPolicy fifo = new FifoPolicy();
+
+        @Override public String name() { return "recording"; }
+
+        @Override public List<Decision> decide(SchedulerSnapshot s) {
+            for (PendingJob p : s.queue()) seen.putIfAbsent(p.id(), p.remainingIterations());
+            return fifo.decide(s);
+        }
+    }
+
+    private static Map<String, Double> seen(Knowledge k, long seed) {
+        Cluster c = Cluster.homogeneous(1, 1, new GpuType("T", 24576), 8, 1 << 16);
+        List<Job> jobs = new ArrayList<>();
+        for (int i = 0; i < 40; i++) jobs.add(new Job("j" + i, "u", 0, 1, SimulatorTest.A, 1000.0 * (i + 1), 1000, 0));
+        SimConfig cfg = new SimConfig(0, 60, 30, 0, new MemoryRule(0)).withKnowledge(k, seed);
+        Recording r = new Recording();
+        SimulationResult result = new Simulator(cfg, c, SimulatorTest.profiles(1000, 1000), SimulatorTest.truth(0.8, 0.6)).run(jobs, r, null);
+        assertThat(result.metrics().jobs_completed()).isEqualTo(40);
+        return r.seen;
+    }
+
+    @Test
+    void exactShowsTheTrueWork() {
+        Map<String, Double> s = seen(Knowledge.EXACT, 1);
+        for (int i = 0; i < 40; i++) assertThat(s.get("j" + i)).isEqualTo(1000.0 * (i + 1));
+    }
+
+    @Test
+    void noisyShowsAFixedLogNormalErrorPerJob() {
+        Map<String, Double> a = seen(Knowledge.noisy(1), 7), again = seen(Knowledge.noisy(1), 7), other = seen(Knowledge.noisy(1), 8);
+        assertThat(a).isEqualTo(again);
+        assertThat(a).isNotEqualTo(other);
+        double sumLog = 0, sumSq = 0;
+        for (int i = 0; i < 40; i++) {
+            double log = Math.log(a.get("j" + i) / (1000.0 * (i + 1)));
+            sumLog += log;
+            sumSq += log * log;
+        }
+        double mean = sumLog / 40, sd = Math.sqrt(sumSq / 40 - mean * mean);
+        assertThat(mean).isCloseTo(0, within(0.5));
+        assertThat(sd).isBetween(0.6, 1.4); // sigma 1
+    }
+
+    @Test
+    void noneShowsEveryJobAsTheAverageJob() {
+        Map<String, Double> s = seen(Knowledge.NONE, 1);
+        double mean = 1000.0 * 41 / 2; // work of the average job (profile A: 100 it/s solo, so mean solo seconds x speed)
+        for (int i = 0; i < 40; i++) assertThat(s.get("j" + i)).isCloseTo(mean, within(1e-6));
+    }
+
+    @Test
+    void parsesAndRefuses() {
+        assertThat(Knowledge.parse("exact")).isEqualTo(Knowledge.EXACT);
+        assertThat(Knowledge.parse(" NONE ")).isEqualTo(Knowledge.NONE);
+        assertThat(Knowledge.parse("noisy:0.5")).isEqualTo(Knowledge.noisy(0.5));
+        assertThat(Knowledge.parse("noisy:1").toString()).isEqualTo("noisy:1");
+        for (String bad : List.of("", "noisy", "noisy:", "noisy:x", "noisy:0", "noisy:-1", "noisy:9", "perfect")) {
+            assertThatThrownBy(() -> Knowledge.parse(bad)).as(bad).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--knowledge");
+        }
+    }
+}
