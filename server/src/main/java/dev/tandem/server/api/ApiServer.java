@@ -33,6 +33,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 
@@ -97,7 +98,11 @@ public final class ApiServer implements AutoCloseable {
             cfg.routes.get(PREFIX + "/gpus", this::gpus);
             cfg.routes.get(PREFIX + "/profiles", this::profiles);
             cfg.routes.post(PREFIX + "/users", this::createUser);
-            cfg.routes.get(PREFIX + "/metrics", ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8").result(metrics.scrape()));
+            cfg.routes.get(PREFIX + "/metrics", this::metrics);
+            // the conventional paths of Prometheus and of liveness/readiness probes; no token, like /api/v1/metrics
+            cfg.routes.get("/metrics", this::metrics);
+            cfg.routes.get("/healthz", ctx -> ctx.json(Map.of("status", "ok")));
+            cfg.routes.get("/readyz", this::ready);
             cfg.routes.get(PREFIX + "/openapi.json", ctx -> ctx.contentType("application/json").result(openApi));
             cfg.routes.exception(ApiError.class, (e, ctx) -> error(ctx, e.status(), e.field(), e.getMessage()));
             cfg.routes.exception(Exception.class, (e, ctx) -> {
@@ -115,6 +120,23 @@ public final class ApiServer implements AutoCloseable {
     }
 
     public int port() { return app.port(); }
+
+    private void metrics(Context ctx) {
+        ctx.contentType("text/plain; version=0.0.4; charset=utf-8").result(metrics.scrape());
+    }
+
+    /** 200 when the store answers and the scheduler is ticking; 503 with the reason otherwise. */
+    private void ready(Context ctx) {
+        String problem;
+        try {
+            store.countByState();
+            problem = loop.notReady(System.currentTimeMillis()).orElse(null);
+        } catch (RuntimeException e) {
+            problem = "the store does not answer: " + e.getMessage();
+        }
+        if (problem == null) ctx.json(Map.of("status", "ready"));
+        else ctx.status(503).json(Map.of("status", "not ready", "reason", problem));
+    }
 
     @Override public void close() { app.stop(); }
 

@@ -75,6 +75,20 @@ public final class SchedulerLoop implements AutoCloseable {
 
     public LiveState live() { return live; }
 
+    /**
+     * Why the daemon cannot schedule now, or empty when it can: the loop has not started, its thread has ended, or
+     * it has not ticked for 30 s (or ten rounds, if longer). For {@code /readyz}.
+     */
+    public java.util.Optional<String> notReady(long nowMs) {
+        if (!running) return java.util.Optional.of("the scheduler is not running");
+        Thread t = thread;
+        if (t == null || !t.isAlive()) return java.util.Optional.of("the scheduler's thread has ended");
+        long at = live.at(), limit = Math.max(30_000, 10 * ctx.cfg.roundMs());
+        if (at == 0) return java.util.Optional.of("the scheduler has not completed its first round");
+        if (nowMs - at > limit) return java.util.Optional.of("no scheduling round for " + (nowMs - at) / 1000 + " s");
+        return java.util.Optional.empty();
+    }
+
     public List<GpuDevice> devices() { return ctx.devices; }
 
     private void loop() {

@@ -65,6 +65,13 @@ class ApiTest {
         assertThat(bad.status()).isEqualTo(401);
         assertThat(bad.json().get("error").asText()).isEqualTo("invalid token");
         assertThat(api.get("/metrics", null).status()).isEqualTo(200);
+        // Prometheus' conventional path and the probes need no token either
+        TestApi.Response metrics = api.getRoot("/metrics");
+        assertThat(metrics.status()).isEqualTo(200);
+        assertThat(metrics.body()).contains("tandem_queue_length").contains("tandem_decisions_rejected_total");
+        assertThat(api.getRoot("/healthz").json().get("status").asText()).isEqualTo("ok");
+        TestApi.await(java.time.Duration.ofSeconds(10), "the daemon to be ready", () -> api.getRoot("/readyz").status() == 200);
+        assertThat(api.getRoot("/readyz").json().get("status").asText()).isEqualTo("ready");
         JsonNode openapi = api.get("/openapi.json", alice).json();
         assertThat(openapi.get("openapi").asText()).startsWith("3.");
         assertThat(openapi.get("paths").has("/jobs/{id}/logs")).isTrue();

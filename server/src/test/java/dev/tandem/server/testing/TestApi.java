@@ -18,10 +18,16 @@ public final class TestApi {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-    private final String base;
+    private final String base, root;
 
     public TestApi(String url) {
+        this.root = url;
         this.base = url + "/api/v1";
+    }
+
+    /** GET a path outside /api/v1 (/metrics, /healthz, /readyz), without a token. */
+    public Response getRoot(String path) {
+        return send(HttpRequest.newBuilder(URI.create(root + path)).timeout(Duration.ofSeconds(30)).GET());
     }
 
     public Response get(String path, String token) { return send(request(path, token).GET()); }
