@@ -14,6 +14,7 @@ public final class Cluster {
     private final List<Gpu> gpus;
     private final int[] nodeIndexOfGpu;
     private final long maxGpuMemoryMiB;
+    private final int maxGpusPerNode;
 
     public Cluster(List<Node> nodes) {
         this.nodes = List.copyOf(nodes);
@@ -26,7 +27,11 @@ public final class Cluster {
         this.nodeIndexOfGpu = new int[all.size()];
         for (int n = 0; n < nodes.size(); n++) for (Gpu g : nodes.get(n).gpus()) nodeIndexOfGpu[g.id()] = n;
         this.maxGpuMemoryMiB = all.stream().mapToLong(g -> g.type().memoryMiB()).max().orElse(0);
+        this.maxGpusPerNode = nodes.stream().mapToInt(n -> n.gpus().size()).max().orElse(0);
     }
+
+    /** The most GPUs any node has. */
+    public int maxGpusPerNode() { return maxGpusPerNode; }
 
     /** Builds {@code nodes} identical nodes of {@code gpusPerNode} GPUs each. */
     public static Cluster homogeneous(int nodes, int gpusPerNode, GpuType type, int cpusPerNode, long hostMemMiB) {

@@ -16,8 +16,9 @@ import java.util.Set;
 /**
  * A policy's scratch copy of GPU occupancy while it builds one round of decisions, so that a later decision
  * in the round sees the GPUs taken or freed by earlier ones. It is an overlay: the world's
- * {@link Occupancy} plus this round's changes, so creating one costs O(nodes), finding idle GPUs costs
- * O(nodes) (O(1) when too few are idle), and nothing scans every GPU or running job.
+ * {@link Occupancy} plus this round's changes, so creating one costs O(1), finding a node for a job looks at the
+ * world's buckets of nodes by idle GPUs plus the nodes this round touched (a full scan of the nodes only for a gang
+ * wider than any node's idle GPUs), and nothing scans every GPU or running job.
  */
 public final class ClusterView {
     private final SchedulerSnapshot snapshot;
@@ -27,14 +28,16 @@ public final class ClusterView {
     private final Map<String, Job> placedJobs = new LinkedHashMap<>();
     private final Map<String, List<Integer>> placedGpus = new HashMap<>();
     private final Set<String> removed = new HashSet<>();
-    private final int[] idleDelta;
+    /** This round's change of idle GPUs per node; allocated on the first change (a view of a large cluster is cheap). */
+    private int[] idleDelta;
+    /** Nodes whose idle count this round changed: the world's buckets no longer describe them. */
+    private final Set<Integer> touched = new HashSet<>();
     private int idleTotal;
 
     public ClusterView(SchedulerSnapshot snapshot) {
         this.snapshot = snapshot;
         this.base = snapshot.occupancy();
         this.cluster = snapshot.cluster();
-        this.idleDelta = new int[cluster.nodes().size()];
         this.idleTotal = base.idleTotal();
     }
 
@@ -61,7 +64,10 @@ public final class ClusterView {
     }
 
     private void changeIdle(int gpu, int by) {
-        idleDelta[cluster.nodeIndexOf(gpu)] += by;
+        if (idleDelta == null) idleDelta = new int[cluster.nodes().size()];
+        int node = cluster.nodeIndexOf(gpu);
+        idleDelta[node] += by;
+        touched.add(node);
         idleTotal += by;
     }
 
@@ -96,7 +102,7 @@ public final class ClusterView {
 
     public int freeCount() { return idleTotal; }
 
-    private int idleOnNode(int node) { return base.idleOnNode(node) + idleDelta[node]; }
+    private int idleOnNode(int node) { return base.idleOnNode(node) + (idleDelta == null ? 0 : idleDelta[node]); }
 
     /** Idle GPUs for {@code job}: as many as its gang needs, each with enough memory for it alone. */
     public Optional<List<Integer>> findIdle(Job job) {
@@ -114,22 +120,22 @@ public final class ClusterView {
      * only when no node has enough. Nodes are assumed to hold one GPU type (checked per GPU when collecting).
      */
     public Optional<List<Integer>> findIdle(int n, long memoryMiB) {
-        if (idleTotal < n) return Optional.empty();
-        int nodes = cluster.nodes().size();
-        int best = -1, eligibleIdle = 0;
-        for (int i = 0; i < nodes; i++) {
-            int idle = idleOnNode(i);
-            if (idle == 0 || !roomFor(i, memoryMiB)) continue;
-            eligibleIdle += idle;
-            if (idle >= n && (best < 0 || idle < idleOnNode(best))) best = i;
-        }
-        if (eligibleIdle < n) return Optional.empty();
+        if (idleTotal < n || n < 1) return Optional.empty();
         List<Integer> pick = new ArrayList<>(n);
+        int best = fullestNodeWithRoom(n, memoryMiB);
         if (best >= 0) {
             collectIdle(best, n, memoryMiB, pick);
             if (pick.size() == n) return Optional.of(List.copyOf(pick));
             pick.clear();
         }
+        // no single node can take it: spread, if the nodes with room have enough idle GPUs together (a full scan,
+        // needed only for gangs wider than any node's idle GPUs)
+        int nodes = cluster.nodes().size(), eligibleIdle = 0;
+        for (int i = 0; i < nodes; i++) {
+            int idle = idleOnNode(i);
+            if (idle > 0 && roomFor(i, memoryMiB)) eligibleIdle += idle;
+        }
+        if (eligibleIdle < n) return Optional.empty();
         Integer[] order = new Integer[nodes];
         for (int i = 0; i < nodes; i++) order[i] = i;
         java.util.Arrays.sort(order, (a, b) -> Integer.compare(idleOnNode(b), idleOnNode(a)));
@@ -138,6 +144,33 @@ public final class ClusterView {
             if (roomFor(node, memoryMiB)) collectIdle(node, n, memoryMiB, pick);
         }
         return pick.size() == n ? Optional.of(List.copyOf(pick)) : Optional.empty();
+    }
+
+    /**
+     * The node with the fewest idle GPUs that still has {@code n} with room for {@code memoryMiB}, the lowest index
+     * among equals; -1 if none. Untouched nodes come from the world's buckets (smallest sufficient count first), the
+     * few nodes this round changed are judged by their current count.
+     */
+    private int fullestNodeWithRoom(int n, long memoryMiB) {
+        int best = -1, bestIdle = Integer.MAX_VALUE;
+        search:
+        for (int c = n; c <= cluster.maxGpusPerNode(); c++) {
+            for (int node : base.nodesWithIdle(c)) {
+                if (touched.contains(node) || !roomFor(node, memoryMiB)) continue;
+                best = node;
+                bestIdle = c;
+                break search;
+            }
+        }
+        for (int node : touched) {
+            int idle = idleOnNode(node);
+            if (idle < n || !roomFor(node, memoryMiB)) continue;
+            if (idle < bestIdle || (idle == bestIdle && node < best)) {
+                best = node;
+                bestIdle = idle;
+            }
+        }
+        return best;
     }
 
     private boolean roomFor(int node, long memoryMiB) {

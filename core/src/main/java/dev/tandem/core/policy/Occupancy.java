@@ -20,6 +20,13 @@ public interface Occupancy {
 
     int idleOnNode(int node);
 
+    /**
+     * The nodes with exactly {@code count} idle GPUs, in ascending index order (0 < count <= the largest node's
+     * GPU count). Worlds keep these buckets up to date as jobs start and stop, so that finding a node for a job
+     * does not scan every node.
+     */
+    java.util.NavigableSet<Integer> nodesWithIdle(int count);
+
     /** Ids of the jobs on a GPU; empty when it is idle. */
     List<String> jobsOn(int gpu);
 
@@ -55,6 +62,9 @@ public interface Occupancy {
         for (int n = 0; n < idle.length; n++) idle[n] = cluster.nodes().get(n).gpus().size();
         for (int g : on.keySet()) idle[cluster.nodeIndexOf(g)]--;
         int total = cluster.gpuCount() - on.size();
+        List<java.util.TreeSet<Integer>> buckets = new ArrayList<>();
+        for (int c = 0; c <= cluster.maxGpusPerNode(); c++) buckets.add(new java.util.TreeSet<>());
+        for (int n = 0; n < idle.length; n++) buckets.get(idle[n]).add(n);
         List<RunningJob> sole = new ArrayList<>(), observed = new ArrayList<>();
         for (RunningJob r : running) {
             if (r.gpus().stream().allMatch(g -> on.get(g).size() == 1)) sole.add(r);
@@ -63,6 +73,9 @@ public interface Occupancy {
         return new Occupancy() {
             @Override public int idleTotal() { return total; }
             @Override public int idleOnNode(int node) { return idle[node]; }
+            @Override public java.util.NavigableSet<Integer> nodesWithIdle(int count) {
+                return count >= 0 && count < buckets.size() ? java.util.Collections.unmodifiableNavigableSet(buckets.get(count)) : java.util.Collections.emptyNavigableSet();
+            }
             @Override public List<String> jobsOn(int gpu) { return on.getOrDefault(gpu, List.of()); }
             @Override public Optional<RunningJob> job(String id) { return Optional.ofNullable(byId.get(id)); }
             @Override public Collection<RunningJob> soleTenants() { return sole; }
