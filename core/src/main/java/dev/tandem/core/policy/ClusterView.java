@@ -30,8 +30,10 @@ public final class ClusterView {
     private final Set<String> removed = new HashSet<>();
     /** This round's change of idle GPUs per node; allocated on the first change (a view of a large cluster is cheap). */
     private int[] idleDelta;
-    /** Nodes whose idle count this round changed: the world's buckets no longer describe them. */
-    private final Set<Integer> touched = new HashSet<>();
+    /** Nodes whose idle count this round changed (the world's buckets no longer describe them): flags and a list. */
+    private boolean[] isTouched;
+    private int[] touched = new int[0];
+    private int touchedCount;
     private int idleTotal;
 
     public ClusterView(SchedulerSnapshot snapshot) {
@@ -64,10 +66,17 @@ public final class ClusterView {
     }
 
     private void changeIdle(int gpu, int by) {
-        if (idleDelta == null) idleDelta = new int[cluster.nodes().size()];
+        if (idleDelta == null) {
+            idleDelta = new int[cluster.nodes().size()];
+            isTouched = new boolean[idleDelta.length];
+        }
         int node = cluster.nodeIndexOf(gpu);
         idleDelta[node] += by;
-        touched.add(node);
+        if (!isTouched[node]) {
+            isTouched[node] = true;
+            if (touchedCount == touched.length) touched = java.util.Arrays.copyOf(touched, Math.max(8, 2 * touchedCount));
+            touched[touchedCount++] = node;
+        }
         idleTotal += by;
     }
 
@@ -156,13 +165,14 @@ public final class ClusterView {
         search:
         for (int c = n; c <= cluster.maxGpusPerNode(); c++) {
             for (int node : base.nodesWithIdle(c)) {
-                if (touched.contains(node) || !roomFor(node, memoryMiB)) continue;
+                if ((isTouched != null && isTouched[node]) || !roomFor(node, memoryMiB)) continue;
                 best = node;
                 bestIdle = c;
                 break search;
             }
         }
-        for (int node : touched) {
+        for (int k = 0; k < touchedCount; k++) {
+            int node = touched[k];
             int idle = idleOnNode(node);
             if (idle < n || !roomFor(node, memoryMiB)) continue;
             if (idle < bestIdle || (idle == bestIdle && node < best)) {
