@@ -17,13 +17,16 @@ final class Exclusive {
      */
     static void startInOrder(ClusterView view, List<PendingJob> ordered, boolean strict, String why, List<Decision> out) {
         for (PendingJob p : ordered) {
-            Optional<List<Integer>> gpus = view.findIdle(p.job());
-            if (gpus.isEmpty()) {
-                if (strict) return;
-                continue;
-            }
-            view.place(p.job(), gpus.get());
-            out.add(new Decision.Start(p.id(), gpus.get(), why + ": " + p.job().gpus() + " idle GPU(s) " + gpus.get()));
+            if (!startIfIdle(view, p, why, out) && strict) return;
         }
+    }
+
+    /** Starts {@code p} on idle GPUs if there are enough; whether it started. */
+    static boolean startIfIdle(ClusterView view, PendingJob p, String why, List<Decision> out) {
+        Optional<List<Integer>> gpus = view.findIdle(p.job());
+        if (gpus.isEmpty()) return false;
+        view.place(p.job(), gpus.get());
+        out.add(new Decision.Start(p.id(), gpus.get(), why + ": " + p.job().gpus() + " idle GPU(s) " + gpus.get()));
+        return true;
     }
 }

@@ -9,11 +9,9 @@ import dev.tandem.core.policy.SchedulerSnapshot;
 
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.PriorityQueue;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -22,29 +20,33 @@ import java.util.Set;
  * Running jobs outside that set are preempted, queued jobs inside it are started.
  */
 final class PreemptivePriority {
-    /** A job's rank key: lower sorts first. */
-    record Candidate(Job job, double key, boolean running) {}
+    /** A job's rank key (lower sorts first); {@code queued} is the waiting job, null for a running one. */
+    record Candidate(Job job, double key, PendingJob queued) {
+        static Candidate running(RunningJob r, double key) { return new Candidate(r.job(), key, null); }
+
+        static Candidate waiting(PendingJob p, double key) { return new Candidate(p.job(), key, p); }
+
+        boolean isRunning() { return queued == null; }
+    }
 
     private PreemptivePriority() {}
 
     static List<Decision> schedule(SchedulerSnapshot s, List<Candidate> candidates, String policy) {
         // Rank by key, then submission, then the candidates' order (running jobs first, then queue order). Only the
-        // best-ranked jobs up to the cluster's GPU count matter, so they come off a heap (O(n) to build) instead
-        // of sorting every queued job at every scheduling point.
+        // best-ranked jobs up to the cluster's GPU count matter, so they come off a heap instead of a sort of every
+        // queued job at every scheduling point.
         Comparator<Integer> rank = Comparator.comparingDouble((Integer i) -> candidates.get(i).key())
                 .thenComparingDouble(i -> candidates.get(i).job().submitTime()).thenComparingInt(i -> i);
-        List<Integer> all = new ArrayList<>(candidates.size());
-        for (int i = 0; i < candidates.size(); i++) all.add(i);
-        PriorityQueue<Integer> heap = new PriorityQueue<>(rank);
-        heap.addAll(all);
+        PriorityQueue<Integer> heap = new PriorityQueue<>(Math.max(1, candidates.size()), rank);
+        for (int i = 0; i < candidates.size(); i++) heap.add(i);
         int capacity = s.cluster().gpuCount();
         Set<String> admitted = new HashSet<>();
-        List<Candidate> admittedInRank = new ArrayList<>();
+        List<PendingJob> toStart = new ArrayList<>();
         while (capacity > 0 && !heap.isEmpty()) {
             Candidate c = candidates.get(heap.poll());
             if (c.job().gpus() <= capacity) {
                 admitted.add(c.job().id());
-                admittedInRank.add(c);
+                if (!c.isRunning()) toStart.add(c.queued());
                 capacity -= c.job().gpus();
             }
         }
@@ -54,15 +56,6 @@ final class PreemptivePriority {
             if (!admitted.contains(r.id())) {
                 view.remove(r.id());
                 out.add(new Decision.Preempt(r.id(), policy + ": outranked by a queued job"));
-            }
-        }
-        Map<String, PendingJob> queued = new HashMap<>();
-        for (PendingJob p : s.queue()) queued.put(p.id(), p);
-        List<PendingJob> toStart = new ArrayList<>();
-        for (Candidate c : admittedInRank) {
-            if (!c.running()) {
-                PendingJob p = queued.get(c.job().id());
-                if (p != null) toStart.add(p);
             }
         }
         Exclusive.startInOrder(view, toStart, false, policy + " rank", out);

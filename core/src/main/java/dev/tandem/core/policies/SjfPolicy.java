@@ -29,10 +29,7 @@ public final class SjfPolicy implements Policy {
                 .thenComparingDouble(i -> queue.get(i).job().submitTime()).thenComparingInt(i -> i));
         for (int i = 0; i < solo.length; i++) order.add(i);
         List<Decision> out = new ArrayList<>();
-        while (!order.isEmpty() && view.freeCount() > 0) {
-            PendingJob p = queue.get(order.poll());
-            Exclusive.startInOrder(view, List.of(p), false, "sjf shortest", out);
-        }
+        while (!order.isEmpty() && view.freeCount() > 0) Exclusive.startIfIdle(view, queue.get(order.poll()), "sjf shortest", out);
         return out;
     }
 }

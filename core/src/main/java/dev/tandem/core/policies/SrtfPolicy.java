@@ -22,8 +22,8 @@ public final class SrtfPolicy implements Policy {
     @Override public List<Decision> decide(SchedulerSnapshot s) {
         if (s.queue().isEmpty()) return List.of();
         List<PreemptivePriority.Candidate> c = new ArrayList<>();
-        for (RunningJob r : s.running()) c.add(new PreemptivePriority.Candidate(r.job(), s.soloSeconds(r.job(), r.remainingIterations()), true));
-        for (PendingJob p : s.queue()) c.add(new PreemptivePriority.Candidate(p.job(), s.soloSeconds(p.job(), p.remainingIterations()), false));
+        for (RunningJob r : s.running()) c.add(PreemptivePriority.Candidate.running(r, s.soloSeconds(r.job(), r.remainingIterations())));
+        for (PendingJob p : s.queue()) c.add(PreemptivePriority.Candidate.waiting(p, s.soloSeconds(p.job(), p.remainingIterations())));
         return PreemptivePriority.schedule(s, c, "srtf");
     }
 }

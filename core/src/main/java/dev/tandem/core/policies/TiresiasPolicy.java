@@ -67,7 +67,7 @@ public final class TiresiasPolicy implements Policy {
         if (s.queue().isEmpty()) return List.of();
         List<PreemptivePriority.Candidate> c = new ArrayList<>();
         for (RunningJob r : s.running()) {
-            c.add(new PreemptivePriority.Candidate(r.job(), rank(queueOf(service(r.id(), r.attainedGpuSeconds())), true), true));
+            c.add(PreemptivePriority.Candidate.running(r, rank(queueOf(service(r.id(), r.attainedGpuSeconds())), true)));
         }
         for (PendingJob p : s.queue()) {
             double service = service(p.id(), p.attainedGpuSeconds());
@@ -75,7 +75,7 @@ public final class TiresiasPolicy implements Policy {
             double ran = p.attainedGpuSeconds() / p.job().gpus(); // all it ran, promotions included
             boolean starving = ran > 0 && waited > promoteFactor * ran;
             if (starving) serviceAtPromotion.put(p.id(), p.attainedGpuSeconds());
-            c.add(new PreemptivePriority.Candidate(p.job(), rank(starving ? 0 : queueOf(service), false), false));
+            c.add(PreemptivePriority.Candidate.waiting(p, rank(starving ? 0 : queueOf(service), false)));
         }
         forgetFinished(s);
         return PreemptivePriority.schedule(s, c, "tiresias");
