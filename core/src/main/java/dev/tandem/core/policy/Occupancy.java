@@ -62,9 +62,7 @@ public interface Occupancy {
         for (int n = 0; n < idle.length; n++) idle[n] = cluster.nodes().get(n).gpus().size();
         for (int g : on.keySet()) idle[cluster.nodeIndexOf(g)]--;
         int total = cluster.gpuCount() - on.size();
-        List<java.util.TreeSet<Integer>> buckets = new ArrayList<>();
-        for (int c = 0; c <= cluster.maxGpusPerNode(); c++) buckets.add(new java.util.TreeSet<>());
-        for (int n = 0; n < idle.length; n++) buckets.get(idle[n]).add(n);
+        IdleNodeBuckets buckets = new IdleNodeBuckets(cluster, idle);
         List<RunningJob> sole = new ArrayList<>(), observed = new ArrayList<>();
         for (RunningJob r : running) {
             if (r.gpus().stream().allMatch(g -> on.get(g).size() == 1)) sole.add(r);
@@ -73,9 +71,7 @@ public interface Occupancy {
         return new Occupancy() {
             @Override public int idleTotal() { return total; }
             @Override public int idleOnNode(int node) { return idle[node]; }
-            @Override public java.util.NavigableSet<Integer> nodesWithIdle(int count) {
-                return count >= 0 && count < buckets.size() ? java.util.Collections.unmodifiableNavigableSet(buckets.get(count)) : java.util.Collections.emptyNavigableSet();
-            }
+            @Override public java.util.NavigableSet<Integer> nodesWithIdle(int count) { return buckets.withIdle(count); }
             @Override public List<String> jobsOn(int gpu) { return on.getOrDefault(gpu, List.of()); }
             @Override public Optional<RunningJob> job(String id) { return Optional.ofNullable(byId.get(id)); }
             @Override public Collection<RunningJob> soleTenants() { return sole; }

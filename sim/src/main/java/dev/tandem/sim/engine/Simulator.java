@@ -8,6 +8,7 @@ import dev.tandem.core.model.JobProfile;
 import dev.tandem.core.model.ProfileStore;
 import dev.tandem.core.model.WorkloadSignature;
 import dev.tandem.core.policy.Decision;
+import dev.tandem.core.policy.IdleNodeBuckets;
 import dev.tandem.core.policy.Occupancy;
 import dev.tandem.core.policy.PendingJob;
 import dev.tandem.core.policy.Policy;
@@ -135,8 +136,8 @@ public final class Simulator {
         private final boolean[] busyFlags = new boolean[cluster.gpuCount()];
         private final boolean[] sharedFlags = new boolean[cluster.gpuCount()];
         private final int[] idlePerNode;
-        /** Nodes by their number of idle GPUs (index = count), kept with idlePerNode. */
-        private final List<java.util.TreeSet<Integer>> nodesByIdle = new ArrayList<>();
+        /** Nodes by their number of idle GPUs, kept with idlePerNode. */
+        private final IdleNodeBuckets nodesByIdle;
         private int idleTotal;
         private final Set<JobState> soleTenants = new LinkedHashSet<>();
         private final List<JobState> newlyObserved = new ArrayList<>();
@@ -175,11 +176,8 @@ public final class Simulator {
             for (int i = 0; i < cluster.gpuCount(); i++) occupants.add(new ArrayList<>(PlacementRules.MAX_JOBS_PER_GPU));
             this.fallbackGpu = new boolean[cluster.gpuCount()];
             this.idlePerNode = new int[cluster.nodes().size()];
-            for (int c = 0; c <= cluster.maxGpusPerNode(); c++) nodesByIdle.add(new java.util.TreeSet<>());
-            for (int n = 0; n < idlePerNode.length; n++) {
-                idlePerNode[n] = cluster.nodes().get(n).gpus().size();
-                nodesByIdle.get(idlePerNode[n]).add(n);
-            }
+            for (int n = 0; n < idlePerNode.length; n++) idlePerNode[n] = cluster.nodes().get(n).gpus().size();
+            this.nodesByIdle = new IdleNodeBuckets(cluster, idlePerNode);
             this.idleTotal = cluster.gpuCount();
         }
 
@@ -327,10 +325,7 @@ public final class Simulator {
 
             @Override public int idleOnNode(int node) { return idlePerNode[node]; }
 
-            @Override public java.util.NavigableSet<Integer> nodesWithIdle(int count) {
-                return count >= 0 && count < nodesByIdle.size() ? java.util.Collections.unmodifiableNavigableSet(nodesByIdle.get(count))
-                        : java.util.Collections.emptyNavigableSet();
-            }
+            @Override public java.util.NavigableSet<Integer> nodesWithIdle(int count) { return nodesByIdle.withIdle(count); }
 
             @Override public List<String> jobsOn(int gpu) {
                 List<JobState> occ = occupants.get(gpu);
@@ -533,9 +528,8 @@ public final class Simulator {
             fallbackGpus -= fallbackGpu[g] ? 1 : 0;
             if (busyFlags[g] != (n > 0)) {
                 int by = n > 0 ? -1 : 1, node = cluster.nodeIndexOf(g);
-                nodesByIdle.get(idlePerNode[node]).remove(node);
+                nodesByIdle.moved(node, idlePerNode[node], idlePerNode[node] + by);
                 idlePerNode[node] += by;
-                nodesByIdle.get(idlePerNode[node]).add(node);
                 idleTotal += by;
             }
             busyFlags[g] = n > 0;
