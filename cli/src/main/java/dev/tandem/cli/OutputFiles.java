@@ -24,9 +24,6 @@ final class OutputFiles {
     }
 
     static void write(Path p, String content) throws IOException {
-        Path parent = p.toAbsolutePath().getParent();
-        if (parent != null) Files.createDirectories(parent);
-        Files.writeString(p, content, StandardCharsets.UTF_8);
-        System.out.println("wrote " + p);
+        write(p, w -> w.write(content));
     }
 }

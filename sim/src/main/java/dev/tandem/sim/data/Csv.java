@@ -99,6 +99,9 @@ public final class Csv {
         }
     }
 
+    /** How tandem writes CSV: a header, quotes only where a field needs them, one {@code \n} per record. */
+    public static final CSVFormat WRITE_FORMAT = CSVFormat.DEFAULT.builder().setRecordSeparator('\n').get();
+
     private Csv() {}
 
     /** Reads a CSV file whose first line names the columns; fails on the header if a required column is missing. */

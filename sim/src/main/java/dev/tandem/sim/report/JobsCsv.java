@@ -1,7 +1,9 @@
 package dev.tandem.sim.report;
 
+import dev.tandem.sim.data.Csv;
 import dev.tandem.sim.engine.JobRecord;
 import dev.tandem.sim.engine.SimulationResult;
+import org.apache.commons.csv.CSVPrinter;
 
 import java.io.IOException;
 import java.io.Writer;
@@ -20,25 +22,14 @@ public final class JobsCsv {
     private JobsCsv() {}
 
     public static void write(List<SimulationResult> results, Writer out) throws IOException {
-        out.write(HEADER);
-        out.write('\n');
-        StringBuilder row = new StringBuilder(160);
+        CSVPrinter csv = new CSVPrinter(out, Csv.WRITE_FORMAT);
+        csv.printRecord((Object[]) HEADER.split(","));
         for (SimulationResult r : results) {
             for (JobRecord j : r.jobs()) {
-                row.setLength(0);
-                row.append(field(r.policy())).append(',').append(field(j.id())).append(',').append(field(j.user())).append(',')
-                        .append(field(j.workload())).append(',').append(j.gpus()).append(',')
-                        .append(j.submit()).append(',').append(j.firstStart()).append(',').append(j.finish()).append(',')
-                        .append(j.queueSeconds()).append(',').append(j.jct()).append(',').append(j.soloSeconds()).append(',')
-                        .append(j.slowdown()).append(',').append(j.sharedSeconds()).append(',')
-                        .append(j.restarts()).append(',').append(j.ooms()).append(',').append(field(String.join(" ", j.partners()))).append('\n');
-                out.write(row.toString());
+                csv.printRecord(r.policy(), j.id(), j.user(), j.workload(), j.gpus(), j.submit(), j.firstStart(), j.finish(), j.queueSeconds(),
+                        j.jct(), j.soloSeconds(), j.slowdown(), j.sharedSeconds(), j.restarts(), j.ooms(), String.join(" ", j.partners()));
             }
         }
-    }
-
-    private static String field(String s) {
-        if (s.indexOf(',') < 0 && s.indexOf('"') < 0 && s.indexOf('\n') < 0) return s;
-        return '"' + s.replace("\"", "\"\"") + '"';
+        csv.flush();
     }
 }

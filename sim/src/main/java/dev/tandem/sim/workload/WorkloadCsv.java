@@ -6,6 +6,7 @@ import dev.tandem.core.model.ProfileStore;
 import dev.tandem.core.model.WorkloadSignature;
 import dev.tandem.sim.data.Csv;
 import dev.tandem.sim.data.DataSource;
+import org.apache.commons.csv.CSVPrinter;
 
 import java.io.IOException;
 import java.io.Writer;
@@ -59,18 +60,13 @@ public final class WorkloadCsv {
 
     /** Writes {@code jobs} in the format {@link #read} takes, in the order given. */
     public static void write(List<Job> jobs, Writer out) throws IOException {
-        out.write(String.join(",", COLUMNS));
-        out.write('\n');
+        CSVPrinter csv = new CSVPrinter(out, Csv.WRITE_FORMAT);
+        csv.printRecord(COLUMNS);
         for (Job j : jobs) {
             WorkloadSignature s = j.signature();
-            out.write(String.join(",", quote(j.id()), quote(j.user()), Double.toString(j.submitTime()), Integer.toString(j.gpus()),
-                    quote(s.model()), quote(s.dataset()), Integer.toString(s.batchSize()), s.amp() ? "1" : "0", Double.toString(j.totalIterations())));
-            out.write('\n');
+            csv.printRecord(j.id(), j.user(), Double.toString(j.submitTime()), j.gpus(), s.model(), s.dataset(), s.batchSize(), s.amp() ? "1" : "0",
+                    Double.toString(j.totalIterations()));
         }
-    }
-
-    private static String quote(String field) {
-        if (field.indexOf(',') < 0 && field.indexOf('"') < 0 && field.indexOf('\n') < 0 && field.indexOf('\r') < 0) return field;
-        return '"' + field.replace("\"", "\"\"") + '"';
+        csv.flush();
     }
 }
