@@ -182,15 +182,8 @@ public final class Store implements AutoCloseable {
      */
     public boolean transition(long id, Set<JobState> from, JobState to, String actor, String reason, Change change, long now) {
         return db.tx(c -> {
-            JobState old;
-            try (PreparedStatement ps = c.prepareStatement("SELECT state FROM jobs WHERE id = ?")) {
-                ps.setLong(1, id);
-                try (ResultSet rs = ps.executeQuery()) {
-                    if (!rs.next()) return false;
-                    old = JobState.parse(rs.getString(1));
-                }
-            }
-            if (!from.contains(old)) return false;
+            JobState old = stateOf(c, id);
+            if (old == null || !from.contains(old)) return false;
             StringBuilder sql = new StringBuilder("UPDATE jobs SET state = ?, reason = ?, updated_at = ?");
             for (Change.Item it : change.items) sql.append(", ").append(it.column().sql()).append(it.add() ? " = " + it.column().sql() + " + ?" : " = ?");
             sql.append(" WHERE id = ? AND state = ?");
@@ -212,17 +205,20 @@ public final class Store implements AutoCloseable {
     /** Records an event in the job's history without changing its state (e.g. a refused decision). */
     public void note(long id, String actor, String reason, long now) {
         db.tx(c -> {
-            JobState state;
-            try (PreparedStatement ps = c.prepareStatement("SELECT state FROM jobs WHERE id = ?")) {
-                ps.setLong(1, id);
-                try (ResultSet rs = ps.executeQuery()) {
-                    if (!rs.next()) return null;
-                    state = JobState.parse(rs.getString(1));
-                }
-            }
-            insertEvent(c, id, now, state, state, actor, reason);
+            JobState state = stateOf(c, id);
+            if (state != null) insertEvent(c, id, now, state, state, actor, reason);
             return null;
         });
+    }
+
+    /** A job's state inside a transaction, or null when there is no such job. */
+    private static JobState stateOf(Connection c, long id) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT state FROM jobs WHERE id = ?")) {
+            ps.setLong(1, id);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? JobState.parse(rs.getString(1)) : null;
+            }
+        }
     }
 
     /** Updates columns without a state change (no event). */
