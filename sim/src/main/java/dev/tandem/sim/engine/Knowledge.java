@@ -1,7 +1,6 @@
 package dev.tandem.sim.engine;
 
 import java.util.Locale;
-import java.util.SplittableRandom;
 
 /**
  * What the scheduler knows about job length, a simulation parameter applied to every policy alike. Policies see a
@@ -9,7 +8,7 @@ import java.util.SplittableRandom;
  * <ul>
  * <li>{@code exact}: the true remaining work.</li>
  * <li>{@code noisy:SIGMA}: each job's total length is seen through a fixed log-normal error, {@code total x
- *     exp(SIGMA x Z)} with Z standard normal drawn once per job (from its id and the seed), as a user's estimate
+ *     exp(SIGMA x Z)} with Z standard normal drawn once per job ({@link JobRandom}: its id and the seed), as a user's estimate
  *     would be; remaining = that estimate minus the work done, but never below 5% of the estimate (an underestimated
  *     job that outran its estimate looks nearly done, not finished).</li>
  * <li>{@code none}: no length information. Every job looks like the average job of the workload (its mean solo
@@ -46,10 +45,7 @@ public record Knowledge(Kind kind, double sigma) {
     /** The factor on a job's total length this knowledge sees (1 unless noisy), fixed per job. */
     double lengthFactor(String jobId, long seed) {
         if (kind != Kind.NOISY) return 1;
-        long h = seed * 0x9e3779b97f4a7c15L;
-        for (int i = 0; i < jobId.length(); i++) h = (h ^ jobId.charAt(i)) * 0x100000001b3L;
-        double z = new SplittableRandom(h).nextGaussian();
-        return Math.exp(sigma * z);
+        return Math.exp(sigma * JobRandom.of(seed, jobId).nextGaussian());
     }
 
     /**

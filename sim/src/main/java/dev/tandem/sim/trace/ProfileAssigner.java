@@ -5,15 +5,14 @@ import dev.tandem.core.model.WorkloadSignature;
 import dev.tandem.sim.data.Csv;
 import dev.tandem.sim.data.DataSource;
 import dev.tandem.sim.data.GavelThroughputReader;
+import dev.tandem.sim.engine.JobRandom;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.SplittableRandom;
 import java.util.function.BiPredicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -34,7 +33,7 @@ import java.util.regex.PatternSyntaxException;
  *     size.</li>
  * </ol>
  * Where several profiles qualify (several name matches, or the seeded rule), the pick is a function of the seed
- * and the record's id only ({@code SplittableRandom(mix(seed, FNV-1a-64(id)))}), so it is reproducible and
+ * and the record's id only ({@link dev.tandem.sim.engine.JobRandom}), so it is reproducible and
  * dropping, skipping or reordering other records never changes a record's profile. The dataset column of a
  * mapping row may be empty (Gavel-style profiles without a data set). Not thread-safe (it caches per job type).
  */
@@ -172,24 +171,6 @@ public final class ProfileAssigner {
 
     private JobProfile pick(List<JobProfile> candidates, String id) {
         if (candidates.size() == 1) return candidates.get(0);
-        return candidates.get(new SplittableRandom(mix(seed, fnv1a64(id))).nextInt(candidates.size()));
-    }
-
-    /** FNV-1a over the id's UTF-8 bytes: fixed by definition, unlike a JVM's hash codes could be. */
-    static long fnv1a64(String s) {
-        long h = 0xcbf29ce484222325L;
-        for (byte b : s.getBytes(StandardCharsets.UTF_8)) {
-            h ^= b & 0xff;
-            h *= 0x100000001b3L;
-        }
-        return h;
-    }
-
-    /** SplitMix64's finaliser over seed and hash, so that nearby seeds give unrelated streams. */
-    private static long mix(long seed, long hash) {
-        long z = seed * 0x9e3779b97f4a7c15L + hash;
-        z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
-        z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
-        return z ^ (z >>> 31);
+        return candidates.get(JobRandom.of(seed, id).nextInt(candidates.size()));
     }
 }
