@@ -16,9 +16,11 @@ final class PoliciesCommand implements Runnable {
             "fifo-packed", "Gavel's FIFO with packing when normalised throughput sum >= 1.5 (OSDI'20)",
             "lucid", "Lucid's indolent packing by sharing score and memory cap (ASPLOS'23)",
             "gandiva", "Gandiva-style greedy packing by GPU utilisation with introspection (OSDI'18)",
-            "tandem", "tandem: matching priced by an LP plan over the queue, memory- and slowdown-bounded, long jobs and gangs first");
+            "tandem", "tandem: co-location by the compatibility metric, matching priced by an LP plan over the queue, "
+                    + "memory- and slowdown-bounded; --objective balanced (default): shortest first, long jobs by their latest start");
 
     @Override public void run() {
         for (String n : PolicyCatalog.names()) System.out.printf("%-12s %s%n", n, SUMMARY.getOrDefault(n, ""));
+        System.out.printf("%-12s %s%n", "tandem:OBJ", "tandem with objective OBJ (makespan, jct, balanced) instead of --objective, to compare them in one run");
     }
 }

@@ -2,6 +2,7 @@ package dev.tandem.cli;
 
 import dev.tandem.core.compat.MemoryRule;
 import dev.tandem.core.model.Cluster;
+import dev.tandem.core.policies.Objective;
 import dev.tandem.core.policies.TandemPolicy;
 import dev.tandem.sim.data.DataSource;
 import dev.tandem.sim.engine.Knowledge;
@@ -110,6 +111,11 @@ final class ScenarioOptions {
             description = "tandem: weight of a waiting job's length when pairing (long jobs first: shorter makespan, longer mean JCT; 0: queue order). Default: ${DEFAULT-VALUE}.")
     double urgency;
 
+    @Option(names = "--objective", defaultValue = "balanced",
+            description = "tandem: what the queue order serves: makespan (submission order, long jobs first among equals), "
+                    + "jct (shortest first), balanced (shortest first, each long job started by its latest start under the plan). Default: ${DEFAULT-VALUE}.")
+    String objective;
+
     ScenarioSpec spec(Cluster cluster, int jobs, String arrival, long seed) {
         SimConfig sim = SimConfig.defaults().withRound(round).withRestartOverhead(restartOverhead).withMemoryRule(new MemoryRule(memoryMargin))
                 .withKnowledge(Knowledge.parse(knowledge), seed);
@@ -121,7 +127,7 @@ final class ScenarioOptions {
             traceSpec = new TraceSpec(TraceSpec.WORKLOAD_FILE, workloadFile, BadRows.REJECT, null, traceLimit);
         }
         return new ScenarioSpec(profiles, truth, train == null ? truth : train, gavelGpu, model, !noOnline, cluster, workload, sim,
-                new TandemPolicy.Config(minSpeed, minGain, caution, window, starvation, urgency), traceSpec, trainWithout);
+                new TandemPolicy.Config(minSpeed, minGain, caution, window, starvation, urgency, Objective.parse(objective)), traceSpec, trainWithout);
     }
 
     private BadRows badRows() {

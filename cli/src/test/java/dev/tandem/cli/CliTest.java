@@ -56,6 +56,7 @@ class CliTest {
         assertThat(cfg.get("workload").get("mix").asText()).isEqualTo("measured");
         assertThat(cfg.get("simulator").get("round_s").asDouble()).isEqualTo(300);
         assertThat(cfg.get("tandem").get("urgencyWeight").asDouble()).isEqualTo(0.25);
+        assertThat(cfg.get("tandem").get("objective").asText()).isEqualTo("balanced");
         assertThat(cfg.get("cluster").asText()).contains("8 GPUs");
         assertThat(Files.readString(html)).contains("echarts");
     }
@@ -103,6 +104,28 @@ class CliTest {
         Run duration = tandem("simulate", "--duration-max", "soon", "--jobs", "5");
         assertThat(duration.code()).isEqualTo(2);
         assertThat(duration.err()).contains("'soon' is not a duration");
+
+        Run objective = tandem("simulate", "--objective", "fastest", "--jobs", "5");
+        assertThat(objective.code()).isEqualTo(2);
+        assertThat(objective.err()).contains("objective must be one of makespan, jct, balanced, got 'fastest'");
+        Run variant = tandem("simulate", "--policy", "tandem:soon", "--jobs", "5");
+        assertThat(variant.code()).isNotZero();
+        assertThat(variant.err()).contains("objective must be one of makespan, jct, balanced, got 'soon'");
+    }
+
+    @Test
+    void tandemObjectivesCompareInOneRun() throws Exception {
+        Path json = dir.resolve("objectives.json");
+        Run r = tandem("simulate", "--jobs", "30", "--sizes", "1", "--policy", "fifo,tandem:makespan,tandem:jct,tandem", "--no-bound",
+                "--output-json", json.toString());
+        assertThat(r.code()).as(r.err()).isZero();
+        JsonNode results = new ObjectMapper().readTree(json.toFile()).get("results");
+        assertThat(results).hasSize(4);
+        assertThat(results.get(1).get("policy").asText()).isEqualTo("tandem:makespan");
+        assertThat(results.get(2).get("policy").asText()).isEqualTo("tandem:jct");
+        // on this batch, shortest first gives a lower mean completion time than submission order with the longest first
+        assertThat(results.get(2).get("avg_jct_s").asDouble()).isLessThan(results.get(1).get("avg_jct_s").asDouble());
+        assertThat(r.out()).contains("max_wait_h");
     }
 
     @Test

@@ -22,6 +22,8 @@ public final class PolicyCatalog {
         BUILTIN.put("tandem", TandemPolicy::new);
     }
 
+    private static final String TANDEM_VARIANT = "tandem:";
+
     private PolicyCatalog() {}
 
     public static List<String> names() { return List.copyOf(BUILTIN.keySet()); }
@@ -30,9 +32,16 @@ public final class PolicyCatalog {
         return create(name, TandemPolicy.Config.defaults());
     }
 
-    /** As {@link #create(String)}, with tandem's tunables for the {@code tandem} policy. */
+    /**
+     * As {@link #create(String)}, with tandem's tunables for the {@code tandem} policy. {@code tandem:OBJECTIVE}
+     * (e.g. {@code tandem:jct}) is tandem with that {@link Objective} instead of the configured one, so one run can
+     * compare objectives; its results carry that name.
+     */
     public static Policy create(String name, TandemPolicy.Config tandem) {
         if (name.equals("tandem")) return new TandemPolicy(tandem);
+        if (name.startsWith(TANDEM_VARIANT)) {
+            return new TandemPolicy(tandem.withObjective(Objective.parse(name.substring(TANDEM_VARIANT.length()))), name);
+        }
         Supplier<Policy> s = BUILTIN.get(name);
         if (s == null) throw new IllegalArgumentException("unknown policy '" + name + "'; known: " + String.join(", ", names()));
         return s.get();

@@ -24,9 +24,10 @@ import java.util.Optional;
  *   <li><b>Split</b> pairs whose observed speeds fall below the slowdown bound or whose observed combined
  *       throughput does not pay for sharing (the newer job is suspended; the observation also corrects the
  *       model, so the pair is not formed again).</li>
- *   <li><b>Anchor</b> queued jobs on idle GPUs in queue order (starving jobs first), so the queue keeps
- *       FIFO-like fairness and no GPU idles while work waits. The first urgent gang that finds no idle GPUs
- *       reserves the GPUs of one node that drain soonest ({@link Reservation}).</li>
+ *   <li><b>Anchor</b> queued jobs on idle GPUs in the order of the {@link Objective} ({@link QueueOrder}: starving
+ *       jobs first; then balanced/jct shortest first, makespan submission order), so no GPU idles while work
+ *       waits. The first urgent (or, balanced/jct, overdue) gang that finds no idle GPUs reserves the GPUs of one
+ *       node that drain soonest ({@link Reservation}).</li>
  *   <li><b>Match</b> the next {@code window} queued jobs of each gang size with running jobs alone on their GPUs by
  *       a maximum-weight bipartite matching. An edge (queued q, host h) is admissible only if it fits in memory
  *       (with the per-job margin), neither job is predicted below {@code minSpeed} of solo, the pair gains at least
@@ -39,14 +40,18 @@ import java.util.Optional;
  *       its cautious combined throughput net of q's opportunity cost.</li>
  *   <li><b>Spread out</b>: when nothing waits and GPUs are idle, the newer job of each pair moves to an idle GPU.</li>
  * </ol>
+ * With the balanced and jct objectives, jobs on the critical path neither host nor join a partner, and an overdue
+ * short job may suspend much longer ones ({@link ShortestFirstPreemption}).
  * Sharing happens only when a queued job would otherwise wait, so at light load tandem behaves like FIFO.
- * If a starving job (waited longer than {@code starvationSeconds}) can be neither anchored nor matched,
- * nothing else starts until it can.
+ * With the makespan objective, if a starving job (waited longer than {@code starvationSeconds}) can be neither
+ * anchored nor matched, nothing else is paired until it can.
  */
 public final class TandemPolicy implements Policy {
     /** Tunables; defaults in {@link #defaults()}. */
-    public record Config(double minSpeed, double minGain, double uncertaintyWeight, int window, double starvationSeconds, double urgencyWeight) {
+    public record Config(double minSpeed, double minGain, double uncertaintyWeight, int window, double starvationSeconds, double urgencyWeight,
+                         Objective objective) {
         public Config {
+            java.util.Objects.requireNonNull(objective, "objective");
             if (minSpeed < 0 || minSpeed > 1) throw new IllegalArgumentException("minSpeed must be within 0..1");
             if (window < 1) throw new IllegalArgumentException("window must be at least 1");
             if (!(urgencyWeight >= 0)) throw new IllegalArgumentException("urgency weight must be at least 0");
@@ -57,7 +62,9 @@ public final class TandemPolicy implements Policy {
          * starts late ends the batch alone. On the bundled Lucid batch workloads (seeds 1-6) 0 leaves 11% to the
          * bound and 0.1-0.5 leave 4-5%; the price is mean completion time, since long jobs go first.
          */
-        public static Config defaults() { return new Config(0.6, 0.1, 1.0, 128, 7 * 24 * 3600.0, 0.25); }
+        public static Config defaults() { return new Config(0.6, 0.1, 1.0, 128, 7 * 24 * 3600.0, 0.25, Objective.BALANCED); }
+
+        public Config withObjective(Objective o) { return new Config(minSpeed, minGain, uncertaintyWeight, window, starvationSeconds, urgencyWeight, o); }
     }
 
     private record Edge(PendingJob queued, Packing.Host host, PairPrediction prediction, double weight, int position) {}
@@ -89,16 +96,39 @@ public final class TandemPolicy implements Policy {
      * 743 h without, commit 63530f3); with this bound it stays at 248 h.
      */
     static final double MAX_DRAIN_SHARE = 0.25;
+    /**
+     * With the balanced objective, a queued job that needs at least this share of the plan's remaining horizon alone
+     * (in GPU-seconds for a gang, see {@link QueueOrder}) has reached its latest start (it could be slowed to half speed
+     * by a partner all the way) and goes before shorter jobs. Measured on the demo (seeds 1-4): 0.4 and 0.5 keep the
+     * makespan within 1.4-2.4% of the makespan objective's, 0.5 at 1-8% lower mean JCT; 0.6 loses 1.8-2.9%.
+     */
+    static final double LATEST_START_SHARE = 0.5;
+    /**
+     * Without a plan (a short queue), the time the cluster needs for the unfinished work at solo speed says nothing of
+     * the work still to arrive, so a job is critical only when it outlasts this multiple of it. Measured (objective
+     * balanced): on Gavel's ed69ec cut 1.0 and 1.5 leave the 1,301 h job and the p99 JCT as FIFO's, 2 adds 0.8% to
+     * the p99, 4 (nearly no rule) 1.6% to the makespan; on the 400-job Poisson 2x8 workload 1.0 costs 7% of
+     * makespan (long jobs stop hosting while the queue is short), 1.5-4 none.
+     */
+    static final double CRITICAL_WORK_FACTOR = 1.5;
 
     private final Config cfg;
+    private final String name;
     private final WorkPrices prices = new WorkPrices(this::sharingRates);
     private final Reservation reservation = new Reservation();
+    private final QueueOrder queueOrder = new QueueOrder();
 
     public TandemPolicy() { this(Config.defaults()); }
 
-    public TandemPolicy(Config cfg) { this.cfg = cfg; }
+    public TandemPolicy(Config cfg) { this(cfg, "tandem"); }
 
-    @Override public String name() { return "tandem"; }
+    /** @param name what results call it (e.g. {@code tandem:jct} for a variant beside the default) */
+    public TandemPolicy(Config cfg, String name) {
+        this.cfg = cfg;
+        this.name = name;
+    }
+
+    @Override public String name() { return name; }
 
     @Override public boolean actsOnRunningJobs() { return true; }
 
@@ -113,14 +143,9 @@ public final class TandemPolicy implements Policy {
             return out;
         }
 
-        // Only the head of a long queue can matter in one round: order a bounded prefix (queue order is
-        // submission order) with starving jobs first and jobs submitted at the same instant longest-first (LPT),
-        // the classic makespan rule, since FIFO gives no order among them.
-        List<PendingJob> ordered = new ArrayList<>(s.queue().subList(0, Math.min(SCAN_LIMIT, s.queue().size())));
-        if (needsReorder(s, ordered)) ordered.sort(Comparator.comparing((PendingJob p) -> !starving(s, p))
-                .thenComparingDouble(p -> p.job().submitTime())
-                .thenComparing(Comparator.comparingDouble((PendingJob p) -> s.soloSeconds(p.job(), p.remainingIterations())).reversed()));
         Map<WorkPrices.Group, WorkPrices.Price> price = backlogged(s) ? prices.prices(s) : Map.of();
+        List<PendingJob> ordered = queueOrder.select(s, cfg.objective(), SCAN_LIMIT, cfg.starvationSeconds(),
+                deadlineHorizon(s, price), LATEST_START_SHARE);
         List<PendingJob> waiting = new ArrayList<>();
         reservation.begin(s, view, ordered);
         for (PendingJob p : ordered) {
@@ -138,9 +163,10 @@ public final class TandemPolicy implements Policy {
             }
             if (idle.isEmpty()) {
                 waiting.add(p);
-                // the first urgent gang that cannot start holds back the GPUs that drain soonest
-                if (reservedFor || (!reservation.active() && !price.isEmpty() && p.job().gpus() > 1 && urgency(s, p) >= RESERVE_URGENCY)) {
-                    reservation.hold(s, view, p, MAX_DRAIN_SHARE * prices.horizon(s.now()));
+                // the first urgent or overdue gang that cannot start holds back the GPUs that drain soonest
+                if (reservedFor || (!reservation.active() && p.job().gpus() > 1)) {
+                    double maxDrain = reserveWithin(s, p, price);
+                    if (maxDrain > 0) reservation.hold(s, view, p, maxDrain);
                 }
                 continue;
             }
@@ -148,7 +174,13 @@ public final class TandemPolicy implements Policy {
             view.place(p.job(), idle.get());
             out.add(new Decision.Start(p.id(), idle.get(), (starving(s, p) ? "starving, " : "") + "idle GPU(s) " + idle.get()));
         }
-        match(s, view, waiting, price, out);
+        if (!waiting.isEmpty()) {
+            double criticalAfter = criticalAfter(s, price);
+            match(s, view, waiting, price, criticalAfter, out);
+            if (cfg.objective() != Objective.MAKESPAN) {
+                ShortestFirstPreemption.makeRoom(s, view, waiting, r -> s.soloSeconds(r.job(), r.remainingIterations()) > criticalAfter, out);
+            }
+        }
         if (waiting.isEmpty()) spreadOut(s, view, out);
         return out;
     }
@@ -188,26 +220,63 @@ public final class TandemPolicy implements Policy {
         return s.queue().size() >= s.cluster().gpuCount();
     }
 
-    /** The queue is already in submission order; only starving jobs or simultaneous submissions reorder it. */
-    private boolean needsReorder(SchedulerSnapshot s, List<PendingJob> ordered) {
-        for (int i = 0; i < ordered.size(); i++) {
-            if (starving(s, ordered.get(i))) return true;
-            if (i > 0 && ordered.get(i).job().submitTime() == ordered.get(i - 1).job().submitTime()) return true;
-        }
-        return false;
+    /**
+     * The plan's remaining horizon if the plan covers all unfinished work, else NaN: a plan over the head of a longer
+     * queue (see {@link WorkPrices#PLAN_LIMIT}) ends long before the work does, and deadlines measured against it would
+     * call most long jobs late (and on the critical path, see {@link #criticalAfter}).
+     */
+    private double deadlineHorizon(SchedulerSnapshot s, Map<WorkPrices.Group, WorkPrices.Price> price) {
+        if (price.isEmpty() || s.queue().size() > WorkPrices.PLAN_LIMIT) return Double.NaN;
+        return prices.horizon(s.now());
+    }
+
+    /**
+     * The remaining solo time beyond which a job is on the critical path (objectives other than makespan, which keeps
+     * today's rule: pair whatever pays): the plan's horizon, or without a plan the time the cluster needs for all
+     * unfinished work at solo speed times {@link #CRITICAL_WORK_FACTOR}; unknown (infinite) while the queue is longer
+     * than a plan covers. A longer job ends after everything else whatever happens, so a partner's slowdown would add
+     * to its completion time and to the makespan one for one.
+     */
+    private double criticalAfter(SchedulerSnapshot s, Map<WorkPrices.Group, WorkPrices.Price> price) {
+        if (cfg.objective() == Objective.MAKESPAN || s.queue().size() > WorkPrices.PLAN_LIMIT) return Double.POSITIVE_INFINITY;
+        if (!price.isEmpty()) return prices.horizon(s.now()) > 0 ? prices.horizon(s.now()) : Double.POSITIVE_INFINITY;
+        double gpuSeconds = 0;
+        for (PendingJob p : s.queue()) gpuSeconds += s.soloSeconds(p.job(), p.remainingIterations()) * p.job().gpus();
+        for (dev.tandem.core.policy.RunningJob r : s.running()) gpuSeconds += s.soloSeconds(r.job(), r.remainingIterations()) * r.job().gpus();
+        return Double.isFinite(gpuSeconds) ? CRITICAL_WORK_FACTOR * gpuSeconds / s.cluster().gpuCount() : Double.POSITIVE_INFINITY;
+    }
+
+    /**
+     * How long a waiting gang may hold GPUs that are draining for it, or 0 if it may not reserve. A gang whose length
+     * makes it urgent under the plan holds GPUs draining within a share of the horizon. Ordered shortest first, a
+     * gang that is short is never urgent, but single-GPU jobs keep taking every GPU that frees up, so a gang that
+     * has waited as long as it will run (slowdown 2) holds GPUs draining within the time it has already waited:
+     * its wait is then bounded by about twice that, and GPUs never idle long for a short job.
+     */
+    private double reserveWithin(SchedulerSnapshot s, PendingJob p, Map<WorkPrices.Group, WorkPrices.Price> price) {
+        if (!price.isEmpty() && urgency(s, p) >= RESERVE_URGENCY) return MAX_DRAIN_SHARE * prices.horizon(s.now());
+        if (cfg.objective() == Objective.MAKESPAN) return 0;
+        double waited = s.now() - p.queuedSince();
+        return waited >= s.soloSeconds(p.job(), p.remainingIterations()) ? waited : 0;
     }
 
     private boolean starving(SchedulerSnapshot s, PendingJob p) {
-        return s.now() - p.queuedSince() > cfg.starvationSeconds();
+        return QueueOrder.starving(s, p, cfg.starvationSeconds());
     }
 
+    /**
+     * @param criticalAfter a job with more solo time left than this is on the critical path: it outlasts all other
+     *                      work, so sharing only delays it (and the end); it neither hosts nor joins a partner
+     */
     private void match(SchedulerSnapshot s, ClusterView view, List<PendingJob> waiting, Map<WorkPrices.Group, WorkPrices.Price> price,
-                       List<Decision> out) {
+                       double criticalAfter, List<Decision> out) {
         if (waiting.isEmpty()) return;
         // hosts: running jobs alone on their GPUs, grouped into interchangeable classes
         Map<HostClass, List<Packing.Host>> hosts = new LinkedHashMap<>();
         for (Job r : view.soleTenants()) {
             if (r.id().equals(Reservation.HOLD_ID)) continue;
+            Optional<dev.tandem.core.policy.RunningJob> running = s.occupancy().job(r.id());
+            if (running.isPresent() && s.soloSeconds(r, running.get().remainingIterations()) > criticalAfter) continue;
             List<Integer> gpus = view.gpusOf(r.id());
             int g0 = gpus.get(0);
             // a lone job's GPUs hold only its own memory
@@ -216,7 +285,10 @@ public final class TandemPolicy implements Policy {
         }
         if (hosts.isEmpty()) return;
         // candidates: the first `window` waiting jobs of each gang size a host has, grouped by workload
-        boolean starvingWaits = starving(s, waiting.get(0));
+        // makespan objective: a starving job that could neither start nor pair keeps everyone else from pairing until
+        // it runs. The other objectives only serve starving jobs first: in an overloaded cluster the block passes from
+        // one starving job to the next and turns the queue into FIFO (Philly trace: mean JCT 136 h with it, 64 h without)
+        boolean starvingWaits = cfg.objective() == Objective.MAKESPAN && starving(s, waiting.get(0));
         Map<Integer, Integer> perSize = new HashMap<>();
         for (HostClass c : hosts.keySet()) perSize.putIfAbsent(c.gpus(), 0);
         Map<QueuedClass, List<PendingJob>> queued = new LinkedHashMap<>();
@@ -225,6 +297,7 @@ public final class TandemPolicy implements Policy {
         int position = 0;
         for (PendingJob q : waiting) {
             if (starvingWaits && !starving(s, q)) break;
+            if (s.soloSeconds(q.job(), q.remainingIterations()) > criticalAfter) { position++; continue; }
             Integer n = perSize.get(q.job().gpus());
             if (n != null && n < cfg.window()) {
                 perSize.put(q.job().gpus(), n + 1);

@@ -14,7 +14,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class TandemPolicyTest {
     private static TandemPolicy.Config cfg(double minSpeed, double minGain, double caution, double starvation) {
-        return new TandemPolicy.Config(minSpeed, minGain, caution, 32, starvation, 0.25);
+        return new TandemPolicy.Config(minSpeed, minGain, caution, 32, starvation, 0.25, Objective.MAKESPAN);
     }
 
     @Test
@@ -146,7 +146,7 @@ class TandemPolicyTest {
         f.predict("S", "A", 0.9, 0.9, 0).predict("L", "A", 0.9, 0.9, 0).predict("S", "L", 0.9, 0.9, 0);
         assertThat(started(new TandemPolicy(cfg(0.6, 0.1, 0, 1e9)).decide(f.snapshot()))).containsExactly("long");
         // without the urgency term, queue order decides between equals
-        assertThat(started(new TandemPolicy(new TandemPolicy.Config(0.6, 0.1, 0, 32, 1e9, 0)).decide(f.snapshot()))).containsExactly("short");
+        assertThat(started(new TandemPolicy(new TandemPolicy.Config(0.6, 0.1, 0, 32, 1e9, 0, Objective.MAKESPAN)).decide(f.snapshot()))).containsExactly("short");
     }
 
     @Test
@@ -182,11 +182,13 @@ class TandemPolicyTest {
 
     @Test
     void anUrgentGangHoldsBackTheGpusThatDrainSoonest() {
-        List<Decision> ds = new TandemPolicy().decide(gangBehindLightWork(20_000).snapshot());
+        // makespan objective: with balanced, c and d (30,000 s left, beyond the plan's horizon) are on the critical path and host nobody
+        TandemPolicy.Config makespan = TandemPolicy.Config.defaults().withObjective(Objective.MAKESPAN);
+        List<Decision> ds = new TandemPolicy(makespan).decide(gangBehindLightWork(20_000).snapshot());
         assertThat(started(ds)).doesNotContain("g").hasSize(2);
         for (Decision d : ds) assertThat(((Decision.Start) d).gpus()).as(d.toString()).isSubsetOf(2, 3);
         // a short gang can wait for the end: light work joins every GPU
-        List<Decision> relaxed = new TandemPolicy().decide(gangBehindLightWork(2_000).snapshot());
+        List<Decision> relaxed = new TandemPolicy(makespan).decide(gangBehindLightWork(2_000).snapshot());
         assertThat(started(relaxed)).hasSize(4);
     }
 

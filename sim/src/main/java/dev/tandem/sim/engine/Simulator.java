@@ -101,7 +101,7 @@ public final class Simulator {
         int[] gpus = new int[0];
         List<Integer> gpuList = List.of();
         double startedAt, placedAt, queuedSince, firstStart = Double.NaN, finish;
-        double attained, queueTotal, sharedSeconds, segmentStartDone;
+        double attained, queueTotal, longestWait, sharedSeconds, segmentStartDone;
         int restarts, ooms;
         long version, segment;
         boolean observed, shared;
@@ -288,6 +288,7 @@ public final class Simulator {
             if (at < 0 || queue.get(at) != js.pending) throw new IllegalStateException("queue lost job " + js.job.id());
             queue.remove(at);
             js.queueTotal += clock - js.queuedSince;
+            js.longestWait = Math.max(js.longestWait, clock - js.queuedSince);
             js.pending = null;
         }
 
@@ -587,7 +588,7 @@ public final class Simulator {
 
         private SimulationResult result(double wallSeconds) {
             List<JobRecord> records = new ArrayList<>(arrivals.size());
-            double first = Double.POSITIVE_INFINITY, last = 0, jctSum = 0, queueSum = 0;
+            double first = Double.POSITIVE_INFINITY, last = 0, jctSum = 0, queueSum = 0, maxWait = 0;
             double[] jcts = new double[arrivals.size()];
             int i = 0;
             for (JobState js : arrivals) {
@@ -600,6 +601,7 @@ public final class Simulator {
                 jcts[i++] = js.finish - js.job.submitTime();
                 jctSum += js.finish - js.job.submitTime();
                 queueSum += js.queueTotal;
+                maxWait = Math.max(maxWait, js.longestWait);
             }
             Arrays.sort(jcts);
             double makespan = last - first;
@@ -609,7 +611,7 @@ public final class Simulator {
                     dev.tandem.core.compat.Stats.quantileSorted(jcts, 0.99), queueSum / n,
                     gpuTime > 0 ? busyGpuSeconds / gpuTime : 0, gpuTime > 0 ? sharedGpuSeconds / gpuTime : 0,
                     oomEvents, completed, preemptions, pairings, fallbackGpuSeconds, eventCount, policyCalls, wallSeconds,
-                    sharedGpuSeconds > 0 ? fallbackGpuSeconds / sharedGpuSeconds : 0);
+                    sharedGpuSeconds > 0 ? fallbackGpuSeconds / sharedGpuSeconds : 0, maxWait);
             return new SimulationResult(policy.name(), m, records, series, List.copyOf(decisionLog), decisionsTotal);
         }
     }

@@ -79,13 +79,14 @@ public record Comparison(Map<String, Object> workload, Map<String, Object> confi
     /** The table printed on stdout. */
     public String table() {
         StringBuilder sb = new StringBuilder();
-        sb.append(String.format(Locale.ROOT, "%-12s %11s %9s %10s %10s %10s %6s %7s %5s %9s %8s%n", "policy", "makespan_h", "vs_fifo",
-                "vs_bound", "avg_jct_h", "p99_jct_h", "busy", "shared", "oom", "preempt", "wall_s"));
+        int width = Math.max(12, results.stream().mapToInt(r -> r.policy().length()).max().orElse(0)); // e.g. tandem:makespan
+        sb.append(String.format(Locale.ROOT, "%-" + width + "s %11s %9s %10s %10s %10s %11s %6s %7s %5s %9s %8s%n", "policy", "makespan_h", "vs_fifo",
+                "vs_bound", "avg_jct_h", "p99_jct_h", "max_wait_h", "busy", "shared", "oom", "preempt", "wall_s"));
         for (SimulationResult r : results) {
             Metrics m = r.metrics();
-            sb.append(String.format(Locale.ROOT, "%-12s %11.2f %8.2fx %10s %10.2f %10.2f %6.2f %7.2f %5d %9d %8.2f%n", r.policy(),
+            sb.append(String.format(Locale.ROOT, "%-" + width + "s %11.2f %8.2fx %10s %10.2f %10.2f %11.2f %6.2f %7.2f %5d %9d %8.2f%n", r.policy(),
                     m.makespan_s() / 3600, speedupVsFifo(r), Double.isFinite(vsLowerBound(r)) ? String.format(Locale.ROOT, "%.3f", vsLowerBound(r)) : "-",
-                    m.avg_jct_s() / 3600, m.p99_jct_s() / 3600, m.gpu_busy_fraction(), m.gpu_shared_fraction(), m.oom_events(),
+                    m.avg_jct_s() / 3600, m.p99_jct_s() / 3600, m.max_wait_s() / 3600, m.gpu_busy_fraction(), m.gpu_shared_fraction(), m.oom_events(),
                     m.preemptions(), m.wall_seconds()));
         }
         if (results.stream().anyMatch(r -> r.metrics().unmeasured_shared_fraction() > 0)) {

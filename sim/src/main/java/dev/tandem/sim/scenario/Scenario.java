@@ -11,6 +11,7 @@ import dev.tandem.core.model.Job;
 import dev.tandem.core.model.JobProfile;
 import dev.tandem.core.model.ProfileStore;
 import dev.tandem.core.policies.PolicyCatalog;
+import dev.tandem.core.policies.TandemPolicy;
 import dev.tandem.sim.bound.MakespanLowerBound;
 import dev.tandem.sim.data.DataFormatException;
 import dev.tandem.sim.data.DataSource;
@@ -248,7 +249,16 @@ public final class Scenario {
         sim.put("memory_margin_mib", spec.sim().memoryRule().perJobMarginMiB());
         sim.put("knowledge", spec.sim().knowledge().toString());
         m.put("simulator", sim);
-        m.put("tandem", spec.tandem());
+        TandemPolicy.Config t = spec.tandem();
+        Map<String, Object> tandem = new LinkedHashMap<>();
+        tandem.put("objective", t.objective().toString());
+        tandem.put("minSpeed", t.minSpeed());
+        tandem.put("minGain", t.minGain());
+        tandem.put("uncertaintyWeight", t.uncertaintyWeight());
+        tandem.put("window", t.window());
+        tandem.put("starvationSeconds", t.starvationSeconds());
+        tandem.put("urgencyWeight", t.urgencyWeight());
+        m.put("tandem", tandem);
         return m;
     }
 

@@ -33,7 +33,7 @@ class SweepTest {
         SweepReport r = new SweepReport(Map.of("policies", List.of("fifo", "tandem"), "clusters", List.of("1x4:RTX3090-24GB"),
                 "loads", List.of("poisson:2", "batch"), "seeds", List.of(1, 2, 3), "jobs", 30), points);
         assertThat(r.table()).contains("tandem").contains("±");
-        assertThat(r.html()).contains("echarts").contains("\"policy\" : \"tandem\"").doesNotContain("/*DATA*/");
+        assertThat(r.html()).contains("echarts").contains("\"policy\" : \"tandem\"").contains("makespan vs average JCT").doesNotContain("/*DATA*/");
     }
 
     @Test

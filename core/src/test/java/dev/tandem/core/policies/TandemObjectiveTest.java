@@ -1,0 +1,131 @@
+package dev.tandem.core.policies;
+
+import dev.tandem.core.model.WorkloadSignature;
+import dev.tandem.core.policy.Decision;
+import dev.tandem.core.policy.RunningJob;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static dev.tandem.core.policies.Fixture.preempted;
+import static dev.tandem.core.policies.Fixture.started;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The queue rules of tandem's objectives on worked examples small enough to follow by hand (solo speed 10 it/s, so
+ * a job's iterations are ten times its solo seconds; pairs that are not in a fixture's table cannot share).
+ */
+class TandemObjectiveTest {
+    private static TandemPolicy policy(Objective o) {
+        return new TandemPolicy(TandemPolicy.Config.defaults().withObjective(o));
+    }
+
+    /** One idle GPU; three jobs submitted together: 2,500 s, 1,000 s, 2,000 s. No pair can share. */
+    private static Fixture threeLengths() {
+        Fixture f = new Fixture(1, 1, 24576);
+        WorkloadSignature a = f.profile("A", 50, 2000), b = f.profile("B", 50, 2000), c = f.profile("C", 50, 2000);
+        return f.queued(f.job("2500s", a, 1, 2_500, 0)).queued(f.job("1000s", b, 1, 1_000, 0)).queued(f.job("2000s", c, 1, 2_000, 0));
+    }
+
+    @Test
+    void completionTimeObjectivesStartTheShortestJobAndMakespanTheLongest() {
+        // shortest first: JCTs 1,000 + 3,000 + 5,500 = 9,500 s; longest first: 2,500 + 4,500 + 5,500 = 12,500 s
+        assertThat(started(policy(Objective.JCT).decide(threeLengths().snapshot()))).containsExactly("1000s");
+        assertThat(started(policy(Objective.MAKESPAN).decide(threeLengths().snapshot()))).containsExactly("2500s");
+        // the plan's horizon is the 5,500 s of work on one GPU: no job needs half of it, so balanced is shortest first
+        assertThat(started(policy(Objective.BALANCED).decide(threeLengths().snapshot()))).containsExactly("1000s");
+    }
+
+    @Test
+    void withoutLengthsTheLeastAttainedServiceGoesFirst() {
+        // three jobs that look alike (same workload, same remaining work): the one that has had the least service wins
+        Fixture f = new Fixture(1, 1, 24576);
+        WorkloadSignature a = f.profile("A", 50, 2000);
+        f.queued(f.job("served", a, 1, 1_000, 0), 0, 5_000).queued(f.job("fresh", a, 1, 1_000, 1), 1, 0)
+                .queued(f.job("some", a, 1, 1_000, 2), 2, 100);
+        f.now = 10;
+        assertThat(started(policy(Objective.JCT).decide(f.snapshot()))).containsExactly("fresh");
+    }
+
+    @Test
+    void balancedStartsAJobWhoseLatestStartHasComeBeforeShorterOnes() {
+        // 12,000 s of work on one GPU: the 10,000 s job needs 83% of the plan's horizon alone, so it must start now
+        // for the batch to end by the plan; JCT alone would run it last
+        Fixture f = new Fixture(1, 1, 24576);
+        WorkloadSignature a = f.profile("A", 50, 2000), b = f.profile("B", 50, 2000), c = f.profile("C", 50, 2000);
+        f.queued(f.job("short1", a, 1, 1_000, 0)).queued(f.job("long", b, 1, 10_000, 0)).queued(f.job("short2", c, 1, 1_000, 0));
+        assertThat(started(policy(Objective.BALANCED).decide(f.snapshot()))).containsExactly("long");
+        assertThat(started(policy(Objective.JCT).decide(f.snapshot()))).containsExactly("short1");
+    }
+
+    /** Node of 2 GPUs: GPU 0 idle, GPU 1 busy for 1,500 s more; a 2-GPU gang of 1,000 s and a 1-GPU job of 5,000 s wait since 0. */
+    private static Fixture gangAndSingle(double now) {
+        Fixture f = new Fixture(1, 2, 24576);
+        WorkloadSignature busy = f.profile("Busy", 50, 2000), gang = f.profile("Gang", 50, 2000), single = f.profile("Single", 50, 2000);
+        f.running(f.job("b", busy, 1, 1_500, 0), List.of(1), 1_500, 0, Double.NaN);
+        f.queued(f.job("gang", gang, 2, 1_000, 0), 0, 0).queued(f.job("single", single, 1, 5_000, 0), 0, 0);
+        f.now = now;
+        return f;
+    }
+
+    @Test
+    void aGangThatHasWaitedAsLongAsItRunsHoldsGpusDrainingWithinItsWait() {
+        // at 500 s the gang has waited less than its 1,000 s: the single job takes the idle GPU (the gang may wait
+        // until b and the single job are done, 5,500 s, as FIFO-like backfilling without a reservation would have it)
+        assertThat(started(policy(Objective.BALANCED).decide(gangAndSingle(500).snapshot()))).containsExactly("single");
+        // at 2,000 s it is overdue: GPU 1 drains within 1,500 s <= its 2,000 s wait, so both GPUs are held for it
+        // and the 5,000 s job, which would not be done before they drain, does not backfill
+        assertThat(started(policy(Objective.BALANCED).decide(gangAndSingle(2_000).snapshot()))).isEmpty();
+        // the makespan objective reserves only for gangs the plan calls urgent: this short one is not
+        assertThat(started(policy(Objective.MAKESPAN).decide(gangAndSingle(2_000).snapshot()))).containsExactly("single");
+    }
+
+    /** One GPU running a 20,000 s job (started at 0); a 1,000 s job that cannot share was submitted at {@code submit}. */
+    private static Fixture longRunningShortWaiting(double submit, double now) {
+        Fixture f = new Fixture(1, 1, 24576);
+        WorkloadSignature a = f.profile("A", 50, 2000), b = f.profile("B", 50, 2000);
+        f.running.add(new RunningJob(f.job("long", a, 1, 25_000, 0), List.of(0), 0, 0, 20_000 * 10, 5_000, Double.NaN));
+        f.queued(f.job("short", b, 1, 1_000, submit), submit, 0);
+        f.now = now;
+        return f;
+    }
+
+    @Test
+    void anOverdueShortArrivalSuspendsAMuchLongerJobSubmittedBeforeIt() {
+        // submitted at 3,000 s, waited 2,000 s >= its 1,000 s: the long job (20x its length left) is suspended
+        List<Decision> ds = policy(Objective.BALANCED).decide(longRunningShortWaiting(3_000, 5_000).snapshot());
+        assertThat(preempted(ds)).containsExactly("long");
+        assertThat(Fixture.start(ds, "short").gpus()).containsExactly(0);
+        assertThat(ds.get(0).reason()).contains("suspended for short");
+        assertThat(preempted(policy(Objective.JCT).decide(longRunningShortWaiting(3_000, 5_000).snapshot()))).containsExactly("long");
+        // waited only 500 s: not yet worth a restart
+        assertThat(policy(Objective.BALANCED).decide(longRunningShortWaiting(4_500, 5_000).snapshot())).isEmpty();
+        // submitted together with the long job: the policy chose the order once and does not reverse it
+        assertThat(policy(Objective.BALANCED).decide(longRunningShortWaiting(0, 5_000).snapshot())).isEmpty();
+        // the makespan objective never suspends for a shorter job
+        assertThat(policy(Objective.MAKESPAN).decide(longRunningShortWaiting(3_000, 5_000).snapshot())).isEmpty();
+    }
+
+    @Test
+    void aJobThatOutlastsAllOtherWorkHostsNobody() {
+        // 2 GPUs, short queue (no plan): unfinished work 100,000 + 5,000 + 1,000 s = 53,000 s per GPU; x1.5 = 79,500 s.
+        // The 100,000 s job ends after everything else whatever happens: a partner would only delay it.
+        Fixture f = new Fixture(1, 2, 24576);
+        WorkloadSignature r = f.profile("R", 40, 2000), s = f.profile("S", 40, 2000), q = f.profile("Q", 20, 2000);
+        f.running(f.job("critical", r, 1, 100_000, 0), List.of(0), 100_000, 0, Double.NaN);
+        f.running(f.job("other", s, 1, 5_000, 0), List.of(1), 5_000, 0, Double.NaN);
+        f.queued(f.job("q", q, 1, 1_000, 0));
+        f.predict("Q", "R", 0.95, 0.95, 0).predict("Q", "S", 0.9, 0.9, 0);
+        assertThat(Fixture.start(policy(Objective.BALANCED).decide(f.snapshot()), "q").gpus()).containsExactly(1);
+        // the makespan objective takes the better pair
+        assertThat(Fixture.start(policy(Objective.MAKESPAN).decide(f.snapshot()), "q").gpus()).containsExactly(0);
+    }
+
+    @Test
+    void objectivesParseByNameAndRejectOthersNamingTheChoices() {
+        assertThat(Objective.parse(" Balanced ")).isEqualTo(Objective.BALANCED);
+        assertThat(Objective.parse("jct")).isEqualTo(Objective.JCT);
+        assertThatThrownBy(() -> Objective.parse("fast")).hasMessage("objective must be one of makespan, jct, balanced, got 'fast'");
+    }
+}
