@@ -48,6 +48,8 @@ final class ShortestFirstPreemption {
     static final int TRIES_PER_ROUND = 32;
     /** ...stopping after this many found none: later jobs are no shorter, so they rarely find room where these did not. */
     static final int FAILURES_PER_ROUND = 4;
+    /** Nodes one try looks at on a larger cluster (all of them up to this size). */
+    static final int NODES_PER_TRY = 32;
 
     private ShortestFirstPreemption() {}
 
@@ -67,7 +69,6 @@ final class ShortestFirstPreemption {
             double remaining = s.soloSeconds(q.job(), q.remainingIterations());
             if (!Double.isFinite(remaining) || waited < remaining || !view.gpusOf(q.id()).isEmpty()) continue; // not overdue, or paired
             if (gpus == null) gpus = new GpuSummary(s, view, isProtected);
-            if (RATIO * remaining > gpus.mostLeft()) continue; // no running job has twice its time left
             if (++tries > TRIES_PER_ROUND) return;
             Optional<List<Integer>> room = gpus.bestRoom(s, q, remaining);
             if (room.isEmpty()) {
@@ -93,7 +94,7 @@ final class ShortestFirstPreemption {
     }
 
     /**
-     * Per GPU, what decides whether its occupants may be suspended for some waiting job, summarised once per round:
+     * Per GPU, what decides whether its occupants may be suspended for some waiting job, summarised on first use in a round:
      * whether every occupant may be suspended at all (it started before this round, ran long enough, is not
      * protected), the least solo time any of them has left, and the latest submission among them. A waiting job q
      * can then take the GPU if the least time left is at least {@link #RATIO} x q's and every occupant was submitted
@@ -104,41 +105,50 @@ final class ShortestFirstPreemption {
         private final double[] leastLeft;
         private final double[] latestSubmit;
         private final int[] occupants;
-        /** The most time left on any GPU whose occupants may be suspended (an upper bound once GPUs are taken). */
-        private double mostLeft = Double.NEGATIVE_INFINITY;
+
+        private final boolean[] summarised;
+        private final SchedulerSnapshot s;
+        private final ClusterView view;
+        private final Predicate<RunningJob> isProtected;
 
         GpuSummary(SchedulerSnapshot s, ClusterView view, Predicate<RunningJob> isProtected) {
             int n = s.cluster().gpuCount();
+            this.s = s;
+            this.view = view;
+            this.isProtected = isProtected;
+            summarised = new boolean[n];
             suspendable = new boolean[n];
             leastLeft = new double[n];
             latestSubmit = new double[n];
             occupants = new int[n];
-            for (int g = 0; g < n; g++) {
-                boolean ok = true;
-                double least = Double.POSITIVE_INFINITY, latest = Double.NEGATIVE_INFINITY;
-                List<Job> on = view.occupants(g);
-                for (Job j : on) {
-                    Optional<RunningJob> r = s.occupancy().job(j.id());
-                    // placed this round, or GPUs held for a gang: not suspendable
-                    if (r.isEmpty() || s.now() - r.get().startedAt() < MIN_RUN_SECONDS || isProtected.test(r.get())) {
-                        ok = false;
-                        break;
-                    }
-                    least = Math.min(least, s.soloSeconds(j, r.get().remainingIterations()));
-                    latest = Math.max(latest, j.submitTime());
-                }
-                suspendable[g] = ok; // an idle GPU too: with GPUs freed beside it, it can complete a gang's room
-                leastLeft[g] = least;
-                latestSubmit[g] = latest;
-                occupants[g] = on.size();
-                if (ok && !on.isEmpty()) mostLeft = Math.max(mostLeft, least);
-            }
         }
 
-        double mostLeft() { return mostLeft; }
+        /** Summarises a GPU on first use: a round looks at a bounded number of nodes, not the whole cluster. */
+        private void summarise(int g) {
+            if (summarised[g]) return;
+            summarised[g] = true;
+            boolean ok = true;
+            double least = Double.POSITIVE_INFINITY, latest = Double.NEGATIVE_INFINITY;
+            List<Job> on = view.occupants(g);
+            for (Job j : on) {
+                Optional<RunningJob> r = s.occupancy().job(j.id());
+                // placed this round, or GPUs held for a gang: not suspendable
+                if (r.isEmpty() || s.now() - r.get().startedAt() < MIN_RUN_SECONDS || isProtected.test(r.get())) {
+                    ok = false;
+                    break;
+                }
+                least = Math.min(least, s.soloSeconds(j, r.get().remainingIterations()));
+                latest = Math.max(latest, j.submitTime());
+            }
+            suspendable[g] = ok; // an idle GPU too: with GPUs freed beside it, it can complete a gang's room
+            leastLeft[g] = least;
+            latestSubmit[g] = latest;
+            occupants[g] = on.size();
+        }
 
         /** Its occupants were suspended: the GPU is idle. */
         void vacate(int g) {
+            summarised[g] = true;
             suspendable[g] = true;
             occupants[g] = 0;
             leastLeft[g] = Double.POSITIVE_INFINITY;
@@ -146,7 +156,11 @@ final class ShortestFirstPreemption {
         }
 
         /** A job started on it this round. */
-        void occupy(int g) { suspendable[g] = false; occupants[g] = 1; }
+        void occupy(int g) {
+            summarised[g] = true;
+            suspendable[g] = false;
+            occupants[g] = 1;
+        }
 
         /**
          * The GPUs of one node for q: on the node that suspends the fewest jobs (then whose suspended jobs have the
@@ -158,11 +172,17 @@ final class ShortestFirstPreemption {
             List<Integer> best = null;
             int bestSuspended = Integer.MAX_VALUE;
             double bestLeft = Double.NEGATIVE_INFINITY;
-            for (Node node : s.cluster().nodes()) {
+            List<Node> nodes = s.cluster().nodes();
+            // on a large cluster, NODES_PER_TRY nodes from a place that moves with the clock: the cost of a try stays
+            // bounded, and over rounds every node is looked at
+            int first = nodes.size() <= NODES_PER_TRY ? 0 : (int) (Math.floorMod((long) s.now(), (long) nodes.size()));
+            for (int k = 0; k < Math.min(NODES_PER_TRY, nodes.size()); k++) {
+                Node node = nodes.get((first + k) % nodes.size());
                 if (node.gpus().size() < need) continue;
                 List<Integer> freeable = null;
                 for (Gpu g : node.gpus()) {
                     int id = g.id();
+                    summarise(id);
                     if (g.type().memoryMiB() < memory || !suspendable[id] || !(leastLeft[id] >= RATIO * remaining)
                             || latestSubmit[id] >= q.job().submitTime()) continue;
                     if (freeable == null) freeable = new ArrayList<>();

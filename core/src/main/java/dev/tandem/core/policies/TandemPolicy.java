@@ -117,6 +117,9 @@ public final class TandemPolicy implements Policy {
     private final WorkPrices prices = new WorkPrices(this::sharingRates);
     private final Reservation reservation = new Reservation();
     private final QueueOrder queueOrder = new QueueOrder();
+    /** Unfinished solo GPU-seconds per GPU, and when they were summed (see {@link #criticalAfter}). */
+    private double workPerGpu = Double.NaN;
+    private double workPerGpuAt = Double.NEGATIVE_INFINITY;
 
     public TandemPolicy() { this(Config.defaults()); }
 
@@ -240,10 +243,15 @@ public final class TandemPolicy implements Policy {
     private double criticalAfter(SchedulerSnapshot s, Map<WorkPrices.Group, WorkPrices.Price> price) {
         if (cfg.objective() == Objective.MAKESPAN || s.queue().size() > WorkPrices.PLAN_LIMIT) return Double.POSITIVE_INFINITY;
         if (!price.isEmpty()) return prices.horizon(s.now()) > 0 ? prices.horizon(s.now()) : Double.POSITIVE_INFINITY;
-        double gpuSeconds = 0;
-        for (PendingJob p : s.queue()) gpuSeconds += s.soloSeconds(p.job(), p.remainingIterations()) * p.job().gpus();
-        for (dev.tandem.core.policy.RunningJob r : s.running()) gpuSeconds += s.soloSeconds(r.job(), r.remainingIterations()) * r.job().gpus();
-        return Double.isFinite(gpuSeconds) ? CRITICAL_WORK_FACTOR * gpuSeconds / s.cluster().gpuCount() : Double.POSITIVE_INFINITY;
+        // summing the unfinished work costs a profile look-up per job: like the plan's drift check, once per 300 s
+        if (s.now() - workPerGpuAt >= WorkPrices.CHECK_SECONDS || s.now() < workPerGpuAt) {
+            double gpuSeconds = 0;
+            for (PendingJob p : s.queue()) gpuSeconds += s.soloSeconds(p.job(), p.remainingIterations()) * p.job().gpus();
+            for (dev.tandem.core.policy.RunningJob r : s.running()) gpuSeconds += s.soloSeconds(r.job(), r.remainingIterations()) * r.job().gpus();
+            workPerGpu = gpuSeconds / s.cluster().gpuCount();
+            workPerGpuAt = s.now();
+        }
+        return Double.isFinite(workPerGpu) ? CRITICAL_WORK_FACTOR * workPerGpu : Double.POSITIVE_INFINITY;
     }
 
     /**
