@@ -22,7 +22,7 @@ import java.util.TreeSet;
  * window, jobs that entered it), instead of being rebuilt. Stateful: one instance per policy instance.
  */
 final class QueueOrder {
-    /** Oldest queued jobs considered; the same head the plan covers. */
+    /** Queued jobs considered per round: the whole queue up to this length (the plan covers as many), else its two ends. */
     static final int WINDOW = WorkPrices.PLAN_LIMIT;
 
     /** A queued job in the index; {@code seq} keeps jobs of equal length in the order they entered it (queue order). */
@@ -122,7 +122,6 @@ final class QueueOrder {
         for (Entry e : byLength) {
             if (ordered.size() == limit) return ordered;
             if (!urgent(e, urgentSeconds) && !starving(s, e.job, starvationSeconds)) ordered.add(e.job); // jobs without a profile come last
-
         }
         return ordered;
     }

@@ -16,7 +16,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Predicate;
 
 /**
  * Makes room for a short waiting job by suspending much longer running ones, as SRTF does, for tandem's
@@ -33,7 +32,7 @@ import java.util.function.Predicate;
  *       when it chose r. Jobs submitted together are ordered once, by the queue order, and not re-ranked by
  *       suspending one another (on the demo batch that churn cost 4-8% of makespan);</li>
  *   <li>r has at least {@link #RATIO} times q's remaining solo time left, has run at least {@link #MIN_RUN_SECONDS}
- *       since it last started, and is not protected (the caller protects jobs on the critical path).</li>
+ *       since it last started, and is not on the critical path (the caller says where that begins).</li>
  * </ul>
  * Among nodes that can give q its GPUs, the one that suspends the fewest jobs wins, then the one whose suspended
  * jobs have the most time left. Suspended jobs return to the queue and are ordered by their remaining time like any
@@ -57,9 +56,9 @@ final class ShortestFirstPreemption {
      * For the waiting jobs in order, suspends outranked running jobs to start them; adds the Preempt and Start
      * decisions to {@code out} and updates {@code view}.
      *
-     * @param isProtected running jobs that must not be suspended
+     * @param keepBeyondSeconds running jobs with more solo time left than this are not suspended (the critical path)
      */
-    static void makeRoom(SchedulerSnapshot s, ClusterView view, List<PendingJob> waiting, Predicate<RunningJob> isProtected,
+    static void makeRoom(SchedulerSnapshot s, ClusterView view, List<PendingJob> waiting, double keepBeyondSeconds,
                          List<Decision> out) {
         GpuSummary gpus = null; // built on the first overdue job: most rounds have none
         int tries = 0, failures = 0;
@@ -68,9 +67,9 @@ final class ShortestFirstPreemption {
             if (waited < MIN_RUN_SECONDS) continue; // a suspension is worth its restart only after a wait this long
             double remaining = s.soloSeconds(q.job(), q.remainingIterations());
             if (!Double.isFinite(remaining) || waited < remaining || !view.gpusOf(q.id()).isEmpty()) continue; // not overdue, or paired
-            if (gpus == null) gpus = new GpuSummary(s, view, isProtected);
+            if (gpus == null) gpus = new GpuSummary(s, view, keepBeyondSeconds);
             if (++tries > TRIES_PER_ROUND) return;
-            Optional<List<Integer>> room = gpus.bestRoom(s, q, remaining);
+            Optional<List<Integer>> room = gpus.bestRoom(q, remaining);
             if (room.isEmpty()) {
                 if (++failures == FAILURES_PER_ROUND) return;
                 continue;
@@ -95,10 +94,10 @@ final class ShortestFirstPreemption {
 
     /**
      * Per GPU, what decides whether its occupants may be suspended for some waiting job, summarised on first use in a round:
-     * whether every occupant may be suspended at all (it started before this round, ran long enough, is not
-     * protected), the least solo time any of them has left, and the latest submission among them. A waiting job q
+     * whether every occupant may be suspended at all (it started before this round, ran long enough, is not on the
+     * critical path), the least solo time any of them has left, and the latest submission among them. A waiting job q
      * can then take the GPU if the least time left is at least {@link #RATIO} x q's and every occupant was submitted
-     * before q; two comparisons per GPU, no allocation.
+     * before q: two comparisons per GPU instead of a look-up per occupant and try.
      */
     private static final class GpuSummary {
         private final boolean[] suspendable;
@@ -109,13 +108,13 @@ final class ShortestFirstPreemption {
         private final boolean[] summarised;
         private final SchedulerSnapshot s;
         private final ClusterView view;
-        private final Predicate<RunningJob> isProtected;
+        private final double keepBeyondSeconds;
 
-        GpuSummary(SchedulerSnapshot s, ClusterView view, Predicate<RunningJob> isProtected) {
+        GpuSummary(SchedulerSnapshot s, ClusterView view, double keepBeyondSeconds) {
             int n = s.cluster().gpuCount();
             this.s = s;
             this.view = view;
-            this.isProtected = isProtected;
+            this.keepBeyondSeconds = keepBeyondSeconds;
             summarised = new boolean[n];
             suspendable = new boolean[n];
             leastLeft = new double[n];
@@ -133,11 +132,12 @@ final class ShortestFirstPreemption {
             for (Job j : on) {
                 Optional<RunningJob> r = s.occupancy().job(j.id());
                 // placed this round, or GPUs held for a gang: not suspendable
-                if (r.isEmpty() || s.now() - r.get().startedAt() < MIN_RUN_SECONDS || isProtected.test(r.get())) {
+                double left = r.isEmpty() ? Double.NaN : s.soloSeconds(j, r.get().remainingIterations());
+                if (r.isEmpty() || s.now() - r.get().startedAt() < MIN_RUN_SECONDS || left > keepBeyondSeconds) {
                     ok = false;
                     break;
                 }
-                least = Math.min(least, s.soloSeconds(j, r.get().remainingIterations()));
+                least = Math.min(least, left);
                 latest = Math.max(latest, j.submitTime());
             }
             suspendable[g] = ok; // an idle GPU too: with GPUs freed beside it, it can complete a gang's room
@@ -166,7 +166,7 @@ final class ShortestFirstPreemption {
          * The GPUs of one node for q: on the node that suspends the fewest jobs (then whose suspended jobs have the
          * most time left), the freeable GPUs whose occupants have the most time left.
          */
-        Optional<List<Integer>> bestRoom(SchedulerSnapshot s, PendingJob q, double remaining) {
+        Optional<List<Integer>> bestRoom(PendingJob q, double remaining) {
             int need = q.job().gpus();
             long memory = s.memoryRule().charged(s.memoryNeed(q.job()));
             List<Integer> best = null;

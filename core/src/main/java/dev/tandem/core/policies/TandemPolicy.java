@@ -181,7 +181,7 @@ public final class TandemPolicy implements Policy {
             double criticalAfter = criticalAfter(s, price);
             match(s, view, waiting, price, criticalAfter, out);
             if (cfg.objective() != Objective.MAKESPAN) {
-                ShortestFirstPreemption.makeRoom(s, view, waiting, r -> s.soloSeconds(r.job(), r.remainingIterations()) > criticalAfter, out);
+                ShortestFirstPreemption.makeRoom(s, view, waiting, criticalAfter, out);
             }
         }
         if (waiting.isEmpty()) spreadOut(s, view, out);
@@ -229,8 +229,12 @@ public final class TandemPolicy implements Policy {
      * call most long jobs late (and on the critical path, see {@link #criticalAfter}).
      */
     private double deadlineHorizon(SchedulerSnapshot s, Map<WorkPrices.Group, WorkPrices.Price> price) {
-        if (price.isEmpty() || s.queue().size() > WorkPrices.PLAN_LIMIT) return Double.NaN;
-        return prices.horizon(s.now());
+        return price.isEmpty() || queueBeyondPlan(s) ? Double.NaN : prices.horizon(s.now());
+    }
+
+    /** More jobs wait than a plan covers ({@link WorkPrices#PLAN_LIMIT}): its horizon says nothing of when the work ends. */
+    private static boolean queueBeyondPlan(SchedulerSnapshot s) {
+        return s.queue().size() > WorkPrices.PLAN_LIMIT;
     }
 
     /**
@@ -241,8 +245,11 @@ public final class TandemPolicy implements Policy {
      * to its completion time and to the makespan one for one.
      */
     private double criticalAfter(SchedulerSnapshot s, Map<WorkPrices.Group, WorkPrices.Price> price) {
-        if (cfg.objective() == Objective.MAKESPAN || s.queue().size() > WorkPrices.PLAN_LIMIT) return Double.POSITIVE_INFINITY;
-        if (!price.isEmpty()) return prices.horizon(s.now()) > 0 ? prices.horizon(s.now()) : Double.POSITIVE_INFINITY;
+        if (cfg.objective() == Objective.MAKESPAN || queueBeyondPlan(s)) return Double.POSITIVE_INFINITY;
+        if (!price.isEmpty()) {
+            double horizon = deadlineHorizon(s, price);
+            return horizon > 0 ? horizon : Double.POSITIVE_INFINITY;
+        }
         // summing the unfinished work costs a profile look-up per job: like the plan's drift check, once per 300 s
         if (s.now() - workPerGpuAt >= WorkPrices.CHECK_SECONDS || s.now() < workPerGpuAt) {
             double gpuSeconds = 0;
