@@ -17,13 +17,13 @@ final class GpusCommand implements Callable<Integer> {
             client.print(res);
             return 0;
         }
-        Table t = new Table("GPU", "NAME", "MEMORY", "USED", "UTIL", "JOBS");
+        Table t = new Table("GPU", "NODE", "NAME", "MEMORY", "USED", "UTIL", "JOBS");
         for (JsonNode g : res.get("gpus")) {
             StringBuilder jobs = new StringBuilder();
             for (JsonNode j : g.get("jobs")) jobs.append(jobs.isEmpty() ? "" : ",").append(j.asLong());
             int hidden = g.get("tenants").asInt() - g.get("jobs").size();
             if (hidden > 0) jobs.append(jobs.isEmpty() ? "" : ",").append(hidden).append(" other");
-            t.add(g.get("index").asText(), g.get("name").asText(), g.get("memory_total_mib").asText() + " MiB",
+            t.add(g.get("index").asText(), g.path("node").asText("-"), g.get("name").asText(), g.get("memory_total_mib").asText() + " MiB",
                     g.get("memory_used_mib").isNull() ? "-" : g.get("memory_used_mib").asLong() + " MiB",
                     g.get("utilization_gpu").isNull() ? "-" : g.get("utilization_gpu").asLong() + "%", jobs.isEmpty() ? "-" : jobs.toString());
         }

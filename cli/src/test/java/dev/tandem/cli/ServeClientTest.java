@@ -98,7 +98,7 @@ class ServeClientTest {
         CliTest.Run noArgv = tandem(with("submit", "--gpus", "1"));
         assertThat(noArgv.code()).isEqualTo(2);
         CliTest.Run tooMany = tandem(with("submit", "--gpus", "4", "--", "true"));
-        assertThat(tooMany.err()).contains("gpus: must be within 1..1, got 4");
+        assertThat(tooMany.err()).contains("gpus: a job runs on one node, and the largest node has 1 GPU(s); got 4");
         CliTest.Run badMemory = tandem(with("submit", "--memory", "lots", "--", "true"));
         assertThat(badMemory.err()).contains("'lots' is not a memory size");
     }

@@ -152,6 +152,67 @@ class SlurmClusterTest {
         assertThat(logB).contains("on GPU(s) 0 (Slurm node node1, GPU 0)");
     }
 
+    long submitGang(int gpus, List<String> argv, Map<String, Object> signature) {
+        return api.submit(admin, TestApi.json(Map.of("argv", argv, "workdir", dir.toString(), "signature", signature, "memory_mib", 4096, "gpus", gpus)));
+    }
+
+    List<Integer> gpuIds(long id) {
+        List<Integer> out = new ArrayList<>();
+        api.job(admin, id).get("gpu_ids").forEach(g -> out.add(g.asInt()));
+        return out;
+    }
+
+    /**
+     * Two nodes of four GPUs: with three GPUs of node1 taken, a 4-GPU job must go to node2, not to node1's last GPU
+     * and three of node2's (a daemon that saw one 8-GPU machine did that, and Slurm could not start it).
+     */
+    @Test
+    void aGangLandsOnOneNodeNeverAcrossTwo() throws Exception {
+        start("fifo", new SlurmSettings(null, List.of("node1", "node2"), 4, 81_920), true);
+        assertThat(api.post("/jobs", admin, TestApi.json(Map.of("argv", List.of("true"), "gpus", 5))).body())
+                .contains("gpus: a job runs on one node, and the largest node has 4 GPU(s); got 5");
+        long a = submitGang(2, List.of(host.trainScript(), "1000", "0.1"), Map.of("model", "HoldsTwo"));
+        long b = submitGang(1, List.of(host.trainScript(), "1000", "0.1"), Map.of("model", "HoldsOne"));
+        TestApi.await(LONG, "jobs " + a + " and " + b + " to run in Slurm",
+                () -> slurmJob(a, 1).contains("JobState=RUNNING") && slurmJob(b, 1).contains("JobState=RUNNING"));
+        assertThat(slurmJob(a, 1)).contains("NodeList=node1");
+        assertThat(slurmJob(b, 1)).contains("NodeList=node1");
+
+        long c = submitGang(4, List.of("/bin/bash", "-c", "echo cuda=$CUDA_VISIBLE_DEVICES"), Map.of("model", "Wide"));
+        TestApi.await(LONG, "the 4-GPU job to succeed", () -> api.state(admin, c).equals("succeeded"));
+        assertThat(api.job(admin, c).get("attempts").asInt()).isEqualTo(1);
+        assertThat(gpuIds(c)).containsExactly(4, 5, 6, 7);
+        assertThat(slurmJob(c, 1)).contains("NodeList=node2").contains("JobState=COMPLETED");
+        assertThat(api.get("/jobs/" + c + "/logs", admin).json().get("data").asText())
+                .contains("(Slurm node node2, GPU 0,1,2,3)").contains("cuda=0,1,2,3");
+        JsonNode gpus = api.get("/gpus", admin).json().get("gpus");
+        assertThat(gpus.get(0).get("node").asText()).isEqualTo("node1");
+        assertThat(gpus.get(7).get("node").asText()).isEqualTo("node2");
+        api.post("/jobs/" + a + "/cancel", admin, "");
+        api.post("/jobs/" + b + "/cancel", admin, "");
+    }
+
+    /** Two nodes of two GPUs, one GPU of node2 taken: the second 2-GPU job shares the first one's two GPUs. */
+    @Test
+    void aPairOfGangsSharesTheSameGpusOfOneNode() throws Exception {
+        profileLocally();
+        start("tandem", new SlurmSettings(null, List.of("node1", "node2"), 2, 81_920), true);
+        long a = submitGang(2, List.of(host.trainScript(), "100", "0.1"), RESNET);
+        TestApi.await(LONG, "job " + a + " to run in Slurm", () -> slurmJob(a, 1).contains("JobState=RUNNING"));
+        long filler = submit(List.of(host.trainScript(), "1000", "0.1"), Map.of("model", "Filler"));
+        TestApi.await(LONG, "the filler to run in Slurm", () -> slurmJob(filler, 1).contains("JobState=RUNNING"));
+        long b = submitGang(2, List.of(host.trainScript(), "40", "0.1"), RESNET);
+        TestApi.await(LONG, "job " + b + " to pair with " + a, () -> api.state(admin, b).equals("paired"));
+        api.awaitPartner(admin, b, a, LONG);
+        assertThat(gpuIds(b)).isEqualTo(gpuIds(a));
+        TestApi.await(LONG, "both to run in Slurm", () -> slurmJob(b, 1).contains("JobState=RUNNING"));
+        String node = slurmJob(a, 1).replaceAll(".* NodeList=(\\S+) .*", "$1");
+        assertThat(slurmJob(b, 1)).contains("NodeList=" + node);
+        TestApi.await(LONG, "both to succeed", () -> api.state(admin, a).equals("succeeded") && api.state(admin, b).equals("succeeded"));
+        assertThat(api.get("/jobs/" + b + "/logs", admin).json().get("data").asText()).contains("(Slurm node " + node + ", GPU 0,1)");
+        api.post("/jobs/" + filler + "/cancel", admin, "");
+    }
+
     @Test
     void aNewWorkloadIsProfiledInsideItsSlurmJobThenPaired() throws Exception {
         // the node's nvidia-smi and dcgmi are the test doubles (a node with two H100s); real nodes use their PATH's

@@ -6,7 +6,11 @@ import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** An immutable set of nodes; GPUs are numbered 0..gpuCount-1 across the cluster. */
+/**
+ * An immutable set of nodes; GPUs are numbered 0..gpuCount-1 across the cluster. Whether one job's GPUs may lie on
+ * several nodes is a property of the world: simulated clusters allow it (traces hold gangs wider than a node), the
+ * live daemon's executors start a job on one node only, so its cluster is {@link #withGangsOnOneNode()}.
+ */
 public final class Cluster {
     private static final Pattern SPEC = Pattern.compile("(\\d+)x(\\d+):([A-Za-z0-9_.]+)-(\\d+)(GB|G|MB|M)");
 
@@ -15,8 +19,15 @@ public final class Cluster {
     private final int[] nodeIndexOfGpu;
     private final long maxGpuMemoryMiB;
     private final int maxGpusPerNode;
+    private final boolean gangsSpanNodes;
 
+    /** A cluster whose gangs may span nodes. */
     public Cluster(List<Node> nodes) {
+        this(nodes, true);
+    }
+
+    private Cluster(List<Node> nodes, boolean gangsSpanNodes) {
+        this.gangsSpanNodes = gangsSpanNodes;
         this.nodes = List.copyOf(nodes);
         List<Gpu> all = new ArrayList<>();
         for (Node n : nodes) all.addAll(n.gpus());
@@ -29,6 +40,17 @@ public final class Cluster {
         this.maxGpuMemoryMiB = all.stream().mapToLong(g -> g.type().memoryMiB()).max().orElse(0);
         this.maxGpusPerNode = nodes.stream().mapToInt(n -> n.gpus().size()).max().orElse(0);
     }
+
+    /** The same nodes, where every job's GPUs must lie on one node. */
+    public Cluster withGangsOnOneNode() {
+        return new Cluster(nodes, false);
+    }
+
+    /** Whether one job's GPUs may lie on several nodes. */
+    public boolean gangsSpanNodes() { return gangsSpanNodes; }
+
+    /** The widest job this cluster can ever run: all its GPUs, or the largest node's when gangs stay on one node. */
+    public int widestJob() { return gangsSpanNodes ? gpus.size() : maxGpusPerNode; }
 
     /** The most GPUs any node has. */
     public int maxGpusPerNode() { return maxGpusPerNode; }

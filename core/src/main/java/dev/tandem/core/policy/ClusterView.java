@@ -126,7 +126,7 @@ public final class ClusterView {
     /**
      * Picks {@code n} idle GPUs with at least {@code memoryMiB} each, preferring one node (the fullest node
      * that still has room, to keep big holes for big jobs), and spreading over the nodes with most idle GPUs
-     * only when no node has enough. Nodes are assumed to hold one GPU type (checked per GPU when collecting).
+     * only when no node has enough and the cluster lets gangs span nodes. Nodes are assumed to hold one GPU type (checked per GPU when collecting).
      */
     public Optional<List<Integer>> findIdle(int n, long memoryMiB) {
         if (idleTotal < n || n < 1) return Optional.empty();
@@ -137,6 +137,7 @@ public final class ClusterView {
             if (pick.size() == n) return Optional.of(List.copyOf(pick));
             pick.clear();
         }
+        if (!cluster.gangsSpanNodes()) return Optional.empty();
         // no single node can take it: spread, if the nodes with room have enough idle GPUs together (a full scan,
         // needed only for gangs wider than any node's idle GPUs)
         int nodes = cluster.nodes().size(), eligibleIdle = 0;

@@ -1,5 +1,7 @@
 package dev.tandem.core.runtime;
 
+import dev.tandem.core.model.Cluster;
+
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -22,7 +24,8 @@ public final class PlacementRules {
 
     /**
      * The reason a job needing {@code jobGpus} GPUs may not start on {@code gpus}, or empty when it may: the gang
-     * size must match, the GPUs must exist and be distinct, a GPU holds at most {@link #MAX_JOBS_PER_GPU} jobs, a
+     * size must match, the GPUs must exist and be distinct, lie on one node unless the cluster lets gangs span
+     * nodes, a GPU holds at most {@link #MAX_JOBS_PER_GPU} jobs, a
      * job that must run alone never joins another, a busy tenant takes no partner, and a gang shares only with a
      * gang on exactly the same GPUs.
      *
@@ -30,12 +33,21 @@ public final class PlacementRules {
      *                     memory next to another), or null
      * @param tenantsOn    the jobs on a GPU (never including the job being placed)
      */
-    public static Optional<String> refusal(int jobGpus, List<Integer> gpus, int gpuCount, String mustRunAlone, IntFunction<List<Tenant>> tenantsOn) {
+    public static Optional<String> refusal(int jobGpus, List<Integer> gpus, Cluster cluster, String mustRunAlone, IntFunction<List<Tenant>> tenantsOn) {
         if (gpus.size() != jobGpus) return Optional.of("needs " + jobGpus + " GPU(s), decision gives " + gpus.size());
         Set<Integer> distinct = new HashSet<>();
         for (int g : gpus) {
-            if (g < 0 || g >= gpuCount) return Optional.of("GPU " + g + " does not exist");
+            if (g < 0 || g >= cluster.gpuCount()) return Optional.of("GPU " + g + " does not exist");
             if (!distinct.add(g)) return Optional.of("GPU " + g + " given twice");
+        }
+        if (!cluster.gangsSpanNodes()) {
+            int node = cluster.nodeIndexOf(gpus.getFirst());
+            for (int g : gpus) {
+                if (cluster.nodeIndexOf(g) != node) {
+                    return Optional.of("GPUs " + gpus + " lie on nodes " + cluster.gpu(gpus.getFirst()).node() + " and "
+                            + cluster.gpu(g).node() + "; a job runs on one node");
+                }
+            }
         }
         for (int g : gpus) {
             List<Tenant> on = tenantsOn.apply(g);

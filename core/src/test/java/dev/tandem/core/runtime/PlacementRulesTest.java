@@ -1,5 +1,7 @@
 package dev.tandem.core.runtime;
 
+import dev.tandem.core.model.Cluster;
+import dev.tandem.core.model.GpuType;
 import dev.tandem.core.model.WorkloadSignature;
 import org.junit.jupiter.api.Test;
 
@@ -10,6 +12,10 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 class PlacementRulesTest {
+    /** Three nodes of two GPUs (0-1, 2-3, 4-5). */
+    private static final Cluster CLUSTER = Cluster.homogeneous(3, 2, new GpuType("T", 16_384), 8, 65_536);
+    private Cluster cluster = CLUSTER;
+
     /** GPUs 0-3: 0 idle, 1 one job, 2 two jobs, 3 a profiling job; 4-5 a 2-GPU gang. */
     private final Map<Integer, List<PlacementRules.Tenant>> world = new HashMap<>(Map.of(
             1, List.of(new PlacementRules.Tenant("a", List.of(1), null)),
@@ -19,7 +25,7 @@ class PlacementRulesTest {
             5, List.of(new PlacementRules.Tenant("g", List.of(4, 5), null))));
 
     private String refusal(int jobGpus, List<Integer> gpus, String alone) {
-        return PlacementRules.refusal(jobGpus, gpus, 6, alone, g -> world.getOrDefault(g, List.of())).orElse("ok");
+        return PlacementRules.refusal(jobGpus, gpus, cluster, alone, g -> world.getOrDefault(g, List.of())).orElse("ok");
     }
 
     @Test
@@ -37,6 +43,18 @@ class PlacementRulesTest {
         assertThat(refusal(1, List.of(3), null)).isEqualTo("job p is being profiled alone");
         assertThat(refusal(1, List.of(4), null)).startsWith("a gang shares only with a gang on the same GPUs (job g runs on [4, 5])");
         assertThat(refusal(2, List.of(0, 1), null)).startsWith("a gang shares only with a gang on the same GPUs (job a runs on [1])");
+    }
+
+    @Test
+    void whereGangsStayOnOneNodeAJobSpanningTwoIsRefused() {
+        world.clear();
+        assertThat(refusal(2, List.of(0, 2), null)).as("simulated clusters let gangs span nodes").isEqualTo("ok");
+        cluster = CLUSTER.withGangsOnOneNode();
+        assertThat(cluster.widestJob()).isEqualTo(2);
+        assertThat(CLUSTER.widestJob()).isEqualTo(6);
+        assertThat(refusal(2, List.of(0, 2), null)).isEqualTo("GPUs [0, 2] lie on nodes node00 and node01; a job runs on one node");
+        assertThat(refusal(2, List.of(5, 4), null)).isEqualTo("ok");
+        assertThat(refusal(1, List.of(0), null)).isEqualTo("ok");
     }
 
     @Test

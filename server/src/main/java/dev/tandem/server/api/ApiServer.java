@@ -72,7 +72,7 @@ public final class ApiServer implements AutoCloseable {
         this.maxBodyBytes = maxBodyBytes;
         this.auth = new Auth(store);
         List<GpuDevice> devices = loop.devices();
-        this.requests = new JobRequest(devices.size(), devices.stream().mapToLong(GpuDevice::memoryMiB).max().orElse(0), System.getProperty("user.dir"));
+        this.requests = new JobRequest(loop.widestJob(), devices.stream().mapToLong(GpuDevice::memoryMiB).max().orElse(0), System.getProperty("user.dir"));
         try (InputStream in = ApiServer.class.getResourceAsStream("openapi.json")) {
             if (in == null) throw new IllegalStateException("openapi.json is missing from the tandem jar");
             this.openApi = in.readAllBytes();
@@ -271,6 +271,7 @@ public final class ApiServer implements AutoCloseable {
             GpuDevice d = devices.get(g);
             ObjectNode o = gpus.addObject();
             o.put("index", d.index());
+            o.put("node", d.node());
             o.put("uuid", d.uuid());
             o.put("name", d.name());
             o.put("memory_total_mib", d.memoryMiB());

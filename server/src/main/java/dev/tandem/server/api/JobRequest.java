@@ -30,12 +30,13 @@ public final class JobRequest {
     private static final int MAX_ENV = 256;
     private static final int MAX_ENV_VALUE = 8192;
 
-    private final int gpuCount;
+    private final int widestJob;
     private final long maxMemoryMiB;
     private final String defaultWorkdir;
 
-    public JobRequest(int gpuCount, long maxMemoryMiB, String defaultWorkdir) {
-        this.gpuCount = gpuCount;
+    /** @param widestJob the most GPUs one job can get: the largest node's, as a job runs on one node */
+    public JobRequest(int widestJob, long maxMemoryMiB, String defaultWorkdir) {
+        this.widestJob = widestJob;
         this.maxMemoryMiB = maxMemoryMiB;
         this.defaultWorkdir = defaultWorkdir;
     }
@@ -54,11 +55,13 @@ public final class JobRequest {
         String workdir = body.has("workdir") ? text(body.get("workdir"), "workdir", 4096) : defaultWorkdir;
         if (!workdir.startsWith("/")) throw ApiError.badField("workdir", "must be an absolute path");
         if (!Files.isDirectory(Path.of(workdir))) throw ApiError.badField("workdir", "no such directory on the server: " + workdir);
-        int gpus = (int) integer(body.get("gpus"), "gpus", 1, 1, gpuCount);
+        long gpus = integer(body.get("gpus"), "gpus", 1, Long.MIN_VALUE, Long.MAX_VALUE);
+        if (gpus < 1) throw ApiError.badField("gpus", "must be at least 1, got " + gpus);
+        if (gpus > widestJob) throw ApiError.badField("gpus", "a job runs on one node, and the largest node has " + widestJob + " GPU(s); got " + gpus);
         long memory = integer(body.get("memory_mib"), "memory_mib", 0, 0, maxMemoryMiB);
         Long iterations = body.has("iterations") ? integer(body.get("iterations"), "iterations", 1, 1, 1_000_000_000_000_000L) : null;
         WorkloadSignature sig = body.has("signature") ? signature(body.get("signature")) : defaultSignature(argv);
-        return new NewJob(name, argv, env, workdir, gpus, memory, iterations, sig);
+        return new NewJob(name, argv, env, workdir, (int) gpus, memory, iterations, sig);
     }
 
     private static List<String> argv(JsonNode n) {

@@ -1,4 +1,8 @@
 package dev.tandem.server.exec;
 
-/** A GPU as nvidia-smi reports it: {@code index} is nvidia-smi's (PCI order), which the scheduler also uses. */
-public record GpuDevice(int index, String uuid, String name, long memoryMiB) {}
+/**
+ * A GPU as the executor found it: {@code index} is nvidia-smi's (PCI order) for local GPUs, a number across the
+ * cluster for Slurm's; {@code node} is the machine it is in (this host's name, or the Slurm node), so that a job's
+ * GPUs are taken from one node.
+ */
+public record GpuDevice(int index, String node, String uuid, String name, long memoryMiB) {}

@@ -86,6 +86,17 @@ public final class LocalExecutor implements Executor {
         }
     }
 
+    /** This machine's name as the kernel has it (no DNS lookup, which can hang where name resolution is broken). */
+    static String hostName() {
+        try {
+            String name = Files.readString(Path.of("/proc/sys/kernel/hostname")).strip();
+            if (!name.isEmpty()) return name;
+        } catch (IOException | RuntimeException e) {
+            // not Linux: fall through
+        }
+        return "localhost";
+    }
+
     public static Path jobDir(Path stateDir, long jobId) { return stateDir.resolve("jobs").resolve(String.valueOf(jobId)); }
 
     public static Path logFile(Path stateDir, long jobId) { return jobDir(stateDir, jobId).resolve("output.log"); }
@@ -104,7 +115,7 @@ public final class LocalExecutor implements Executor {
             }
             String text = new String(out, StandardCharsets.UTF_8);
             if (p.exitValue() != 0) throw new ExecException("nvidia-smi exited with " + p.exitValue() + ": " + text.strip());
-            List<GpuDevice> gpus = NvidiaSmiParser.parseInventory(text.lines().toList());
+            List<GpuDevice> gpus = NvidiaSmiParser.parseInventory(text.lines().toList(), hostName());
             if (gpus.isEmpty()) throw new ExecException("nvidia-smi lists no GPU");
             return gpus;
         } catch (IOException e) {

@@ -20,8 +20,8 @@ public final class NvidiaSmiParser {
 
     private NvidiaSmiParser() {}
 
-    /** Lines of {@code index, uuid, name, memory.total}; a GPU name may itself contain commas. */
-    public static List<GpuDevice> parseInventory(List<String> lines) {
+    /** Lines of {@code index, uuid, name, memory.total} of the GPUs in {@code node}; a GPU name may itself contain commas. */
+    public static List<GpuDevice> parseInventory(List<String> lines, String node) {
         List<GpuDevice> out = new ArrayList<>();
         for (String raw : lines) {
             String line = raw.strip();
@@ -34,7 +34,7 @@ public final class NvidiaSmiParser {
             for (int i = 3; i < f.length - 1; i++) name.append(",").append(f[i]);
             double mem = number(f[f.length - 1]);
             if (Double.isNaN(mem) || mem <= 0) throw new IllegalArgumentException("nvidia-smi reports no memory size for GPU " + index + ": '" + line + "'");
-            out.add(new GpuDevice(index, uuid, name.toString().strip(), (long) mem));
+            out.add(new GpuDevice(index, node, uuid, name.toString().strip(), (long) mem));
         }
         return out;
     }

@@ -15,14 +15,16 @@ import dev.tandem.server.store.JobRecord;
 import dev.tandem.server.store.Store;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
  * What the scheduler loop's parts share. Owned by the loop's thread: nothing here is touched from elsewhere.
- * The cluster is this one machine; its GPU ids are positions in the device list, which the store and the API
- * translate to nvidia-smi indices.
+ * The cluster is the executor's GPUs grouped by node (this machine, or Slurm's nodes), where a job's GPUs lie on
+ * one node; its GPU ids are positions in the device list, which the store and the API translate to the devices'
+ * indices.
  */
 final class Context {
     static final String ACTOR = "scheduler";
@@ -56,13 +58,18 @@ final class Context {
         this.memoryRule = new MemoryRule(cfg.memoryMarginMiB());
     }
 
+    /** Devices of one node must be listed together (executors list them node by node). */
     static Cluster clusterOf(List<GpuDevice> devices) {
-        List<Gpu> gpus = new ArrayList<>();
+        Map<String, List<Gpu>> byNode = new LinkedHashMap<>();
         for (int i = 0; i < devices.size(); i++) {
             GpuDevice d = devices.get(i);
-            gpus.add(new Gpu(i, "localhost", d.index(), new GpuType(d.name(), d.memoryMiB())));
+            List<Gpu> on = byNode.computeIfAbsent(d.node(), n -> new ArrayList<>());
+            if (!on.isEmpty() && on.getLast().id() != i - 1) throw new IllegalArgumentException("GPUs of node " + d.node() + " are not listed together");
+            on.add(new Gpu(i, d.node(), on.size(), new GpuType(d.name(), d.memoryMiB())));
         }
-        return new Cluster(List.of(new Node("localhost", gpus, Runtime.getRuntime().availableProcessors(), 0)));
+        List<Node> nodes = new ArrayList<>();
+        byNode.forEach((name, gpus) -> nodes.add(new Node(name, gpus, 0, 0)));
+        return new Cluster(nodes).withGangsOnOneNode();
     }
 
     long now() { return System.currentTimeMillis(); }

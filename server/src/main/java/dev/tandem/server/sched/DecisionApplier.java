@@ -82,7 +82,7 @@ final class DecisionApplier {
     Optional<String> refuseStart(JobRecord job, List<Integer> gpus) {
         String alone = ctx.learned.profile(job.signature()).isEmpty() ? "not profiled yet, so it runs alone first"
                 : job.exclusive() ? "runs alone after an out-of-memory crash" : null;
-        return PlacementRules.refusal(job.gpus(), gpus, ctx.runs.gpuCount(), alone, this::tenantsOn);
+        return PlacementRules.refusal(job.gpus(), gpus, ctx.cluster, alone, this::tenantsOn);
     }
 
     private List<PlacementRules.Tenant> tenantsOn(int gpu) {

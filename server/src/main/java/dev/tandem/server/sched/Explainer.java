@@ -63,7 +63,11 @@ final class Explainer {
             return underway ? "waits: a job of the same workload is being profiled; it can share once the profile is in (" + load + ")"
                     : "waits for " + q.gpus() + " idle GPU(s): a new workload runs alone first to be profiled (" + load + ")";
         }
-        if (total - busy >= q.gpus()) return "waits behind earlier jobs (policy " + policy + ", " + load + ")";
+        int idleOnOneNode = mostIdleOnOneNode();
+        if (idleOnOneNode >= q.gpus()) return "waits behind earlier jobs (policy " + policy + ", " + load + ")";
+        if (total - busy >= q.gpus()) {
+            return "waits for " + q.gpus() + " idle GPU(s) on one node: at most " + idleOnOneNode + " are idle on any node (" + load + ")";
+        }
         Job job = ctx.job(q);
         String best = null;
         double bestCombined = Double.NEGATIVE_INFINITY;
@@ -88,6 +92,16 @@ final class Explainer {
             }
         }
         return "waits: " + load + (best == null ? "; no job runs alone that it could share with" : "; " + best);
+    }
+
+    private int mostIdleOnOneNode() {
+        int most = 0;
+        for (var node : ctx.cluster.nodes()) {
+            int idle = 0;
+            for (var gpu : node.gpus()) if (ctx.runs.on(gpu.id()).isEmpty()) idle++;
+            most = Math.max(most, idle);
+        }
+        return most;
     }
 
     private static Double finite(double v) { return Double.isNaN(v) || Double.isInfinite(v) ? null : v; }

@@ -91,6 +91,9 @@ public final class SchedulerLoop implements AutoCloseable {
 
     public List<GpuDevice> devices() { return ctx.devices; }
 
+    /** The most GPUs one job can get (a job runs on one node). */
+    public int widestJob() { return ctx.cluster.widestJob(); }
+
     private void loop() {
         while (running) {
             try {

@@ -111,8 +111,8 @@ class ApiTest {
             unknown field            | {"argv": ["true"], "cmd": "x"} | 400 | cmd: unknown field | cmd
             gpus not a number        | {"argv": ["true"], "gpus": "1"} | 400 | gpus: must be a whole number | gpus
             fractional gpus          | {"argv": ["true"], "gpus": 1.5} | 400 | gpus: must be a whole number | gpus
-            too many gpus            | {"argv": ["true"], "gpus": 3} | 400 | gpus: must be within 1..2, got 3 | gpus
-            zero gpus                | {"argv": ["true"], "gpus": 0} | 400 | gpus: must be within 1..2 | gpus
+            too many gpus            | {"argv": ["true"], "gpus": 3} | 400 | gpus: a job runs on one node, and the largest node has 2 GPU(s); got 3 | gpus
+            zero gpus                | {"argv": ["true"], "gpus": 0} | 400 | gpus: must be at least 1, got 0 | gpus
             negative memory          | {"argv": ["true"], "memory_mib": -1} | 400 | memory_mib: must be within 0..81559 | memory_mib
             memory over the GPU      | {"argv": ["true"], "memory_mib": 100000} | 400 | memory_mib | memory_mib
             relative workdir         | {"argv": ["true"], "workdir": "tmp"} | 400 | workdir: must be an absolute path | workdir

@@ -21,14 +21,14 @@ class ParsersTest {
 
     @Test
     void inventoryLinesGiveIndexUuidNameAndMemory() throws IOException {
-        List<GpuDevice> gpus = NvidiaSmiParser.parseInventory(resource("inventory-a100-mixed.csv"));
+        List<GpuDevice> gpus = NvidiaSmiParser.parseInventory(resource("inventory-a100-mixed.csv"), "gpu01");
         assertThat(gpus).containsExactly(
-                new GpuDevice(0, "GPU-1f2e3d4c-5b6a-4978-8a9b-cdef01234567", "NVIDIA A100-SXM4-40GB", 40960),
-                new GpuDevice(1, "GPU-7a6b5c4d-3e2f-4101-9f8e-7d6c5b4a3928", "NVIDIA A100 80GB PCIe", 81920));
-        assertThat(NvidiaSmiParser.parseInventory(List.of("3, GPU-x, Tesla V100-SXM2-16GB, Rev, A, 16160", "")))
-                .containsExactly(new GpuDevice(3, "GPU-x", "Tesla V100-SXM2-16GB, Rev, A", 16160));
-        assertThatThrownBy(() -> NvidiaSmiParser.parseInventory(List.of("0, GPU-x, Name, [N/A]"))).hasMessageContaining("no memory size");
-        assertThatThrownBy(() -> NvidiaSmiParser.parseInventory(List.of("garbage"))).hasMessageContaining("expected 4");
+                new GpuDevice(0, "gpu01", "GPU-1f2e3d4c-5b6a-4978-8a9b-cdef01234567", "NVIDIA A100-SXM4-40GB", 40960),
+                new GpuDevice(1, "gpu01", "GPU-7a6b5c4d-3e2f-4101-9f8e-7d6c5b4a3928", "NVIDIA A100 80GB PCIe", 81920));
+        assertThat(NvidiaSmiParser.parseInventory(List.of("3, GPU-x, Tesla V100-SXM2-16GB, Rev, A, 16160", ""), "gpu01"))
+                .containsExactly(new GpuDevice(3, "gpu01", "GPU-x", "Tesla V100-SXM2-16GB, Rev, A", 16160));
+        assertThatThrownBy(() -> NvidiaSmiParser.parseInventory(List.of("0, GPU-x, Name, [N/A]"), "gpu01")).hasMessageContaining("no memory size");
+        assertThatThrownBy(() -> NvidiaSmiParser.parseInventory(List.of("garbage"), "gpu01")).hasMessageContaining("expected 4");
     }
 
     @Test

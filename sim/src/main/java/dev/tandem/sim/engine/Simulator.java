@@ -404,7 +404,7 @@ public final class Simulator {
 
         /** The rules every world applies ({@link PlacementRules}); here a refusal is a policy bug and fails the run. */
         private int[] checkGpus(Decision d, JobState js, List<Integer> requested) {
-            PlacementRules.refusal(js.job.gpus(), requested, cluster.gpuCount(), null, this::tenantsOn).ifPresent(why -> { throw invalid(d, why); });
+            PlacementRules.refusal(js.job.gpus(), requested, cluster, null, this::tenantsOn).ifPresent(why -> { throw invalid(d, why); });
             return requested.stream().mapToInt(Integer::intValue).toArray();
         }
 

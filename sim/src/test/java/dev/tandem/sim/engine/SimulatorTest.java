@@ -158,6 +158,41 @@ class SimulatorTest {
         }
     }
 
+    /**
+     * The live daemon's clusters keep each job on one node. A gang mix on 4-GPU nodes makes the placement spread
+     * gangs in a simulated cluster; with gangs on one node no policy may do so (the simulator's validator would
+     * fail the run), and every job still finishes.
+     */
+    @Test
+    void whereGangsStayOnOneNodeNoPolicySpreadsOne() {
+        var sc = dev.tandem.sim.scenario.ScenarioFixtures.gavel(60, "1,2,4", "3x4:V100-32GB", 11);
+        Cluster oneNode = sc.cluster().withGangsOnOneNode();
+        List<String> spreadWhereAllowed = new ArrayList<>();
+        for (String policy : dev.tandem.core.policies.PolicyCatalog.names()) {
+            for (Cluster c : List.of(sc.cluster(), oneNode)) {
+                List<String> spanning = new ArrayList<>();
+                Policy inner = dev.tandem.core.policies.PolicyCatalog.create(policy);
+                Policy watching = new Policy() {
+                    @Override public String name() { return inner.name(); }
+                    @Override public boolean actsOnRunningJobs() { return inner.actsOnRunningJobs(); }
+                    @Override public List<Decision> decide(SchedulerSnapshot s) {
+                        List<Decision> out = inner.decide(s);
+                        for (Decision d : out) {
+                            List<Integer> gpus = d instanceof Decision.Start st ? st.gpus() : d instanceof Decision.Migrate m ? m.gpus() : List.of();
+                            if (gpus.stream().map(c::nodeIndexOf).distinct().count() > 1) spanning.add(d.toString());
+                        }
+                        return out;
+                    }
+                };
+                SimulationResult r = new Simulator(SimConfig.defaults(), c, sc.profiles(), sc.truth()).run(sc.jobs(), watching, sc.newOracle());
+                assertThat(r.jobs()).as(policy).hasSize(60).allMatch(j -> j.finish() > 0);
+                if (c == oneNode) assertThat(spanning).as(policy + " with gangs on one node").isEmpty();
+                else if (!spanning.isEmpty()) spreadWhereAllowed.add(policy);
+            }
+        }
+        assertThat(spreadWhereAllowed).as("policies that spread a gang where the cluster lets them").isNotEmpty();
+    }
+
     @Test
     void deterministicForASeed() {
         var s1 = dev.tandem.sim.scenario.ScenarioFixtures.lucid(80, "poisson:20", 5);

@@ -134,7 +134,7 @@ public final class SlurmExecutor implements Executor {
             for (int i = 0; i < count; i++) {
                 int id = out.size();
                 gpus.put(id, new SlurmGpu(n.name(), i));
-                out.add(new GpuDevice(id, "slurm:" + n.name() + ":" + i, "Slurm " + n.name() + " gpu " + i, settings.gpuMemoryMiB()));
+                out.add(new GpuDevice(id, n.name(), "slurm:" + n.name() + ":" + i, "Slurm " + n.name() + " gpu " + i, settings.gpuMemoryMiB()));
             }
             if (n.unavailable()) log.warn("Slurm node {} is {}: jobs placed on its GPUs wait until it is back", n.name(), n.state());
         }
