@@ -221,4 +221,19 @@ class CliTest {
         assertThat(h.out()).contains("simulate").contains("sweep").contains("compat").contains("policies");
         assertThat(tandem("policies").out()).contains("fifo-packed").contains("tiresias");
     }
+
+    /** A daemon that cannot start prints one line that says what to do, and exits with 2. */
+    @Test
+    void serveThatCannotStartPrintsOneLineAndExitsWithTwo() throws Exception {
+        Path state = Files.createDirectory(dir.resolve("state"));
+        Files.setPosixFilePermissions(state, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
+        Run r = tandem("serve", "--state-dir", state.toString(), "--port", "0");
+        assertThat(r.code()).isEqualTo(2);
+        assertThat(r.err().lines().toList()).containsExactly("tandem: error: state directory " + state
+                + " is writable by others (mode rwxrwxrwx), who could rewrite what jobs run; check what is in it, then run: chmod 700 " + state);
+        Run badPassword = tandem("serve", "--state-dir", dir.resolve("other").toString(), "--store-password-file", dir.resolve("nope").toString(),
+                "--store", "postgresql://tandem@localhost/tandem");
+        assertThat(badPassword.code()).isEqualTo(2);
+        assertThat(badPassword.err().lines().toList()).containsExactly("tandem: error: --store-password-file " + dir.resolve("nope") + ": no such file");
+    }
 }

@@ -19,8 +19,11 @@ public final class ServeOptions {
     @Option(names = "--port", defaultValue = "8265", description = "port to listen on; 0 picks a free one (default: ${DEFAULT-VALUE})")
     int port;
 
-    @Option(names = "--store", paramLabel = "URL", description = "sqlite:PATH (default: STATE_DIR/tandem.db) or postgresql://user:password@host:port/database")
+    @Option(names = "--store", paramLabel = "URL", description = "sqlite:PATH (default: STATE_DIR/tandem.db) or postgresql://user@host:port/database (the password from --store-password-file or $TANDEM_STORE_PASSWORD, not on the command line, which ps shows)")
     String store;
+
+    @Option(names = "--store-password-file", paramLabel = "FILE", description = "the PostgreSQL password: the first line of this file (default: $TANDEM_STORE_PASSWORD if set)")
+    Path storePasswordFile;
 
     @Option(names = "--policy", defaultValue = "tandem", description = "scheduling policy (see tandem policies; default: ${DEFAULT-VALUE})")
     String policy;
@@ -83,7 +86,8 @@ public final class ServeOptions {
     String slurmGres;
 
     public ServerConfig toConfig() {
-        return new ServerConfig(stateDir == null ? ServerConfig.defaultStateDir() : stateDir.toAbsolutePath(), host, port, store, policy,
+        return new ServerConfig(stateDir == null ? ServerConfig.defaultStateDir() : stateDir.toAbsolutePath(), host, port,
+                StorePassword.apply(store, storePasswordFile, System.getenv(StorePassword.ENV)), policy,
                 Sharing.parse(sharing), mpsThreadPercentage, new SchedulerConfig(tickMs, roundMs, profileMs, observeMs, maxAttempts, memoryMarginMiB),
                 stopGraceMs, maxBodyBytes, stopJobsOnShutdown, ToolPath.fromEnvironment(),
                 executor, new SlurmSettings(slurmPartition, slurmNodes, slurmGpusPerNode, slurmGpuMemoryMiB, slurmNvidiaSmi, slurmDcgmi, slurmGres));

@@ -7,6 +7,7 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 
+import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 
 /** Runs the daemon without the rest of the CLI ({@code java -cp ... dev.tandem.server.ServerMain [options]}); same options as {@code tandem serve}. */
@@ -15,11 +16,20 @@ public final class ServerMain implements Callable<Integer> {
     @Mixin ServeOptions options;
 
     @Override public Integer call() throws Exception {
+        return serveOrExplain(options, new PrintWriter(System.err, true));
+    }
+
+    /**
+     * Runs the daemon; a start-up failure (or a bad option) prints one {@code tandem: error: ...} line that says
+     * what to do, and gives exit code 2, instead of a stack trace.
+     */
+    public static int serveOrExplain(ServeOptions options, PrintWriter err) throws InterruptedException {
         try {
             return serve(options.toConfig());
-        } catch (ExecException | StoreException | IllegalStateException | IllegalArgumentException e) {
-            System.err.println("tandem serve: error: " + e.getMessage());
-            return 1;
+        } catch (StartupException | ExecException | StoreException | IllegalStateException | IllegalArgumentException e) {
+            err.println("tandem: error: " + e.getMessage());
+            err.flush();
+            return 2;
         }
     }
 

@@ -4,12 +4,15 @@ import dev.tandem.core.policies.PolicyCatalog;
 import dev.tandem.core.policy.Policy;
 import dev.tandem.server.api.ApiServer;
 import dev.tandem.server.api.Tokens;
+import dev.tandem.server.exec.ExecException;
 import dev.tandem.server.exec.Executor;
 import dev.tandem.server.exec.GpuDevice;
+import dev.tandem.server.exec.GpuLocks;
 import dev.tandem.server.exec.LocalExecutor;
 import dev.tandem.server.exec.slurm.SlurmExecutor;
 import dev.tandem.server.exec.Sharing;
 import dev.tandem.server.gpu.GpuMonitor;
+import dev.tandem.server.gpu.NvidiaSmiParser;
 import dev.tandem.server.metrics.ServerMetrics;
 import dev.tandem.server.sched.Oracle;
 import dev.tandem.server.sched.SchedulerLoop;
@@ -20,7 +23,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,12 +45,15 @@ public final class TandemServer implements AutoCloseable {
     private final ApiServer api;
     private final String url;
     private final FileChannel stateLock;
+    /** This machine's GPUs held against other daemons (null with the Slurm executor). */
+    private final GpuLocks gpuLocks;
     private final CountDownLatch closed = new CountDownLatch(1);
     private boolean closing;
 
-    private TandemServer(ServerConfig cfg, FileChannel stateLock, Store store, GpuMonitor monitor, SchedulerLoop loop, ApiServer api, String url) {
+    private TandemServer(ServerConfig cfg, FileChannel stateLock, GpuLocks gpuLocks, Store store, GpuMonitor monitor, SchedulerLoop loop, ApiServer api, String url) {
         this.cfg = cfg;
         this.stateLock = stateLock;
+        this.gpuLocks = gpuLocks;
         this.store = store;
         this.monitor = monitor;
         this.loop = loop;
@@ -54,22 +61,40 @@ public final class TandemServer implements AutoCloseable {
         this.url = url;
     }
 
+    /**
+     * Starts the daemon. What can fail for a reason the operator can fix (state directory not safe or taken, port in
+     * use, no GPUs, store not openable) fails with a one-line {@link StartupException}, checked in that order so that
+     * nothing is created (database, admin token) by a start that cannot succeed.
+     */
     public static TandemServer start(ServerConfig cfg) {
         Policy policy = PolicyCatalog.create(cfg.policy());
         FileChannel lock = null;
         Store store = null;
         GpuMonitor monitor = null;
         SchedulerLoop loop = null;
+        Executor executor = null;
+        GpuLocks gpuLocks = null;
         try {
-            StateFiles.ensureDir(cfg.stateDir());
+            int corrected = StateFiles.secureDir(cfg.stateDir());
             lock = StateFiles.lock(cfg.stateDir());
-            store = new Store(Database.open(cfg.store(), cfg.stateDir()));
-            ensureAdmin(store, cfg.stateDir());
+            probePort(cfg.host(), cfg.port());
             // Slurm executes on other machines: their GPUs are not this machine's nvidia-smi's to sample
-            Executor executor = cfg.slurmExecutor() ? new SlurmExecutor(cfg.stateDir(), cfg.tools(), cfg.slurm(), cfg.stopGraceMs())
+            executor = cfg.slurmExecutor() ? new SlurmExecutor(cfg.stateDir(), cfg.tools(), cfg.slurm(), cfg.stopGraceMs())
                     : new LocalExecutor(cfg.stateDir(), cfg.tools(), cfg.sharing(), cfg.stopGraceMs(), cfg.mpsThreadPercentage());
-            List<GpuDevice> gpus = executor.discoverGpus();
-            for (GpuDevice g : gpus) log.info("GPU {}: {} ({} MiB, {})", g.index(), g.name(), g.memoryMiB(), g.uuid());
+            List<GpuDevice> gpus = discover(executor, cfg);
+            if (!cfg.slurmExecutor()) {
+                // Slurm's GPUs are Slurm's to hand out; this machine's are locked against every other tandem serve on it
+                gpuLocks = GpuLocks.acquire(gpus, GpuLocks.DEFAULT_DIR, "pid " + ProcessHandle.current().pid() + ", state dir " + cfg.stateDir());
+                if (gpuLocks.gpus().isEmpty()) {
+                    throw new StartupException(String.join("; ", gpuLocks.leftOut()) + ": every GPU of this machine is taken; stop that daemon, or use its state directory");
+                }
+                gpus = gpuLocks.gpus();
+            }
+            store = new Store(openStore(cfg));
+            ensureAdmin(store, cfg.stateDir());
+            if (corrected > 0) log.info("state directory {}: removed group/other access from {} entries", cfg.stateDir(), corrected);
+            for (GpuDevice g : gpus) log.info("GPU {}: {} ({} MiB, {}, node {})", g.index(), g.name(), g.memoryMiB(), g.uuid(), g.node());
+            log.info("containment: {}", executor.containment());
             monitor = new GpuMonitor();
             if (!cfg.slurmExecutor()) monitor.start(cfg.tools());
             ServerMetrics metrics = new ServerMetrics();
@@ -82,18 +107,62 @@ public final class TandemServer implements AutoCloseable {
             if (cfg.slurmExecutor()) sharing = "slurm";
             log.info("tandem serve: policy {}, {} GPU(s), {} sharing, store {}, listening on {}", policy.name(), gpus.size(), sharing,
                     store.database().description(), url);
-            return new TandemServer(cfg, lock, store, monitor, loop, api, url);
+            return new TandemServer(cfg, lock, gpuLocks, store, monitor, loop, api, url);
         } catch (IOException e) {
-            closeQuietly(loop, monitor, store, lock);
-            throw new UncheckedIOException("state directory " + cfg.stateDir() + ": " + e.getMessage(), e);
+            closeQuietly(loop, executor, monitor, store, lock, gpuLocks);
+            throw new StartupException("state directory " + cfg.stateDir() + ": " + e.getMessage(), e);
         } catch (RuntimeException e) {
-            closeQuietly(loop, monitor, store, lock);
+            closeQuietly(loop, executor, monitor, store, lock, gpuLocks);
             throw e;
         }
     }
 
-    private static void closeQuietly(SchedulerLoop loop, GpuMonitor monitor, Store store, FileChannel lock) {
+    /** Fails fast when the port is taken, before the store or the admin token is created. */
+    static void probePort(String host, int port) {
+        if (port == 0) return;
+        try (ServerSocket s = new ServerSocket()) {
+            s.setReuseAddress(true); // as the HTTP server binds: a port left in TIME_WAIT is free
+            s.bind(new InetSocketAddress(host, port));
+        } catch (IOException | IllegalArgumentException | SecurityException e) {
+            throw new StartupException("cannot listen on " + host + ":" + port + " (" + e.getMessage()
+                    + "); another tandem serve or program may use it: stop it, or give --port (0 = any free port)", e);
+        }
+    }
+
+    private static List<GpuDevice> discover(Executor executor, ServerConfig cfg) {
+        try {
+            return executor.discoverGpus();
+        } catch (ExecException e) {
+            throw new StartupException("no GPUs found: " + oneLine(e.getMessage()) + (cfg.slurmExecutor()
+                    ? "; check that scontrol works and that the nodes have gpu GRES (--slurm-partition, --slurm-nodes)"
+                    : "; tandem serve runs jobs on this machine's NVIDIA GPUs, listed by nvidia-smi " + String.join(" ", NvidiaSmiParser.INVENTORY_ARGS)
+                      + "; to try tandem without GPUs, run tandem simulate"), e);
+        }
+    }
+
+    private static Database openStore(ServerConfig cfg) {
+        Database db = Database.parse(cfg.store(), cfg.stateDir());
+        try {
+            db.migrate();
+            db.checkWritable();
+            return db;
+        } catch (RuntimeException e) {
+            Throwable root = e;
+            while (root.getCause() != null && root.getCause() != root) root = root.getCause();
+            throw new StartupException("cannot open the store " + db.description() + ": " + oneLine(root.getMessage())
+                    + "; if another program holds it, stop that program; if it is damaged, restore it from a backup or give --store", e);
+        }
+    }
+
+    private static String oneLine(String s) {
+        if (s == null) return "(no message)";
+        return s.strip().lines().map(String::strip).filter(l -> !l.isEmpty()).findFirst().orElse("(no message)");
+    }
+
+    private static void closeQuietly(SchedulerLoop loop, Executor executor, GpuMonitor monitor, Store store, FileChannel lock, GpuLocks gpuLocks) {
+        if (gpuLocks != null) gpuLocks.close();
         if (loop != null) loop.shutdown(false);
+        else if (executor != null) executor.close();
         if (monitor != null) monitor.close();
         if (store != null) store.close();
         try {
@@ -136,6 +205,7 @@ public final class TandemServer implements AutoCloseable {
             monitor.close();
             store.close();
             Files.deleteIfExists(cfg.stateDir().resolve(StateFiles.SERVER_URL));
+            if (gpuLocks != null) gpuLocks.close();
             stateLock.close();
             log.info("tandem serve stopped");
         } catch (IOException e) {

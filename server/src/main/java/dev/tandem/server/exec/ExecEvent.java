@@ -10,11 +10,12 @@ public sealed interface ExecEvent {
     /**
      * The job's process ended. {@code exitCode} is null when it left no status: it ended while no daemon watched it,
      * or the executor lost it (a Slurm node failed); {@code lost} then says what happened where the executor knows.
-     * {@code oomInLog} tells whether this run's output had a CUDA out-of-memory message.
+     * {@code oomInLog} tells whether this run's output had a CUDA out-of-memory message; {@code leftovers}, when not
+     * null, says which processes the run left behind and were stopped.
      */
-    record Exited(long jobId, Integer exitCode, boolean oomInLog, String lost) implements ExecEvent {
-        public Exited(long jobId, Integer exitCode, boolean oomInLog) {
-            this(jobId, exitCode, oomInLog, null);
+    record Exited(long jobId, Integer exitCode, boolean oomInLog, String lost, String leftovers) implements ExecEvent {
+        public Exited(long jobId, Integer exitCode, boolean oomInLog, String lost) {
+            this(jobId, exitCode, oomInLog, lost, null);
         }
     }
 }

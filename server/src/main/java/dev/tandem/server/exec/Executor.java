@@ -11,6 +11,9 @@ import java.util.Set;
  * need not be thread-safe.
  */
 public interface Executor extends AutoCloseable {
+    /** The daemon's secrets, which jobs must never inherit from its environment. */
+    List<String> DAEMON_SECRETS = List.of("TANDEM_TOKEN", "TANDEM_STORE_PASSWORD");
+
     List<GpuDevice> discoverGpus();
 
     /** Starts a run; throws {@link ExecutorUnavailable} when nothing could be started for now, else {@link ExecException}. */
@@ -34,6 +37,9 @@ public interface Executor extends AutoCloseable {
      * daemon's own GPU monitor sees the GPUs. {@code gpus} are the run's GPUs as {@link GpuDevice#index()}.
      */
     default Optional<GpuReadings> jobReadings(long jobId, int attempt, List<Integer> gpus) { return Optional.empty(); }
+
+    /** How runs are kept apart from the daemon and from each other, for the start-up log. */
+    String containment();
 
     /** Jobs whose processes are still alive (including ones asked to stop). */
     Set<Long> liveJobs();

@@ -21,17 +21,21 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * Runs each job as a child process of the daemon: the argv list as given (through {@code tandem-run.sh}, which
  * records the exit status), in the job's working directory, with its environment plus CUDA_VISIBLE_DEVICES set
  * to its GPUs' UUIDs. Output goes straight to {@code STATE_DIR/jobs/ID/output.log} (no pipe through the daemon),
  * so a job outlives a daemon crash and a restarted daemon re-adopts it by pid and start time.
+ *
+ * <p>Each run leads a Unix session of its own ({@code setsid}), so a Ctrl-C or signal meant for the daemon's
+ * process group never reaches a job. A run ends when its main process has ended and nothing it left behind is
+ * still alive ({@link Leftovers}): those get SIGTERM, then SIGKILL after the stop grace, and are named in the
+ * job's history, so a finished job cannot keep holding its GPU's memory.
  */
 public final class LocalExecutor implements Executor {
     private static final Logger log = LoggerFactory.getLogger(LocalExecutor.class);
-    /** Variables of the daemon that jobs must not inherit. */
-    private static final List<String> NOT_INHERITED = List.of("TANDEM_TOKEN");
 
     private final Path stateDir;
     private final ToolPath tools;
@@ -40,6 +44,8 @@ public final class LocalExecutor implements Executor {
     private final Path wrapper;
     private final MpsControl mps;
     private final Map<Long, Tracked> tracked = new LinkedHashMap<>();
+    /** util-linux's setsid, or null where there is none (runs then share the daemon's session; said at start). */
+    private final Path setsid;
 
     /** A run the executor watches: its own child, or a process re-adopted after a restart (process is then null). */
     private static final class Tracked {
@@ -48,15 +54,21 @@ public final class LocalExecutor implements Executor {
         final ProcessHandle handle;
         final Process process;
         final LogScanner scanner;
+        /** The run's session: the pid of its wrapper, which setsid made a session leader (-1: not known). */
+        final long session;
         boolean stopRequested;
         long killAt = Long.MAX_VALUE;
+        /** When left-behind processes get SIGKILL (MAX_VALUE: none seen yet), and who they were. */
+        long leftoversKillAt = Long.MAX_VALUE;
+        String leftovers;
 
-        Tracked(long jobId, int attempt, ProcessHandle handle, Process process, LogScanner scanner) {
+        Tracked(long jobId, int attempt, ProcessHandle handle, Process process, LogScanner scanner, long session) {
             this.jobId = jobId;
             this.attempt = attempt;
             this.handle = handle;
             this.process = process;
             this.scanner = scanner;
+            this.session = session;
         }
     }
 
@@ -67,18 +79,28 @@ public final class LocalExecutor implements Executor {
         this.mpsSharedThreadPercentage = mpsSharedThreadPercentage;
         this.wrapper = installWrapper(stateDir);
         this.mps = sharing == Sharing.MPS ? new MpsControl(tools, stateDir) : null;
+        this.setsid = Stream.of(Path.of("/usr/bin/setsid"), Path.of("/bin/setsid")).filter(Files::isExecutable).findFirst()
+                .or(() -> tools.find("setsid")).orElse(null);
+        if (setsid == null) log.warn("no setsid (util-linux) found: jobs share the daemon's session, and a Ctrl-C on a foreground daemon reaches them");
         if (mps != null) mps.start();
     }
+
+    @Override public String containment() {
+        return setsid == null ? "none (no setsid)" : "a Unix session per run (no cgroups), left-behind processes found by session and " + Leftovers.MARKER;
+    }
+
+    /** The value of {@link Leftovers#MARKER} in a run's environment. */
+    String marker(long jobId, int attempt) { return jobDir(stateDir, jobId) + "#" + attempt; }
 
     private static Path installWrapper(Path stateDir) {
         Path bin = stateDir.resolve("bin");
         Path target = bin.resolve("tandem-run.sh");
         try (InputStream in = LocalExecutor.class.getResourceAsStream("tandem-run.sh")) {
             if (in == null) throw new ExecException("tandem-run.sh is missing from the tandem jar");
-            Files.createDirectories(bin);
+            Files.createDirectories(bin, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
             Path tmp = Files.createTempFile(bin, "tandem-run", ".tmp");
             Files.write(tmp, in.readAllBytes());
-            Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
+            Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwx------"));
             Files.move(tmp, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
             return target;
         } catch (IOException e) {
@@ -102,7 +124,7 @@ public final class LocalExecutor implements Executor {
     public static Path logFile(Path stateDir, long jobId) { return jobDir(stateDir, jobId).resolve("output.log"); }
 
     @Override public List<GpuDevice> discoverGpus() {
-        Path smi = tools.require("nvidia-smi", "tandem serve needs the NVIDIA driver's nvidia-smi to find GPUs");
+        Path smi = tools.require("nvidia-smi", "it comes with the NVIDIA driver");
         List<String> cmd = new ArrayList<>();
         cmd.add(smi.toString());
         cmd.addAll(NvidiaSmiParser.INVENTORY_ARGS);
@@ -130,7 +152,10 @@ public final class LocalExecutor implements Executor {
         if (tracked.containsKey(l.jobId())) throw new ExecException("job " + l.jobId() + " is already running");
         Path dir = jobDir(stateDir, l.jobId());
         Path logFile = dir.resolve("output.log");
-        List<String> cmd = new ArrayList<>(List.of("/bin/sh", wrapper.toString(), dir.toString(), String.valueOf(l.attempt()), "--"));
+        // setsid execs in place (a child of the JVM is no group leader), so the pid is the wrapper's and the session's id
+        List<String> cmd = new ArrayList<>();
+        if (setsid != null) cmd.add(setsid.toString());
+        cmd.addAll(List.of("/bin/sh", wrapper.toString(), dir.toString(), String.valueOf(l.attempt()), "--"));
         cmd.addAll(l.argv());
         ProcessBuilder pb = new ProcessBuilder(cmd)
                 .directory(new File(l.workdir()))
@@ -138,9 +163,10 @@ public final class LocalExecutor implements Executor {
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
         Map<String, String> env = pb.environment();
-        NOT_INHERITED.forEach(env::remove);
+        DAEMON_SECRETS.forEach(env::remove);
         env.putAll(l.env());
         env.putAll(deviceEnv(l));
+        env.put(Leftovers.MARKER, marker(l.jobId(), l.attempt()));
         try {
             Files.createDirectories(dir);
             Files.deleteIfExists(dir.resolve("exit-" + l.attempt()));
@@ -150,7 +176,7 @@ public final class LocalExecutor implements Executor {
             long offset = Files.size(logFile);
             Process p = pb.start();
             ProcessHandle h = p.toHandle();
-            tracked.put(l.jobId(), new Tracked(l.jobId(), l.attempt(), h, p, new LogScanner(logFile, offset)));
+            tracked.put(l.jobId(), new Tracked(l.jobId(), l.attempt(), h, p, new LogScanner(logFile, offset), setsid != null ? h.pid() : -1));
             return new Launched(h.pid(), Processes.startMillis(h));
         } catch (IOException e) {
             throw new ExecException("cannot start job " + l.jobId() + " (" + l.argv().get(0) + " in " + l.workdir() + "): " + e.getMessage(), e);
@@ -197,14 +223,15 @@ public final class LocalExecutor implements Executor {
         Long p = pid != null ? pid : readPid(dir.resolve("pid-" + attempt));
         Optional<ProcessHandle> h = p == null ? Optional.empty() : ProcessHandle.of(p);
         if (h.isPresent() && Processes.alive(h.get()) && ours(h.get(), pidStarted, dir, attempt)) {
-            tracked.put(jobId, new Tracked(jobId, attempt, h.get(), null, new LogScanner(logFile, size(logFile))));
+            tracked.put(jobId, new Tracked(jobId, attempt, h.get(), null, new LogScanner(logFile, size(logFile)), p));
             log.info("re-adopted job {} (pid {})", jobId, p);
             return true;
         }
         if (Files.exists(dir.resolve("exit-" + attempt))) {
             // it ended while no daemon watched: report its recorded status on the next poll; look at the end of its
             // output for an out-of-memory message
-            tracked.put(jobId, new Tracked(jobId, attempt, null, null, new LogScanner(logFile, Math.max(0, size(logFile) - (256 << 10)))));
+            tracked.put(jobId, new Tracked(jobId, attempt, null, null, new LogScanner(logFile, Math.max(0, size(logFile) - (256 << 10))),
+                    p == null ? -1 : p));
             return true;
         }
         return false;
@@ -222,19 +249,38 @@ public final class LocalExecutor implements Executor {
         for (var it = tracked.values().iterator(); it.hasNext(); ) {
             Tracked t = it.next();
             boolean alive = t.handle != null && Processes.alive(t.handle);
+            if (!alive && stopLeftovers(t, now)) alive = true; // the run is not over while what it left behind lives
             List<Long> progress = alive ? t.scanner.scan() : t.scanner.finish();
             for (long iter : progress) events.add(new ExecEvent.Progress(t.jobId, iter, now));
             if (alive) {
-                if (now >= t.killAt) {
+                if (t.handle != null && now >= t.killAt && Processes.alive(t.handle)) {
                     t.handle.descendants().forEach(ProcessHandle::destroyForcibly);
                     t.handle.destroyForcibly();
                 }
                 continue;
             }
-            events.add(new ExecEvent.Exited(t.jobId, exitCode(t), t.scanner.oomSeen()));
+            events.add(new ExecEvent.Exited(t.jobId, exitCode(t), t.scanner.oomSeen(), null, t.leftovers));
             it.remove();
         }
         return events;
+    }
+
+    /**
+     * Signals what the run left behind once its main process ended: SIGTERM at first sight, SIGKILL after the stop
+     * grace. Returns whether any is still alive.
+     */
+    private boolean stopLeftovers(Tracked t, long now) {
+        List<ProcessHandle> left = Leftovers.of(t.session, marker(t.jobId, t.attempt));
+        if (left.isEmpty()) return false;
+        if (t.leftoversKillAt == Long.MAX_VALUE) {
+            t.leftovers = "stopped " + left.size() + " process(es) it left running after its main process ended: " + Leftovers.describe(left);
+            log.info("job {}: {}", t.jobId, t.leftovers);
+            t.leftoversKillAt = now + stopGraceMs;
+            left.forEach(ProcessHandle::destroy);
+        } else if (now >= t.leftoversKillAt) {
+            left.forEach(ProcessHandle::destroyForcibly);
+        }
+        return true;
     }
 
     private Integer exitCode(Tracked t) {
@@ -259,7 +305,7 @@ public final class LocalExecutor implements Executor {
     @Override public void stopAll() {
         for (long id : List.copyOf(tracked.keySet())) stop(id);
         long deadline = System.currentTimeMillis() + stopGraceMs + 5000;
-        while (System.currentTimeMillis() < deadline && tracked.values().stream().anyMatch(t -> t.handle != null && Processes.alive(t.handle))) {
+        while (System.currentTimeMillis() < deadline && !tracked.isEmpty()) {
             poll();
             try {
                 Thread.sleep(50);

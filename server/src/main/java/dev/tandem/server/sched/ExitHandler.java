@@ -50,6 +50,7 @@ final class ExitHandler {
         }
         JobRecord job = ctx.store.job(e.jobId()).orElse(null);
         if (job == null) return Optional.empty();
+        if (e.leftovers() != null) ctx.store.note(job.id(), Context.ACTOR, e.leftovers(), now);
         Change ended = new Change().add(Column.ATTAINED_GPU_MS, (now - run.startedAt) * run.gpus.size()).set(Column.EXIT_CODE, e.exitCode())
                 .set(Column.PID, null).set(Column.PID_STARTED, null)
                 .set(Column.PROGRESS_ITER, run.meter.lastIteration() >= 0 ? run.meter.lastIteration() : null)

@@ -7,7 +7,10 @@ import org.slf4j.LoggerFactory;
 import java.net.URI;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -93,7 +96,41 @@ public final class Database implements AutoCloseable {
         return spec.replaceAll("//([^:/@]*):[^@]*@", "//$1:***@");
     }
 
-    private void migrate() {
+    /**
+     * A new SQLite file is created mode 0600 before SQLite opens it (SQLite gives its -wal and -shm files the same
+     * mode): the store holds every job's argv and environment.
+     */
+    private void createPrivately() {
+        if (kind != Kind.SQLITE) return;
+        Path file = Path.of(jdbcUrl.substring("jdbc:sqlite:".length()));
+        if (Files.exists(file)) return;
+        try {
+            if (file.getParent() != null) Files.createDirectories(file.getParent());
+            Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        } catch (java.nio.file.FileAlreadyExistsException e) {
+            // created meanwhile: SQLite opens it
+        } catch (IOException e) {
+            throw new StoreException("store " + description + ": cannot create it: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Fails when another process holds the SQLite file's write lock, which the daemon would otherwise find only at its
+     * first write (after {@code busy_timeout}); a no-op for PostgreSQL, which has no such lock.
+     */
+    public void checkWritable() {
+        if (kind != Kind.SQLITE) return;
+        tx(c -> {
+            try (var s = c.createStatement()) {
+                s.execute("DELETE FROM flyway_schema_history WHERE 0"); // takes the write lock, changes nothing
+            }
+            return null;
+        });
+    }
+
+    /** Brings the schema up to date (Flyway); the first connection is made here. */
+    public void migrate() {
+        createPrivately();
         String idPk = kind == Kind.SQLITE ? "INTEGER PRIMARY KEY AUTOINCREMENT" : "BIGSERIAL PRIMARY KEY";
         var result = Flyway.configure(Database.class.getClassLoader())
                 .dataSource(jdbcUrl, user, password)

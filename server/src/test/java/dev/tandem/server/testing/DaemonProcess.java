@@ -23,7 +23,9 @@ public final class DaemonProcess implements AutoCloseable {
     public static DaemonProcess start(FakeGpuHost host, Path stateDir, Path output, String... extra) {
         try {
             Files.deleteIfExists(stateDir.resolve("server.url"));
-            List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            // in a session of its own, as a daemon started from a terminal leads its own process group, so that a
+            // test can signal that group (Ctrl-C) without hitting the test JVM
+            List<String> cmd = new ArrayList<>(List.of("setsid", Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                     "-Xmx256m", "-XX:TieredStopAtLevel=1", "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"), "dev.tandem.server.ServerMain",
                     "--state-dir", stateDir.toString(), "--port", "0", "--tick", "100ms", "--round", "500ms", "--profile-time", "1s",
                     "--observe-time", "1s", "--stop-grace", "2s"));
@@ -61,6 +63,13 @@ public final class DaemonProcess implements AutoCloseable {
     }
 
     public String output() { return read(output); }
+
+    /** SIGINT to the daemon's whole process group, as Ctrl-C in the terminal that runs it; waits for it to exit. */
+    public int interruptGroup() throws Exception {
+        Process kill = new ProcessBuilder("kill", "-INT", "--", "-" + process.pid()).redirectErrorStream(true).start();
+        if (kill.waitFor() != 0) throw new AssertionError("kill -INT -" + process.pid() + ": " + new String(kill.getInputStream().readAllBytes()));
+        return process.waitFor();
+    }
 
     /** SIGTERM, as systemd stops a service. */
     @Override public void close() throws InterruptedException {

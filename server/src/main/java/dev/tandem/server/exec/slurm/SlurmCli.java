@@ -1,6 +1,7 @@
 package dev.tandem.server.exec.slurm;
 
 import dev.tandem.server.exec.ExecException;
+import dev.tandem.server.exec.Executor;
 import dev.tandem.server.exec.ExecutorUnavailable;
 import dev.tandem.server.exec.ToolPath;
 
@@ -17,8 +18,6 @@ import java.util.concurrent.TimeUnit;
  * is the interface that stays stable across Slurm versions and needs no extra daemon or token.
  */
 final class SlurmCli {
-    /** The daemon's variables that sbatch must not pass on to jobs (it exports its environment by default). */
-    private static final List<String> NOT_INHERITED = List.of("TANDEM_TOKEN");
     private static final long TIMEOUT_S = 30;
     /** What Slurm's clients print when slurmctld cannot be reached (down, restarting, overloaded), after ~9 s of retries. */
     private static final List<String> UNREACHABLE = List.of("Unable to contact slurm controller", "Socket timed out",
@@ -49,7 +48,8 @@ final class SlurmCli {
         cmd.addAll(args);
         try {
             ProcessBuilder pb = new ProcessBuilder(cmd).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
-            NOT_INHERITED.forEach(pb.environment()::remove);
+            // sbatch exports its environment to the job by default
+            Executor.DAEMON_SECRETS.forEach(pb.environment()::remove);
             Process p = pb.start();
             CompletableFuture<byte[]> err = CompletableFuture.supplyAsync(() -> {
                 try {

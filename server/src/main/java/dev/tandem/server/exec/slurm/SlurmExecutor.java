@@ -95,10 +95,10 @@ public final class SlurmExecutor implements Executor {
         Path target = stateDir.resolve("bin").resolve("tandem-slurm-run.sh");
         try (InputStream in = SlurmExecutor.class.getResourceAsStream("tandem-slurm-run.sh")) {
             if (in == null) throw new ExecException("tandem-slurm-run.sh is missing from the tandem jar");
-            Files.createDirectories(target.getParent());
+            Files.createDirectories(target.getParent(), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
             Path tmp = Files.createTempFile(target.getParent(), "tandem-slurm-run", ".tmp");
             Files.write(tmp, in.readAllBytes());
-            Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
+            Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwx------"));
             Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             return target;
         } catch (IOException e) {
@@ -341,6 +341,8 @@ public final class SlurmExecutor implements Executor {
         }
         return Optional.of(StepSampling.read(LocalExecutor.jobDir(stateDir, jobId), attempt, localToId));
     }
+
+    @Override public String containment() { return "Slurm's: each run is a batch job, which Slurm contains and cleans up"; }
 
     @Override public Set<Long> liveJobs() { return Set.copyOf(tracked.keySet()); }
 
