@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
 @Command(name = "tandem", mixinStandardHelpOptions = true, version = "tandem 0.1.0",
         description = "Co-locating scheduler and simulator for deep-learning training jobs on GPU clusters.",
         subcommands = {SimulateCommand.class, SweepCommand.class, CompatCommand.class, PoliciesCommand.class, ServeCommand.class, SubmitCommand.class,
-                QueueCommand.class, ShowCommand.class, CancelCommand.class, LogsCommand.class, GpusCommand.class, CommandLine.HelpCommand.class})
+                QueueCommand.class, ShowCommand.class, CancelCommand.class, LogsCommand.class, GpusCommand.class, UsersCommand.class, CommandLine.HelpCommand.class})
 public final class TandemCommand implements Runnable {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 

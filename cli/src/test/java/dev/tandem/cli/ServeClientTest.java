@@ -109,4 +109,48 @@ class ServeClientTest {
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(r.out()).contains("NVIDIA H100");
     }
+
+    CliTest.Run users(String token, String... args) {
+        String[] all = new String[args.length + 3];
+        all[0] = "users";
+        System.arraycopy(args, 0, all, 1, args.length);
+        all[args.length + 1] = "--server=" + server.url();
+        all[args.length + 2] = "--token=" + token;
+        return tandem(all);
+    }
+
+    /** add, list, show (the audit trail with the real actor), rotate-token, disable, enable; the last admin stays. */
+    @Test
+    void usersAreManagedFromTheCli() {
+        String me = System.getProperty("user.name");
+        CliTest.Run add = users(token, "add", "carol", "--unix-user", me);
+        assertThat(add.code()).as(add.err()).isZero();
+        assertThat(add.out()).startsWith("Created user carol (user, Unix account " + me + "); its token, shown only now:");
+        String carol = add.out().lines().reduce((a, b) -> b).orElseThrow().strip();
+        assertThat(tandem("queue", "--server", server.url(), "--token", carol).code()).isZero();
+
+        assertThat(users(token, "list").out()).contains("USER").containsPattern("carol\\s+user\\s+" + me + "\\s+enabled");
+        assertThat(users(carol, "list").err()).contains("only an admin lists users");
+
+        CliTest.Run rotated = users(carol, "rotate-token", "carol");
+        assertThat(rotated.code()).as(rotated.err()).isZero();
+        String carol2 = rotated.out().lines().reduce((a, b) -> b).orElseThrow().strip();
+        assertThat(tandem("queue", "--server", server.url(), "--token", carol).err()).contains("invalid token");
+        assertThat(tandem("queue", "--server", server.url(), "--token", carol2).code()).isZero();
+
+        assertThat(users(token, "disable", "carol").out()).isEqualTo("Disabled user carol" + System.lineSeparator());
+        assertThat(tandem("queue", "--server", server.url(), "--token", carol2).err()).contains("user carol is disabled");
+        assertThat(users(token, "enable", "carol").code()).isZero();
+        assertThat(tandem("queue", "--server", server.url(), "--token", carol2).code()).isZero();
+
+        CliTest.Run lastAdmin = users(token, "disable", "admin");
+        assertThat(lastAdmin.code()).isEqualTo(1);
+        assertThat(lastAdmin.err()).contains("user admin is the last enabled admin; create or enable another admin first");
+
+        CliTest.Run show = users(token, "show", "carol");
+        assertThat(show.out()).startsWith("carol: user, Unix account " + me).containsPattern("admin\\s+created")
+                .containsPattern("carol\\s+token-rotated").containsPattern("admin\\s+disabled").containsPattern("admin\\s+enabled");
+        assertThat(users(carol2, "show", "admin").err()).contains("user admin not found");
+        assertThat(users(token, "show", "nobody").err()).contains("user nobody not found");
+    }
 }

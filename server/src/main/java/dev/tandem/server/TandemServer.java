@@ -181,7 +181,7 @@ public final class TandemServer implements AutoCloseable {
         String token = Tokens.generate();
         Path file = stateDir.resolve(StateFiles.ADMIN_TOKEN);
         StateFiles.writePrivate(file, token + "\n");
-        if (!store.createUser("admin", Role.ADMIN, Tokens.hash(token), System.currentTimeMillis())) {
+        if (!store.createUser("admin", Role.ADMIN, Tokens.hash(token), System.getProperty("user.name"), "tandem serve (first start)", System.currentTimeMillis())) {
             throw new IllegalStateException("a user 'admin' exists but is not an admin; fix the users table of the store");
         }
         log.info("created user admin; its token is in {}", file);

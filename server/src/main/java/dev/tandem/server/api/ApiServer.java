@@ -20,6 +20,7 @@ import dev.tandem.server.store.ProfileRecord;
 import dev.tandem.server.store.Role;
 import dev.tandem.server.store.Store;
 import dev.tandem.server.store.User;
+import dev.tandem.server.exec.UnixAccount;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import org.slf4j.Logger;
@@ -62,6 +63,8 @@ public final class ApiServer implements AutoCloseable {
     private final JobJson jobJson = new JobJson(json);
     private final byte[] openApi;
     private final Javalin app;
+    /** The account the daemon runs as: which Unix accounts its users' jobs may run as. */
+    private final UnixAccount daemonAccount = UnixAccount.current();
 
     public ApiServer(Store store, SchedulerLoop loop, ServerMetrics metrics, Path stateDir, String sharing, String host, int port, int maxBodyBytes) {
         this.store = store;
@@ -98,6 +101,11 @@ public final class ApiServer implements AutoCloseable {
             cfg.routes.get(PREFIX + "/gpus", this::gpus);
             cfg.routes.get(PREFIX + "/profiles", this::profiles);
             cfg.routes.post(PREFIX + "/users", this::createUser);
+            cfg.routes.get(PREFIX + "/users", this::listUsers);
+            cfg.routes.get(PREFIX + "/users/{name}", this::showUser);
+            cfg.routes.post(PREFIX + "/users/{name}/disable", ctx -> setDisabled(ctx, true));
+            cfg.routes.post(PREFIX + "/users/{name}/enable", ctx -> setDisabled(ctx, false));
+            cfg.routes.post(PREFIX + "/users/{name}/rotate-token", this::rotateToken);
             cfg.routes.get(PREFIX + "/metrics", this::metrics);
             // the conventional paths of Prometheus and of liveness/readiness probes; no token, like /api/v1/metrics
             cfg.routes.get("/metrics", this::metrics);
@@ -317,10 +325,10 @@ public final class ApiServer implements AutoCloseable {
         User user = ctx.attribute("user");
         if (!user.admin()) throw new ApiError(403, null, "only an admin creates users");
         JsonNode b = body(ctx);
-        if (!b.isObject()) throw new ApiError(400, null, "the body must be a JSON object {name, role}");
+        if (!b.isObject()) throw new ApiError(400, null, "the body must be a JSON object {name, role, unix_user}");
         for (var it = b.fieldNames(); it.hasNext(); ) {
             String f = it.next();
-            if (!f.equals("name") && !f.equals("role")) throw ApiError.badField(f, "unknown field (known: name, role)");
+            if (!f.equals("name") && !f.equals("role") && !f.equals("unix_user")) throw ApiError.badField(f, "unknown field (known: name, role, unix_user)");
         }
         JsonNode n = b.get("name");
         if (n == null || !n.isTextual()) throw ApiError.badField("name", "required, a string");
@@ -334,15 +342,97 @@ public final class ApiServer implements AutoCloseable {
             }
             role = Role.parse(roleNode.asText());
         }
+        if (store.user(name).isPresent()) throw new ApiError(409, "name", "user '" + name + "' exists");
+        JsonNode unixNode = b.get("unix_user");
+        if (unixNode != null && !unixNode.isNull() && !unixNode.isTextual()) throw ApiError.badField("unix_user", "must be a string, a Unix account name");
+        String unixUser;
+        try {
+            unixUser = UnixAccount.resolve(unixNode == null || unixNode.isNull() ? null : unixNode.asText(), name, daemonAccount, UnixAccount::lookup);
+        } catch (IllegalArgumentException e) {
+            throw ApiError.badField("unix_user", e.getMessage());
+        }
         String token = Tokens.generate();
-        if (!store.createUser(name, role, Tokens.hash(token), System.currentTimeMillis())) throw new ApiError(409, "name", "user '" + name + "' exists");
-        log.info("user {} ({}) created by {}", name, role.dbName(), user.name());
+        if (!store.createUser(name, role, Tokens.hash(token), unixUser, user.name(), System.currentTimeMillis())) throw new ApiError(409, "name", "user '" + name + "' exists");
+        log.info("user {} ({}, Unix account {}) created by {}", name, role.dbName(), unixUser, user.name());
         ObjectNode o = json.createObjectNode();
         o.put("name", name);
         o.put("role", role.dbName());
+        o.put("unix_user", unixUser);
         o.put("token", token);
         o.put("note", "the token is shown only now: tandem keeps only its SHA-256");
         ctx.status(201);
+        send(ctx, o);
+    }
+
+    private static void requireAdmin(User user, String what) {
+        if (!user.admin()) throw new ApiError(403, null, "only an admin " + what);
+    }
+
+    private ObjectNode userJson(User u) {
+        ObjectNode o = json.createObjectNode();
+        o.put("name", u.name());
+        o.put("role", u.role().dbName());
+        o.put("unix_user", u.unixUser() != null ? u.unixUser() : System.getProperty("user.name"));
+        o.put("disabled", u.disabled());
+        o.put("created_at", JobJson.time(u.createdAt()));
+        return o;
+    }
+
+    private void listUsers(Context ctx) {
+        requireAdmin(ctx.attribute("user"), "lists users");
+        ObjectNode out = json.createObjectNode();
+        ArrayNode list = out.putArray("users");
+        for (User u : store.users()) list.add(userJson(u));
+        send(ctx, out);
+    }
+
+    /** A user with its audit trail; users see themselves, admins everyone. */
+    private void showUser(Context ctx) {
+        User user = ctx.attribute("user");
+        String name = ctx.pathParam("name");
+        if (!user.admin() && !user.name().equals(name)) throw ApiError.notFound("user " + name);
+        User u = store.user(name).orElseThrow(() -> ApiError.notFound("user " + name));
+        ObjectNode o = userJson(u);
+        ArrayNode events = o.putArray("events");
+        for (User.Event e : store.userEvents(name)) {
+            ObjectNode ev = events.addObject();
+            ev.put("at", JobJson.time(e.at()));
+            ev.put("actor", e.actor());
+            ev.put("action", e.action());
+            ev.put("detail", e.detail());
+        }
+        send(ctx, o);
+    }
+
+    /** The last enabled admin cannot be disabled: nobody could manage users any more. */
+    private void setDisabled(Context ctx, boolean disabled) {
+        User user = ctx.attribute("user");
+        requireAdmin(user, disabled ? "disables users" : "enables users");
+        String name = ctx.pathParam("name");
+        User u = store.user(name).orElseThrow(() -> ApiError.notFound("user " + name));
+        if (disabled && u.admin() && !u.disabled() && store.enabledAdmins() <= 1) {
+            throw new ApiError(409, null, "user " + name + " is the last enabled admin; create or enable another admin first");
+        }
+        store.setDisabled(name, disabled, user.name(), System.currentTimeMillis());
+        auth.forget(name);
+        log.info("user {} {} by {}", name, disabled ? "disabled" : "enabled", user.name());
+        send(ctx, userJson(store.user(name).orElseThrow()));
+    }
+
+    /** A new token for a user (an admin for anyone, a user for itself); the old one stops working at once. */
+    private void rotateToken(Context ctx) {
+        User user = ctx.attribute("user");
+        String name = ctx.pathParam("name");
+        if (!user.admin() && !user.name().equals(name)) throw new ApiError(403, null, "only an admin rotates another user's token");
+        store.user(name).orElseThrow(() -> ApiError.notFound("user " + name));
+        String token = Tokens.generate();
+        store.rotateToken(name, Tokens.hash(token), user.name(), System.currentTimeMillis());
+        auth.forget(name);
+        log.info("token of user {} rotated by {}", name, user.name());
+        ObjectNode o = json.createObjectNode();
+        o.put("name", name);
+        o.put("token", token);
+        o.put("note", "the token is shown only now: tandem keeps only its SHA-256; the old token no longer works");
         send(ctx, o);
     }
 

@@ -26,7 +26,13 @@ public final class Auth {
         User u = byHash.get(hash);
         if (u != null) return u;
         u = store.userByTokenHash(hash).orElseThrow(() -> new ApiError(401, "Authorization", "invalid token"));
+        if (u.disabled()) throw new ApiError(401, "Authorization", "user " + u.name() + " is disabled");
         byHash.put(hash, u);
         return u;
+    }
+
+    /** Drops what is remembered of a user whose token or state changed, so its next request is checked anew. */
+    public void forget(String name) {
+        byHash.values().removeIf(u -> u.name().equals(name));
     }
 }

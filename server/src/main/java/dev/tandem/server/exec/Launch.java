@@ -11,9 +11,10 @@ import java.util.Map;
  * @param memoryMiB    device memory budgeted per GPU (0 = unknown); MPS pins the job to it
  * @param profileMs    how long this run is profiled (0: not a profiling run); an executor whose GPUs the daemon cannot
  *                     sample itself takes the readings inside the run for that long
+ * @param runAs        the account whose rights the job gets: its owner's (null: the daemon's own)
  */
 public record Launch(long jobId, int attempt, List<String> argv, Map<String, String> env, String workdir,
-                     List<GpuDevice> gpus, int tenants, long memoryMiB, long profileMs) {
+                     List<GpuDevice> gpus, int tenants, long memoryMiB, long profileMs, UnixAccount runAs) {
     public Launch {
         argv = List.copyOf(argv);
         env = Map.copyOf(env);

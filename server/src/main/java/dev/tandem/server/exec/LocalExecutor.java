@@ -46,6 +46,10 @@ public final class LocalExecutor implements Executor {
     private final Map<Long, Tracked> tracked = new LinkedHashMap<>();
     /** util-linux's setsid, or null where there is none (runs then share the daemon's session; said at start). */
     private final Path setsid;
+    /** util-linux's setpriv, which a root daemon uses to run jobs as their owners (null: not installed). */
+    private final Path setpriv;
+    /** The daemon's own account. */
+    private final UnixAccount self;
 
     /** A run the executor watches: its own child, or a process re-adopted after a restart (process is then null). */
     private static final class Tracked {
@@ -81,12 +85,37 @@ public final class LocalExecutor implements Executor {
         this.mps = sharing == Sharing.MPS ? new MpsControl(tools, stateDir) : null;
         this.setsid = Stream.of(Path.of("/usr/bin/setsid"), Path.of("/bin/setsid")).filter(Files::isExecutable).findFirst()
                 .or(() -> tools.find("setsid")).orElse(null);
+        this.setpriv = Stream.of(Path.of("/usr/bin/setpriv"), Path.of("/bin/setpriv")).filter(Files::isExecutable).findFirst()
+                .or(() -> tools.find("setpriv")).orElse(null);
+        this.self = UnixAccount.current();
         if (setsid == null) log.warn("no setsid (util-linux) found: jobs share the daemon's session, and a Ctrl-C on a foreground daemon reaches them");
         if (mps != null) mps.start();
     }
 
     @Override public String containment() {
         return setsid == null ? "none (no setsid)" : "a Unix session per run (no cgroups), left-behind processes found by session and " + Leftovers.MARKER;
+    }
+
+    /**
+     * util-linux's setpriv, run by the wrapper: the job's uid and gid, its supplementary groups from the group
+     * database, and no capabilities left over from root.
+     */
+    List<String> switchTo(UnixAccount a) {
+        if (setpriv == null) throw new ExecException("cannot run a job as " + a.name() + ": setpriv (util-linux) is not installed");
+        return List.of(setpriv.toString(), "--reuid=" + a.uid(), "--regid=" + a.gid(), "--init-groups", "--inh-caps=-all", "--");
+    }
+
+    /** The environment a job run as another account starts from, as a login would give (no daemon variables). */
+    static Map<String, String> accountEnv(UnixAccount a) {
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put("PATH", "/usr/local/bin:/usr/bin:/bin");
+        env.put("HOME", a.home());
+        env.put("USER", a.name());
+        env.put("LOGNAME", a.name());
+        env.put("SHELL", a.shell());
+        String lang = System.getenv("LANG");
+        if (lang != null) env.put("LANG", lang);
+        return env;
     }
 
     /** The value of {@link Leftovers#MARKER} in a run's environment. */
@@ -156,6 +185,9 @@ public final class LocalExecutor implements Executor {
         List<String> cmd = new ArrayList<>();
         if (setsid != null) cmd.add(setsid.toString());
         cmd.addAll(List.of("/bin/sh", wrapper.toString(), dir.toString(), String.valueOf(l.attempt()), "--"));
+        // the wrapper stays the daemon's (it writes the exit status into the state directory); the job gets its owner's rights
+        boolean switchUser = l.runAs() != null && l.runAs().uid() != self.uid();
+        if (switchUser) cmd.addAll(switchTo(l.runAs()));
         cmd.addAll(l.argv());
         ProcessBuilder pb = new ProcessBuilder(cmd)
                 .directory(new File(l.workdir()))
@@ -164,6 +196,11 @@ public final class LocalExecutor implements Executor {
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
         Map<String, String> env = pb.environment();
         DAEMON_SECRETS.forEach(env::remove);
+        if (switchUser) {
+            // another user's job inherits nothing of the daemon's environment: only its account's basics and what it asked for
+            env.clear();
+            env.putAll(accountEnv(l.runAs()));
+        }
         env.putAll(l.env());
         env.putAll(deviceEnv(l));
         env.put(Leftovers.MARKER, marker(l.jobId(), l.attempt()));

@@ -7,7 +7,9 @@ import dev.tandem.core.model.Gpu;
 import dev.tandem.core.model.GpuType;
 import dev.tandem.core.model.Job;
 import dev.tandem.core.model.Node;
+import dev.tandem.server.exec.ExecException;
 import dev.tandem.server.exec.Executor;
+import dev.tandem.server.exec.UnixAccount;
 import dev.tandem.server.exec.GpuDevice;
 import dev.tandem.server.gpu.GpuMonitor;
 import dev.tandem.server.metrics.ServerMetrics;
@@ -109,6 +111,16 @@ final class Context {
         long memory = r.exclusive() ? largestGpuMiB() : Math.max(r.memoryMiB(), profiled);
         double total = r.iterations() != null ? r.iterations() : 1.0;
         return new Job(String.valueOf(r.id()), r.owner(), r.submittedAt() / 1000.0, r.gpus(), r.signature(), total, memory, 0);
+    }
+
+    /**
+     * The Unix account a user's jobs run as: the one recorded with the user, looked up now (an account removed since
+     * fails the start); null for the daemon's own (users created before accounts were recorded).
+     */
+    UnixAccount accountOf(String owner) {
+        String unixUser = store.user(owner).map(u -> u.unixUser()).orElse(null);
+        if (unixUser == null) return null;
+        return UnixAccount.lookup(unixUser).orElseThrow(() -> new ExecException("the Unix account " + unixUser + " of user " + owner + " no longer exists"));
     }
 
     long largestGpuMiB() {

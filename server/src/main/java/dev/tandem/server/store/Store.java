@@ -56,8 +56,8 @@ public final class Store implements AutoCloseable {
         });
     }
 
-    /** Creates a user; false when the name is taken. */
-    public boolean createUser(String name, Role role, String tokenHash, long now) {
+    /** Creates a user, recorded in the audit trail as created by {@code actor}; false when the name is taken. */
+    public boolean createUser(String name, Role role, String tokenHash, String unixUser, String actor, long now) {
         return db.tx(c -> {
             try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM users WHERE name = ?")) {
                 ps.setString(1, name);
@@ -65,26 +65,118 @@ public final class Store implements AutoCloseable {
                     if (rs.next()) return false;
                 }
             }
-            try (PreparedStatement ps = c.prepareStatement("INSERT INTO users (name, role, token_hash, created_at) VALUES (?, ?, ?, ?)")) {
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO users (name, role, token_hash, unix_user, created_at) VALUES (?, ?, ?, ?, ?)")) {
                 ps.setString(1, name);
                 ps.setString(2, role.dbName());
                 ps.setString(3, tokenHash);
-                ps.setLong(4, now);
+                ps.setString(4, unixUser);
+                ps.setLong(5, now);
                 ps.executeUpdate();
             }
+            userEvent(c, name, actor, "created", role.dbName() + ", Unix account " + (unixUser == null ? "the daemon's" : unixUser), now);
             return true;
         });
     }
 
-    public Optional<User> userByTokenHash(String tokenHash) {
+    private static void userEvent(Connection c, String name, String actor, String action, String detail, long now) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO user_events (at, actor, user_name, action, detail) VALUES (?, ?, ?, ?, ?)")) {
+            ps.setLong(1, now);
+            ps.setString(2, actor);
+            ps.setString(3, name);
+            ps.setString(4, action);
+            ps.setString(5, detail);
+            ps.executeUpdate();
+        }
+    }
+
+    /** Disables or enables a user; false when there is no such user. Unchanged state is not recorded again. */
+    public boolean setDisabled(String name, boolean disabled, String actor, long now) {
         return db.tx(c -> {
-            try (PreparedStatement ps = c.prepareStatement("SELECT name, role FROM users WHERE token_hash = ?")) {
+            Optional<User> u = userWhere(c, "name", name);
+            if (u.isEmpty()) return false;
+            if (u.get().disabled() == disabled) return true;
+            try (PreparedStatement ps = c.prepareStatement("UPDATE users SET disabled = ? WHERE name = ?")) {
+                ps.setInt(1, disabled ? 1 : 0);
+                ps.setString(2, name);
+                ps.executeUpdate();
+            }
+            userEvent(c, name, actor, disabled ? "disabled" : "enabled", "", now);
+            return true;
+        });
+    }
+
+    /** Replaces a user's token; false when there is no such user. */
+    public boolean rotateToken(String name, String tokenHash, String actor, long now) {
+        return db.tx(c -> {
+            try (PreparedStatement ps = c.prepareStatement("UPDATE users SET token_hash = ? WHERE name = ?")) {
                 ps.setString(1, tokenHash);
-                try (ResultSet rs = ps.executeQuery()) {
-                    return rs.next() ? Optional.of(new User(rs.getString(1), Role.parse(rs.getString(2)))) : Optional.empty();
-                }
+                ps.setString(2, name);
+                if (ps.executeUpdate() == 0) return false;
+            }
+            userEvent(c, name, actor, "token-rotated", "the old token no longer works", now);
+            return true;
+        });
+    }
+
+    /** How many admins are not disabled. */
+    public long enabledAdmins() {
+        return db.tx(c -> {
+            try (PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM users WHERE role = 'admin' AND disabled = 0"); ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
             }
         });
+    }
+
+    public List<User> users() {
+        return db.tx(c -> {
+            List<User> out = new ArrayList<>();
+            try (PreparedStatement ps = c.prepareStatement("SELECT " + USER_COLUMNS + " FROM users ORDER BY name"); ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) out.add(user(rs));
+            }
+            return out;
+        });
+    }
+
+    /** The audit trail of one user, oldest first. */
+    public List<User.Event> userEvents(String name) {
+        return db.tx(c -> {
+            List<User.Event> out = new ArrayList<>();
+            try (PreparedStatement ps = c.prepareStatement("SELECT at, actor, action, detail FROM user_events WHERE user_name = ? ORDER BY id")) {
+                ps.setString(1, name);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) out.add(new User.Event(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(4)));
+                }
+            }
+            return out;
+        });
+    }
+
+    public Optional<User> userByTokenHash(String tokenHash) {
+        return userWhere("token_hash", tokenHash);
+    }
+
+    public Optional<User> user(String name) {
+        return userWhere("name", name);
+    }
+
+    private static final String USER_COLUMNS = "name, role, unix_user, disabled, created_at";
+
+    private Optional<User> userWhere(String column, String value) {
+        return db.tx(c -> userWhere(c, column, value));
+    }
+
+    private static Optional<User> userWhere(Connection c, String column, String value) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT " + USER_COLUMNS + " FROM users WHERE " + column + " = ?")) {
+            ps.setString(1, value);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? Optional.of(user(rs)) : Optional.empty();
+            }
+        }
+    }
+
+    private static User user(ResultSet rs) throws SQLException {
+        return new User(rs.getString(1), Role.parse(rs.getString(2)), rs.getString(3), rs.getInt(4) != 0, rs.getLong(5));
     }
 
     // ---- jobs

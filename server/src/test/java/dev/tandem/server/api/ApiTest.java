@@ -43,7 +43,8 @@ class ApiTest {
     }
 
     static String createUser(String name, String role) {
-        TestApi.Response r = api.post("/users", admin, TestApi.json(Map.of("name", name, "role", role)));
+        // mapped to the test's own account: a root daemon would otherwise look for a Unix account named like the user
+        TestApi.Response r = api.post("/users", admin, TestApi.json(Map.of("name", name, "role", role, "unix_user", System.getProperty("user.name"))));
         assertThat(r.status()).as(r.body()).isEqualTo(201);
         assertThat(r.json().get("role").asText()).isEqualTo(role);
         return r.json().get("token").asText();
@@ -151,6 +152,18 @@ class ApiTest {
         assertThat(api.get("/nothing", alice).status()).isEqualTo(404);
         assertThat(api.post("/users", admin, TestApi.json(Map.of("name", "Bad Name"))).json().get("field").asText()).isEqualTo("name");
         assertThat(api.post("/users", admin, TestApi.json(Map.of("name", "carol", "role", "root"))).json().get("field").asText()).isEqualTo("role");
+        TestApi.Response noAccount = api.post("/users", admin, TestApi.json(Map.of("name", "carol", "unix_user", "no-such-account-here")));
+        assertThat(noAccount.status()).isEqualTo(400);
+        assertThat(noAccount.json().get("field").asText()).isEqualTo("unix_user");
+        assertThat(api.post("/users", admin, TestApi.json(Map.of("name", "carol", "unix_user", 7))).json().get("error").asText())
+                .isEqualTo("unix_user: must be a string, a Unix account name");
+        assertThat(api.post("/users/nobody/disable", admin, "").status()).isEqualTo(404);
+        assertThat(api.post("/users/nobody/rotate-token", admin, "").status()).isEqualTo(404);
+        assertThat(api.post("/users/bob/disable", alice, "").status()).isEqualTo(403);
+        assertThat(api.post("/users/bob/rotate-token", alice, "").status()).isEqualTo(403);
+        assertThat(api.get("/users/bob", alice).status()).as("another user's record is absent to alice").isEqualTo(404);
+        assertThat(api.get("/users/alice", alice).json().get("events").get(0).get("actor").asText()).isEqualTo("admin");
+        assertThat(api.get("/users", alice).status()).isEqualTo(403);
     }
 
     @Test

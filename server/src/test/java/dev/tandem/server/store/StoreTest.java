@@ -42,7 +42,7 @@ class StoreTest {
         try (Store again = new Store(Database.open("sqlite:" + dir.resolve("tandem.db"), dir))) {
             assertThat(again.jobs(null, EnumSet.noneOf(JobState.class), 0, 100)).hasSize(2);
             assertThat(again.profiles()).hasSize(1);
-            assertThat(again.database().tx(StoreTest::schemaVersion)).isEqualTo("1");
+            assertThat(again.database().tx(StoreTest::schemaVersion)).isEqualTo("2");
         }
     }
 
@@ -64,10 +64,22 @@ class StoreTest {
 
     static void exercise(Store s) {
         assertThat(s.anyAdmin()).isFalse();
-        assertThat(s.createUser("admin", Role.ADMIN, "a".repeat(64), 1)).isTrue();
-        assertThat(s.createUser("admin", Role.USER, "b".repeat(64), 1)).isFalse();
+        assertThat(s.createUser("admin", Role.ADMIN, "a".repeat(64), "root", "test", 1)).isTrue();
+        assertThat(s.createUser("admin", Role.USER, "b".repeat(64), null, "test", 1)).isFalse();
         assertThat(s.anyAdmin()).isTrue();
-        assertThat(s.userByTokenHash("a".repeat(64))).contains(new User("admin", Role.ADMIN));
+        assertThat(s.userByTokenHash("a".repeat(64))).contains(new User("admin", Role.ADMIN, "root", false, 1));
+        assertThat(s.user("admin")).contains(new User("admin", Role.ADMIN, "root", false, 1));
+        assertThat(s.setDisabled("admin", true, "ops", 2)).isTrue();
+        assertThat(s.setDisabled("admin", true, "ops", 3)).as("already disabled: recorded once").isTrue();
+        assertThat(s.setDisabled("nobody", true, "ops", 3)).isFalse();
+        assertThat(s.user("admin").orElseThrow().disabled()).isTrue();
+        assertThat(s.enabledAdmins()).isZero();
+        assertThat(s.rotateToken("admin", "d".repeat(64), "ops", 4)).isTrue();
+        assertThat(s.userByTokenHash("a".repeat(64))).isEmpty();
+        assertThat(s.userByTokenHash("d".repeat(64))).isPresent();
+        assertThat(s.userEvents("admin")).extracting(User.Event::action, User.Event::actor).containsExactly(
+                org.assertj.core.groups.Tuple.tuple("created", "test"), org.assertj.core.groups.Tuple.tuple("disabled", "ops"),
+                org.assertj.core.groups.Tuple.tuple("token-rotated", "ops"));
         assertThat(s.userByTokenHash("c".repeat(64))).isEmpty();
 
         NewJob nj = new NewJob("train", List.of("python", "train.py", "--lr", "1e-3; rm -rf /"), Map.of("SEED", "1"), "/tmp", 1, 4096, 500L, SIG);

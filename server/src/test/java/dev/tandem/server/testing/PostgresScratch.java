@@ -13,7 +13,7 @@ public final class PostgresScratch {
         try (Database db = Database.parse(url, dir)) {
             db.tx(c -> {
                 try (Statement st = c.createStatement()) {
-                    st.execute("DROP TABLE IF EXISTS pair_observations, oom_pairs, memory_estimates, profiles, job_events, jobs, users, "
+                    st.execute("DROP TABLE IF EXISTS user_events, pair_observations, oom_pairs, memory_estimates, profiles, job_events, jobs, users, "
                             + "flyway_schema_history CASCADE");
                 }
                 return null;

@@ -154,6 +154,10 @@ public final class SlurmExecutor implements Executor {
     @Override public Launched start(Launch l) {
         if (tracked.containsKey(l.jobId())) throw new ExecException("job " + l.jobId() + " is already running");
         if (!ready()) throw new ExecutorUnavailable("slurmctld does not answer");
+        if (l.runAs() != null && !l.runAs().name().equals(System.getProperty("user.name"))) {
+            throw new ExecException("job " + l.jobId() + ": the Slurm executor submits every job as the daemon's user " + System.getProperty("user.name")
+                    + ", not as " + l.runAs().name() + "; map this user to the daemon's account or use the local executor");
+        }
         List<SlurmGpu> placed = l.gpus().stream().map(g -> gpus.get(g.index())).toList();
         if (placed.contains(null)) throw new ExecException("job " + l.jobId() + ": GPU(s) not known to the Slurm executor");
         String node = placed.getFirst().node();

@@ -1,0 +1,77 @@
+package dev.tandem.server.exec;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.regex.Pattern;
+
+/**
+ * A Unix account as the name service knows it ({@code getent passwd NAME}, so LDAP or SSSD accounts count too):
+ * whose rights a job runs with.
+ */
+public record UnixAccount(String name, long uid, long gid, String home, String shell) {
+    /** The names useradd accepts (POSIX portable, as Debian's default NAME_REGEX). */
+    private static final Pattern NAME = Pattern.compile("[a-z_][a-z0-9_-]{0,31}");
+
+    public boolean root() { return uid == 0; }
+
+    public static boolean validName(String name) { return name != null && NAME.matcher(name).matches(); }
+
+    /** The account of {@code name}, or empty when there is none. */
+    public static Optional<UnixAccount> lookup(String name) {
+        if (!validName(name)) return Optional.empty();
+        try {
+            Process p = new ProcessBuilder("getent", "passwd", name).redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+            if (!p.waitFor(10, TimeUnit.SECONDS) || p.exitValue() != 0) return Optional.empty();
+            return parse(out);
+        } catch (IOException e) {
+            throw new ExecException("cannot look up Unix account " + name + " (getent passwd): " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.empty();
+        }
+    }
+
+    /** A passwd line, {@code name:password:uid:gid:gecos:home:shell}. */
+    static Optional<UnixAccount> parse(String line) {
+        String[] f = line.split(":", -1);
+        if (f.length < 7) return Optional.empty();
+        try {
+            return Optional.of(new UnixAccount(f[0], Long.parseLong(f[2]), Long.parseLong(f[3]), f[5], f[6]));
+        } catch (NumberFormatException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** The account this process runs as. */
+    public static UnixAccount current() {
+        String name = System.getProperty("user.name");
+        return lookup(name).orElseThrow(() -> new ExecException("the daemon's own Unix account '" + name + "' is unknown to getent passwd"));
+    }
+
+    /**
+     * The account a new API user's jobs run as. A daemon that is not root can run jobs only as itself; a root daemon
+     * runs them as the named account, by default the one named like the user, and never as root unless asked.
+     *
+     * @param requested the account asked for, or null
+     * @return the account's name
+     * @throws IllegalArgumentException with the reason, for the API to report on the field {@code unix_user}
+     */
+    public static String resolve(String requested, String userName, UnixAccount daemon, Function<String, Optional<UnixAccount>> lookup) {
+        if (!daemon.root()) {
+            if (requested == null || requested.equals(daemon.name())) return daemon.name();
+            throw new IllegalArgumentException("tandem serve runs as " + daemon.name() + ", not as root, so every job runs as " + daemon.name()
+                    + "; map users to " + daemon.name() + " or run the daemon as root");
+        }
+        String name = requested != null ? requested : userName;
+        if (!validName(name)) throw new IllegalArgumentException("'" + name + "' is not a Unix account name");
+        if (lookup.apply(name).isEmpty()) {
+            throw new IllegalArgumentException(requested != null ? "no Unix account '" + name + "' on this machine"
+                    : "no Unix account named '" + name + "' on this machine; give unix_user, the account whose rights its jobs get");
+        }
+        return name;
+    }
+}

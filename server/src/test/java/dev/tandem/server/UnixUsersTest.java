@@ -1,0 +1,135 @@
+package dev.tandem.server;
+
+import dev.tandem.server.exec.UnixAccount;
+import dev.tandem.server.testing.FakeGpuHost;
+import dev.tandem.server.testing.TestApi;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.nio.file.attribute.UserPrincipal;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * API users mapped to Unix accounts: a root daemon runs each job with its owner's uid, gid and groups, in a clean
+ * environment, so a job cannot read the admin token, the store, another user's files or logs. The accounts are
+ * created here with useradd (as .ci/run runs the tests as root); without root the test is skipped, except for the
+ * mapping rules, which need no account.
+ */
+class UnixUsersTest {
+    static final Duration LONG = Duration.ofSeconds(60);
+    static final String U1 = "tandem-t1", U2 = "tandem-t2";
+    @TempDir Path dir;
+    Path shared;
+    TandemServer server;
+
+    @AfterEach
+    void stop() throws Exception {
+        if (server != null) server.close();
+        if (shared != null) {
+            try (var files = Files.walk(shared)) {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
+
+    static void ensureAccount(String name) throws Exception {
+        if (UnixAccount.lookup(name).isPresent()) return;
+        Process p = new ProcessBuilder("useradd", "--no-create-home", "--shell", "/bin/sh", name).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes());
+        assertThat(p.waitFor()).as("useradd " + name + ": " + out).isZero();
+    }
+
+    static String lines(String log, String prefix) {
+        return log.lines().filter(l -> l.startsWith(prefix)).collect(Collectors.joining("\n"));
+    }
+
+    @Test
+    void eachJobRunsAsItsOwnersAccountAndSeesNothingOfTheDaemonOrOtherUsers() throws Exception {
+        assumeTrue("root".equals(System.getProperty("user.name")), "switching users needs a root daemon");
+        assumeTrue(Files.isExecutable(Path.of("/usr/sbin/useradd")), "needs useradd");
+        ensureAccount(U1);
+        ensureAccount(U2);
+        UnixAccount a1 = UnixAccount.lookup(U1).orElseThrow(), a2 = UnixAccount.lookup(U2).orElseThrow();
+        // a directory both accounts can reach (the @TempDir is root's alone), with a file only tandem-t2 may read
+        shared = Files.createTempDirectory(Path.of("/tmp"), "tandem-unix-");
+        Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwxrwxrwx"));
+        Path secret = Files.writeString(shared.resolve("t2-secret"), "only for t2\n");
+        UserPrincipal t2 = shared.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName(U2);
+        Files.setOwner(secret, t2);
+        Files.setPosixFilePermissions(secret, PosixFilePermissions.fromString("rw-------"));
+
+        FakeGpuHost host = FakeGpuHost.install(dir.resolve("host"), "h100x2");
+        Path state = dir.resolve("state");
+        server = TandemServer.start(host.config(state));
+        TestApi api = new TestApi(server.url());
+        String admin = Files.readString(server.adminTokenFile()).strip();
+        var r1 = api.post("/users", admin, TestApi.json(Map.of("name", "alice", "unix_user", U1)));
+        assertThat(r1.status()).as(r1.body()).isEqualTo(201);
+        assertThat(r1.json().get("unix_user").asText()).isEqualTo(U1);
+        String alice = r1.json().get("token").asText();
+        var r2 = api.post("/users", admin, TestApi.json(Map.of("name", U2))); // named like its account: mapped to it
+        assertThat(r2.json().get("unix_user").asText()).as(r2.body()).isEqualTo(U2);
+        String bob = r2.json().get("token").asText();
+
+        long bobs = api.submit(bob, TestApi.json(Map.of("argv", List.of("/bin/sh", "-c", "id -u; cat " + secret), "workdir", shared.toString(),
+                "signature", Map.of("model", "Probe"))));
+        TestApi.await(LONG, "bob's job to succeed", () -> api.state(admin, bobs).equals("succeeded"));
+        String bobLog = api.get("/jobs/" + bobs + "/logs", bob).json().get("data").asText();
+        assertThat(bobLog).contains(a2.uid() + "\n").contains("only for t2");
+
+        String probe = String.join("; ",
+                "echo uid=$(id -u) gid=$(id -g)",
+                "cat " + state.resolve(StateFiles.ADMIN_TOKEN) + " >/dev/null 2>&1; echo token=$?",
+                "cat " + state.resolve("tandem.db") + " >/dev/null 2>&1; echo store=$?",
+                "cat " + state.resolve("jobs/" + bobs + "/output.log") + " >/dev/null 2>&1; echo otherlog=$?",
+                "cat " + secret + " >/dev/null 2>&1; echo otherfile=$?",
+                "echo mine > " + shared.resolve("alice-was-here") + "; echo write=$?",
+                "env | sed 's/^/env:/'");
+        long alices = api.submit(alice, TestApi.json(Map.of("argv", List.of("/bin/sh", "-c", probe), "workdir", shared.toString(),
+                "env", Map.of("MY_SETTING", "42"), "signature", Map.of("model", "Probe"))));
+        TestApi.await(LONG, "alice's job to succeed", () -> api.state(admin, alices).equals("succeeded"));
+        String log = api.get("/jobs/" + alices + "/logs", alice).json().get("data").asText();
+        assertThat(log).contains("uid=" + a1.uid() + " gid=" + a1.gid());
+        assertThat(log).contains("token=1").contains("store=1").contains("otherlog=1").contains("otherfile=1").contains("write=0");
+        assertThat(Files.getOwner(shared.resolve("alice-was-here")).getName()).isEqualTo(U1);
+        Set<String> names = log.lines().filter(l -> l.startsWith("env:")).map(l -> l.substring(4).split("=", 2)[0]).collect(Collectors.toSet());
+        assertThat(names).as(lines(log, "env:")).contains("HOME", "USER", "PATH", "MY_SETTING", "CUDA_VISIBLE_DEVICES", "TANDEM_JOB_ID", "TANDEM_RUN")
+                .allMatch(n -> Set.of("HOME", "USER", "LOGNAME", "SHELL", "PATH", "LANG", "PWD", "SHLVL", "_", "MY_SETTING").contains(n)
+                        || n.startsWith("CUDA_") || n.startsWith("TANDEM_"));
+        assertThat(log).contains("env:USER=" + U1).contains("env:MY_SETTING=42");
+        // the user's own view of the logs still works through the API; the other's does not
+        assertThat(api.get("/jobs/" + bobs + "/logs", alice).status()).isEqualTo(404);
+    }
+
+    @Test
+    void theMappingRules() {
+        UnixAccount root = new UnixAccount("root", 0, 0, "/root", "/bin/sh"), svc = new UnixAccount("tandem", 998, 998, "/var/lib/tandem", "/bin/sh");
+        java.util.function.Function<String, Optional<UnixAccount>> accounts = n -> Set.of("alice", "svc-ml", "root").contains(n)
+                ? Optional.of(new UnixAccount(n, 1000, 1000, "/home/" + n, "/bin/sh")) : Optional.empty();
+        assertThat(UnixAccount.resolve(null, "alice", root, accounts)).isEqualTo("alice");
+        assertThat(UnixAccount.resolve("svc-ml", "alice", root, accounts)).isEqualTo("svc-ml");
+        assertThat(UnixAccount.resolve("root", "ops", root, accounts)).as("root only when asked").isEqualTo("root");
+        assertThatThrownBy(() -> UnixAccount.resolve(null, "carol", root, accounts))
+                .hasMessage("no Unix account named 'carol' on this machine; give unix_user, the account whose rights its jobs get");
+        assertThatThrownBy(() -> UnixAccount.resolve("nobody-here", "carol", root, accounts)).hasMessage("no Unix account 'nobody-here' on this machine");
+        assertThatThrownBy(() -> UnixAccount.resolve("Bad Name", "carol", root, accounts)).hasMessage("'Bad Name' is not a Unix account name");
+        // a daemon that is not root runs every job as itself
+        assertThat(UnixAccount.resolve(null, "alice", svc, accounts)).isEqualTo("tandem");
+        assertThat(UnixAccount.resolve("tandem", "alice", svc, accounts)).isEqualTo("tandem");
+        assertThatThrownBy(() -> UnixAccount.resolve("alice", "alice", svc, accounts))
+                .hasMessage("tandem serve runs as tandem, not as root, so every job runs as tandem; map users to tandem or run the daemon as root");
+    }
+}
