@@ -5,9 +5,9 @@ import dev.tandem.core.compat.PairObservation;
 import dev.tandem.core.compat.UtilSumModel;
 import dev.tandem.core.model.JobProfile;
 import dev.tandem.core.model.ProfileStore;
-import dev.tandem.sim.data.DataSource;
-import dev.tandem.sim.data.ProfileReader;
-import dev.tandem.sim.scenario.Scenario;
+import dev.tandem.data.DataSource;
+import dev.tandem.data.TrainingPairs;
+import dev.tandem.data.ProfileReader;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -38,7 +38,7 @@ public class CompatibilityBenchmark {
     public void setUp() {
         ProfileStore store = new ProfileStore(ProfileReader.read(DataSource.LUCID_PROFILES, 0));
         profiles = new ArrayList<>(store.all());
-        training = Scenario.loadTraining(DataSource.LUCID_PAIRS, store, "v100");
+        training = TrainingPairs.load(DataSource.LUCID_PAIRS, store, "v100");
     }
 
     @Benchmark

@@ -3,7 +3,7 @@ package dev.tandem.bench;
 import dev.tandem.core.model.Cluster;
 import dev.tandem.core.policies.PolicyCatalog;
 import dev.tandem.core.policies.TandemPolicy;
-import dev.tandem.sim.data.DataSource;
+import dev.tandem.data.DataSource;
 import dev.tandem.sim.engine.SimConfig;
 import dev.tandem.sim.engine.SimulationResult;
 import dev.tandem.sim.engine.Simulator;

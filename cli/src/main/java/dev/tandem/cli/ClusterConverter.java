@@ -1,8 +1,8 @@
 package dev.tandem.cli;
 
 import dev.tandem.core.model.Cluster;
-import dev.tandem.sim.data.ClusterFileReader;
-import dev.tandem.sim.data.DataSource;
+import dev.tandem.data.ClusterFileReader;
+import dev.tandem.data.DataSource;
 import picocli.CommandLine;
 
 /** A cluster from a spec such as {@code 4x8:RTX3090-24GB} or from a YAML file. */

@@ -9,10 +9,10 @@ import dev.tandem.core.compat.PairPrediction;
 import dev.tandem.core.compat.UtilSumModel;
 import dev.tandem.core.model.JobProfile;
 import dev.tandem.core.model.ProfileStore;
-import dev.tandem.sim.data.DataSource;
-import dev.tandem.sim.data.PairsAnnotator;
-import dev.tandem.sim.data.ProfileReader;
-import dev.tandem.sim.scenario.Scenario;
+import dev.tandem.data.DataSource;
+import dev.tandem.data.TrainingPairs;
+import dev.tandem.data.PairsAnnotator;
+import dev.tandem.data.ProfileReader;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -59,7 +59,7 @@ final class CompatCommand implements Runnable {
         }
 
         CompatibilityModel fit(ProfileStore store) {
-            List<PairObservation> obs = Scenario.loadTraining(DataSource.of(train), store, "v100");
+            List<PairObservation> obs = TrainingPairs.load(DataSource.of(train), store, "v100");
             return switch (model) {
                 case "knn" -> KernelRegressionModel.fit(obs);
                 case "util-sum" -> UtilSumModel.fit(obs);
@@ -114,7 +114,7 @@ final class CompatCommand implements Runnable {
 
         @Override public Integer call() {
             ProfileStore store = new ProfileStore(ProfileReader.read(DataSource.of(profiles), 0));
-            List<PairObservation> obs = Scenario.loadTraining(DataSource.of(pairs), store, "v100");
+            List<PairObservation> obs = TrainingPairs.load(DataSource.of(pairs), store, "v100");
             LeaveOneModelOut.Result knn = LeaveOneModelOut.evaluate(obs, t -> KernelRegressionModel.fit(t, k));
             LeaveOneModelOut.Result base = LeaveOneModelOut.evaluate(obs, UtilSumModel::fit);
             System.out.printf(Locale.ROOT, "leave-one-model-out on %d pairs (%s)%n", obs.size(), pairs);

@@ -4,7 +4,7 @@ import dev.tandem.core.compat.MemoryRule;
 import dev.tandem.core.model.Cluster;
 import dev.tandem.core.policies.Objective;
 import dev.tandem.core.policies.TandemPolicy;
-import dev.tandem.sim.data.DataSource;
+import dev.tandem.data.DataSource;
 import dev.tandem.sim.engine.Knowledge;
 import dev.tandem.sim.engine.SimConfig;
 import dev.tandem.sim.scenario.ScenarioSpec;

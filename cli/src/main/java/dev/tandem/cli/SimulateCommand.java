@@ -2,7 +2,7 @@ package dev.tandem.cli;
 
 import dev.tandem.core.model.Cluster;
 import dev.tandem.core.policies.PolicyCatalog;
-import dev.tandem.sim.data.DataSource;
+import dev.tandem.data.DataSource;
 import dev.tandem.sim.trace.AlibabaNodeReader;
 import dev.tandem.sim.engine.SimulationResult;
 import dev.tandem.sim.engine.Simulator;

@@ -1,6 +1,6 @@
 package dev.tandem.cli;
 
-import dev.tandem.sim.data.DataFormatException;
+import dev.tandem.data.DataFormatException;
 import dev.tandem.sim.engine.SimulationException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;

@@ -5,9 +5,9 @@ import dev.tandem.core.compat.OnlineCorrectedModel;
 import dev.tandem.core.compat.PairObservation;
 import dev.tandem.core.model.ProfileStore;
 import dev.tandem.server.store.Store;
-import dev.tandem.sim.data.DataSource;
-import dev.tandem.sim.data.ProfileReader;
-import dev.tandem.sim.scenario.Scenario;
+import dev.tandem.data.DataSource;
+import dev.tandem.data.TrainingPairs;
+import dev.tandem.data.ProfileReader;
 
 import java.util.List;
 
@@ -22,7 +22,7 @@ public final class Oracle {
     public static OnlineCorrectedModel build(Store store) {
         ProfileStore lucid = new ProfileStore(ProfileReader.read(DataSource.LUCID_PROFILES, 0));
         // infeasible (out-of-memory) pairs carry no speed to learn from; memory is the memory rule's business
-        List<PairObservation> training = Scenario.loadTraining(DataSource.LUCID_PAIRS, lucid, "v100").stream().filter(o -> o.combined() > 0).toList();
+        List<PairObservation> training = TrainingPairs.load(DataSource.LUCID_PAIRS, lucid, "v100").stream().filter(o -> o.combined() > 0).toList();
         OnlineCorrectedModel model = new OnlineCorrectedModel(KernelRegressionModel.fit(training));
         for (Store.Observation o : store.observations()) model.observe(o.a(), o.b(), o.gpus(), o.speedA(), o.speedB());
         return model;

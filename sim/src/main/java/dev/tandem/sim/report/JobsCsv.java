@@ -1,6 +1,6 @@
 package dev.tandem.sim.report;
 
-import dev.tandem.sim.data.Csv;
+import dev.tandem.data.Csv;
 import dev.tandem.sim.engine.JobRecord;
 import dev.tandem.sim.engine.SimulationResult;
 import org.apache.commons.csv.CSVPrinter;

@@ -13,12 +13,13 @@ import dev.tandem.core.model.ProfileStore;
 import dev.tandem.core.policies.PolicyCatalog;
 import dev.tandem.core.policies.TandemPolicy;
 import dev.tandem.sim.bound.MakespanLowerBound;
-import dev.tandem.sim.data.DataFormatException;
-import dev.tandem.sim.data.DataSource;
-import dev.tandem.sim.data.GavelThroughputReader;
-import dev.tandem.sim.data.LucidPairReader;
-import dev.tandem.sim.data.MeasuredPair;
-import dev.tandem.sim.data.ProfileReader;
+import dev.tandem.data.DataFormatException;
+import dev.tandem.data.DataSource;
+import dev.tandem.data.TrainingPairs;
+import dev.tandem.data.GavelThroughputReader;
+import dev.tandem.data.LucidPairReader;
+import dev.tandem.data.MeasuredPair;
+import dev.tandem.data.ProfileReader;
 import dev.tandem.sim.engine.ProgressListener;
 import dev.tandem.sim.engine.SimulationResult;
 import dev.tandem.sim.engine.Simulator;
@@ -33,7 +34,6 @@ import dev.tandem.sim.trace.TraceReadResult;
 import dev.tandem.sim.trace.TraceRecord;
 import dev.tandem.sim.trace.TraceSpec;
 
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -90,7 +90,7 @@ public final class Scenario {
             mode = "profiles";
             notes.put("profiles_drawn_from", drawn.size() + " of " + list.size());
         }
-        List<PairObservation> training = withoutModels(loadTraining(DataSource.of(spec.train()), profiles, spec.gavelGpu()), spec.trainWithout(),
+        List<PairObservation> training = withoutModels(TrainingPairs.load(DataSource.of(spec.train()), profiles, spec.gavelGpu()), spec.trainWithout(),
                 profiles, spec.train());
         return new Scenario(spec, profiles, truth, training, jobs, mode, notes);
     }
@@ -141,23 +141,6 @@ public final class Scenario {
                 .filter(o -> !models.contains(o.a().signature().model()) && !models.contains(o.b().signature().model())).toList();
         if (kept.isEmpty()) throw new DataFormatException(source, 0, null, "no training pairs left without models " + models);
         return kept;
-    }
-
-    /** Training pairs as observations with both jobs' profiles; pairs with an unprofiled job are an error. */
-    public static List<PairObservation> loadTraining(DataSource src, ProfileStore profiles, String gavelGpu) {
-        List<MeasuredPair> pairs = src.isJson() ? GavelThroughputReader.read(src, gavelGpu).pairs() : LucidPairReader.read(src, true);
-        List<PairObservation> out = new ArrayList<>();
-        for (MeasuredPair p : pairs) {
-            var pa = profiles.find(p.a());
-            var pb = profiles.find(p.b());
-            if (pa.isEmpty() || pb.isEmpty()) {
-                if (src.isJson()) continue; // Gavel lists gang variants whose one-GPU profile may be absent
-                throw new DataFormatException(src.name(), 0, null, "training pair " + p.a().label() + " + " + p.b().label() + " has a workload without solo profile");
-            }
-            out.add(new PairObservation(pa.get(), pb.get(), p.gpus(), p.infeasible() ? 0 : p.speedA(), p.infeasible() ? 0 : p.speedB()));
-        }
-        if (out.isEmpty()) throw new DataFormatException(src.name(), 0, null, "no usable training pairs");
-        return out;
     }
 
     /**

@@ -4,9 +4,9 @@ import dev.tandem.core.model.Cluster;
 import dev.tandem.core.model.Gpu;
 import dev.tandem.core.model.GpuType;
 import dev.tandem.core.model.Node;
-import dev.tandem.sim.data.Csv;
-import dev.tandem.sim.data.DataFormatException;
-import dev.tandem.sim.data.DataSource;
+import dev.tandem.data.Csv;
+import dev.tandem.data.DataFormatException;
+import dev.tandem.data.DataSource;
 
 import java.util.ArrayList;
 import java.util.HashMap;

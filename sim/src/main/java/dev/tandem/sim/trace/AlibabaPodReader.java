@@ -1,7 +1,7 @@
 package dev.tandem.sim.trace;
 
-import dev.tandem.sim.data.Csv;
-import dev.tandem.sim.data.DataSource;
+import dev.tandem.data.Csv;
+import dev.tandem.data.DataSource;
 
 import java.util.List;
 

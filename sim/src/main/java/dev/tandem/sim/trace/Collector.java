@@ -1,7 +1,7 @@
 package dev.tandem.sim.trace;
 
-import dev.tandem.sim.data.DataFormatException;
-import dev.tandem.sim.data.DataSource;
+import dev.tandem.data.DataFormatException;
+import dev.tandem.data.DataSource;
 
 import java.util.ArrayList;
 import java.util.Comparator;

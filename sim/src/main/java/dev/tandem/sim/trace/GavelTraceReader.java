@@ -1,8 +1,8 @@
 package dev.tandem.sim.trace;
 
-import dev.tandem.sim.data.Csv;
-import dev.tandem.sim.data.DataFormatException;
-import dev.tandem.sim.data.DataSource;
+import dev.tandem.data.Csv;
+import dev.tandem.data.DataFormatException;
+import dev.tandem.data.DataSource;
 
 import java.io.BufferedReader;
 import java.io.IOException;

@@ -5,8 +5,8 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.tandem.sim.data.DataFormatException;
-import dev.tandem.sim.data.DataSource;
+import dev.tandem.data.DataFormatException;
+import dev.tandem.data.DataSource;
 
 import java.io.IOException;
 import java.io.Reader;

@@ -2,9 +2,9 @@ package dev.tandem.sim.trace;
 
 import dev.tandem.core.model.JobProfile;
 import dev.tandem.core.model.WorkloadSignature;
-import dev.tandem.sim.data.Csv;
-import dev.tandem.sim.data.DataSource;
-import dev.tandem.sim.data.GavelThroughputReader;
+import dev.tandem.data.Csv;
+import dev.tandem.data.DataSource;
+import dev.tandem.data.GavelThroughputReader;
 import dev.tandem.sim.engine.JobRandom;
 
 import java.util.ArrayList;

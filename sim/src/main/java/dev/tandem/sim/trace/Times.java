@@ -1,6 +1,6 @@
 package dev.tandem.sim.trace;
 
-import dev.tandem.sim.data.Csv;
+import dev.tandem.data.Csv;
 
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;

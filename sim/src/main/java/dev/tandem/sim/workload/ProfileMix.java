@@ -2,7 +2,7 @@ package dev.tandem.sim.workload;
 
 import dev.tandem.core.model.JobProfile;
 import dev.tandem.core.model.WorkloadSignature;
-import dev.tandem.sim.data.MeasuredPair;
+import dev.tandem.data.MeasuredPair;
 
 import java.util.HashSet;
 import java.util.List;

@@ -4,8 +4,8 @@ import dev.tandem.core.model.Job;
 import dev.tandem.core.model.JobProfile;
 import dev.tandem.core.model.ProfileStore;
 import dev.tandem.core.model.WorkloadSignature;
-import dev.tandem.sim.data.Csv;
-import dev.tandem.sim.data.DataSource;
+import dev.tandem.data.Csv;
+import dev.tandem.data.DataSource;
 import org.apache.commons.csv.CSVPrinter;
 
 import java.io.IOException;
@@ -54,7 +54,7 @@ public final class WorkloadCsv {
             long memory = p.hasMemory() ? Math.round(p.gmemMiB()) : 0;
             jobs.add(new Job(id, user, submit, gpus, sig, iterations, memory, 0));
         });
-        if (jobs.isEmpty()) throw new dev.tandem.sim.data.DataFormatException(src.name(), 0, null, "no jobs in the workload file");
+        if (jobs.isEmpty()) throw new dev.tandem.data.DataFormatException(src.name(), 0, null, "no jobs in the workload file");
         return jobs;
     }
 

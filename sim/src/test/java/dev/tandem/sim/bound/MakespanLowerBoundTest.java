@@ -6,7 +6,7 @@ import dev.tandem.core.model.Job;
 import dev.tandem.core.model.JobProfile;
 import dev.tandem.core.model.ProfileStore;
 import dev.tandem.core.model.WorkloadSignature;
-import dev.tandem.sim.data.MeasuredPair;
+import dev.tandem.data.MeasuredPair;
 import dev.tandem.sim.engine.ProgressListener;
 import dev.tandem.sim.scenario.Scenario;
 import dev.tandem.sim.scenario.ScenarioFixtures;

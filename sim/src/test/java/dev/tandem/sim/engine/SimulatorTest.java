@@ -11,7 +11,7 @@ import dev.tandem.core.policies.FifoPolicy;
 import dev.tandem.core.policy.Decision;
 import dev.tandem.core.policy.Policy;
 import dev.tandem.core.policy.SchedulerSnapshot;
-import dev.tandem.sim.data.MeasuredPair;
+import dev.tandem.data.MeasuredPair;
 import dev.tandem.sim.truth.ContentionFallback;
 import dev.tandem.sim.truth.MeasuredTruth;
 import org.junit.jupiter.api.Test;

@@ -5,8 +5,9 @@ import dev.tandem.core.compat.LeaveOneModelOut;
 import dev.tandem.core.compat.PairObservation;
 import dev.tandem.core.compat.UtilSumModel;
 import dev.tandem.core.model.ProfileStore;
-import dev.tandem.sim.data.DataSource;
-import dev.tandem.sim.data.ProfileReader;
+import dev.tandem.data.DataSource;
+import dev.tandem.data.TrainingPairs;
+import dev.tandem.data.ProfileReader;
 import dev.tandem.sim.engine.Metrics;
 import dev.tandem.sim.engine.ProgressListener;
 import org.junit.jupiter.api.Test;
@@ -22,7 +23,7 @@ class ResultsTest {
     @Test
     void learnedModelGeneralisesBetterThanTheUtilisationSumToUnseenModels() {
         ProfileStore store = new ProfileStore(ProfileReader.read(DataSource.LUCID_PROFILES, 0));
-        List<PairObservation> obs = Scenario.loadTraining(DataSource.LUCID_PAIRS, store, "v100");
+        List<PairObservation> obs = TrainingPairs.load(DataSource.LUCID_PAIRS, store, "v100");
         LeaveOneModelOut.Result knn = LeaveOneModelOut.evaluate(obs, KernelRegressionModel::fit);
         LeaveOneModelOut.Result base = LeaveOneModelOut.evaluate(obs, UtilSumModel::fit);
         assertThat(knn.rows()).hasSize(8);

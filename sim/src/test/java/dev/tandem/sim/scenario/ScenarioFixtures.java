@@ -2,7 +2,7 @@ package dev.tandem.sim.scenario;
 
 import dev.tandem.core.model.Cluster;
 import dev.tandem.core.policies.TandemPolicy;
-import dev.tandem.sim.data.DataSource;
+import dev.tandem.data.DataSource;
 import dev.tandem.sim.engine.SimConfig;
 import dev.tandem.sim.workload.WorkloadSpec;
 

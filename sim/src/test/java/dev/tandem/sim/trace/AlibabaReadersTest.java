@@ -2,8 +2,8 @@ package dev.tandem.sim.trace;
 
 import dev.tandem.core.model.Cluster;
 import dev.tandem.core.model.Gpu;
-import dev.tandem.sim.data.DataFormatException;
-import dev.tandem.sim.data.DataSource;
+import dev.tandem.data.DataFormatException;
+import dev.tandem.data.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -1,7 +1,7 @@
 package dev.tandem.sim.trace;
 
-import dev.tandem.sim.data.DataFormatException;
-import dev.tandem.sim.data.DataSource;
+import dev.tandem.data.DataFormatException;
+import dev.tandem.data.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

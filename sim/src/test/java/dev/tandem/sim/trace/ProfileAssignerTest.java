@@ -2,10 +2,10 @@ package dev.tandem.sim.trace;
 
 import dev.tandem.core.model.JobProfile;
 import dev.tandem.core.model.WorkloadSignature;
-import dev.tandem.sim.data.DataFormatException;
-import dev.tandem.sim.data.DataSource;
-import dev.tandem.sim.data.GavelThroughputReader;
-import dev.tandem.sim.data.ProfileReader;
+import dev.tandem.data.DataFormatException;
+import dev.tandem.data.DataSource;
+import dev.tandem.data.GavelThroughputReader;
+import dev.tandem.data.ProfileReader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -1,6 +1,6 @@
 package dev.tandem.sim.trace;
 
-import dev.tandem.sim.data.DataSource;
+import dev.tandem.data.DataSource;
 import org.junit.jupiter.api.Assumptions;
 
 import java.io.IOException;

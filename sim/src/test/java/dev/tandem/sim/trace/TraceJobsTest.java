@@ -3,8 +3,8 @@ package dev.tandem.sim.trace;
 import dev.tandem.core.model.Job;
 import dev.tandem.core.model.JobProfile;
 import dev.tandem.core.model.WorkloadSignature;
-import dev.tandem.sim.data.DataSource;
-import dev.tandem.sim.data.ProfileReader;
+import dev.tandem.data.DataSource;
+import dev.tandem.data.ProfileReader;
 import org.junit.jupiter.api.Test;
 
 import java.util.HashSet;
@@ -36,7 +36,7 @@ class TraceJobsTest {
     @Test
     void aGavelGangRunsAtGavelsThroughputForItsScale() {
         // Gavel, V100: ResNet-18 bs64 does 24.1 steps/s on one GPU and 95.6 on four (simulation_throughputs.json)
-        var gavel = dev.tandem.sim.data.GavelThroughputReader.read(DataSource.GAVEL_THROUGHPUTS, "v100");
+        var gavel = dev.tandem.data.GavelThroughputReader.read(DataSource.GAVEL_THROUGHPUTS, "v100");
         JobProfile resnet = gavel.profiles().stream().filter(p -> p.signature().label().startsWith("ResNet-18/") && p.signature().batchSize() == 64)
                 .findFirst().orElseThrow();
         ProfileAssigner assigner = ProfileAssigner.forGavel(gavel, 0);

@@ -2,8 +2,8 @@ package dev.tandem.sim.workload;
 
 import dev.tandem.core.model.Job;
 import dev.tandem.core.model.JobProfile;
-import dev.tandem.sim.data.DataSource;
-import dev.tandem.sim.data.ProfileReader;
+import dev.tandem.data.DataSource;
+import dev.tandem.data.ProfileReader;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.tandem.sim.data;
+package dev.tandem.data;
 
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,4 +1,4 @@
-package dev.tandem.sim.data;
+package dev.tandem.data;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;

@@ -1,4 +1,4 @@
-package dev.tandem.sim.data;
+package dev.tandem.data;
 
 import dev.tandem.core.model.Cluster;
 import dev.tandem.core.model.JobProfile;

@@ -1,4 +1,4 @@
-package dev.tandem.sim.data;
+package dev.tandem.data;
 
 import org.apache.commons.csv.CSVFormat;
 import org.apache.commons.csv.CSVParser;

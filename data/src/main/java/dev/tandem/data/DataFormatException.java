@@ -1,4 +1,4 @@
-package dev.tandem.sim.data;
+package dev.tandem.data;
 
 /** Bad input data: says which file, which line and which field, so the user can fix it. */
 public final class DataFormatException extends RuntimeException {
