@@ -11,7 +11,7 @@ import dev.tandem.core.policy.PendingJob;
 import dev.tandem.core.policy.Policy;
 import dev.tandem.core.policy.RunningJob;
 import dev.tandem.core.policy.SchedulerSnapshot;
-import dev.tandem.sim.truth.InterferenceTruth;
+import dev.tandem.data.truth.InterferenceTruth;
 
 import java.util.ArrayList;
 import java.util.Comparator;

@@ -2,8 +2,8 @@ package dev.tandem.bench;
 
 import dev.tandem.core.model.JobProfile;
 import dev.tandem.sim.scenario.Scenario;
-import dev.tandem.sim.truth.ContentionFallback;
-import dev.tandem.sim.truth.InterferenceTruth;
+import dev.tandem.data.truth.ContentionFallback;
+import dev.tandem.data.truth.InterferenceTruth;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;

@@ -3,6 +3,7 @@ package dev.tandem.server;
 import dev.tandem.server.exec.Sharing;
 import dev.tandem.server.exec.ToolPath;
 import dev.tandem.server.exec.slurm.SlurmSettings;
+import dev.tandem.server.exec.simulated.SimulatedSettings;
 import dev.tandem.server.sched.SchedulerConfig;
 import picocli.CommandLine.Option;
 
@@ -61,8 +62,14 @@ public final class ServeOptions {
     @Option(names = "--stop-jobs-on-shutdown", description = "on SIGTERM stop and requeue running jobs (default: leave them running for the next daemon to re-adopt)")
     boolean stopJobsOnShutdown;
 
-    @Option(names = "--executor", defaultValue = "local", description = "where jobs run: local (this machine's GPUs) or slurm (sbatch onto a Slurm cluster; default: ${DEFAULT-VALUE})")
+    @Option(names = "--executor", defaultValue = "local", description = "where jobs run: local (this machine's GPUs), slurm (sbatch onto a Slurm cluster) or simulated (no GPU needed: GPUs simulated from the bundled measured data; default: ${DEFAULT-VALUE})")
     String executor;
+
+    @Option(names = "--cluster", defaultValue = "1x4:RTX3090-24GB", paramLabel = "SPEC", description = "with --executor simulated: the simulated GPUs, NODESxGPUS:TYPE-MEM as in tandem simulate (default: ${DEFAULT-VALUE})")
+    String simulatedCluster;
+
+    @Option(names = "--time-scale", defaultValue = "60", paramLabel = "N", description = "with --executor simulated: simulated seconds per second (default: ${DEFAULT-VALUE}: a 30-minute job takes 30 s)")
+    double timeScale;
 
     @Option(names = "--slurm-partition", paramLabel = "NAME", description = "with --executor slurm: submit to this partition and use only its nodes")
     String slurmPartition;
@@ -90,6 +97,7 @@ public final class ServeOptions {
                 StorePassword.apply(store, storePasswordFile, System.getenv(StorePassword.ENV)), policy,
                 Sharing.parse(sharing), mpsThreadPercentage, new SchedulerConfig(tickMs, roundMs, profileMs, observeMs, maxAttempts, memoryMarginMiB),
                 stopGraceMs, maxBodyBytes, stopJobsOnShutdown, ToolPath.fromEnvironment(),
-                executor, new SlurmSettings(slurmPartition, slurmNodes, slurmGpusPerNode, slurmGpuMemoryMiB, slurmNvidiaSmi, slurmDcgmi, slurmGres));
+                executor, new SlurmSettings(slurmPartition, slurmNodes, slurmGpusPerNode, slurmGpuMemoryMiB, slurmNvidiaSmi, slurmDcgmi, slurmGres),
+                new SimulatedSettings(simulatedCluster, timeScale));
     }
 }

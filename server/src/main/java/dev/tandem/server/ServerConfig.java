@@ -3,6 +3,7 @@ package dev.tandem.server;
 import dev.tandem.server.exec.Sharing;
 import dev.tandem.server.exec.slurm.SlurmSettings;
 import dev.tandem.server.exec.ToolPath;
+import dev.tandem.server.exec.simulated.SimulatedSettings;
 import dev.tandem.server.sched.SchedulerConfig;
 
 import java.nio.file.Path;
@@ -12,30 +13,43 @@ import java.nio.file.Path;
  *
  * @param store   empty for SQLite in the state directory, or {@code sqlite:PATH}, or {@code postgresql://...}
  * @param tools   where nvidia-smi, dcgmi and nvidia-cuda-mps-control are looked up (normally PATH)
- * @param executor local (this machine's GPUs) or slurm (sbatch onto a Slurm cluster's nodes)
+ * @param executor local (this machine's GPUs), slurm (sbatch onto a Slurm cluster's nodes) or simulated (GPUs simulated
+ *                 from the bundled measured data, {@code simulated} says which and how fast)
  * @param stopJobsOnShutdown stop and requeue running jobs on a clean shutdown, instead of leaving them to the next daemon
  */
 public record ServerConfig(Path stateDir, String host, int port, String store, String policy, Sharing sharing, int mpsThreadPercentage,
                            SchedulerConfig scheduler, long stopGraceMs, int maxBodyBytes, boolean stopJobsOnShutdown, ToolPath tools,
-                           String executor, SlurmSettings slurm) {
+                           String executor, SlurmSettings slurm, SimulatedSettings simulated) {
     public ServerConfig {
         if (executor == null) executor = "local";
-        if (!executor.equals("local") && !executor.equals("slurm")) throw new IllegalArgumentException("--executor must be local or slurm");
+        if (!executor.equals("local") && !executor.equals("slurm") && !executor.equals("simulated")) {
+            throw new IllegalArgumentException("--executor must be local, slurm or simulated, got '" + executor + "'");
+        }
         if (slurm == null) slurm = SlurmSettings.defaults();
+        if (simulated == null) simulated = SimulatedSettings.defaults();
         if (port < 0 || port > 65535) throw new IllegalArgumentException("--port must be within 0..65535 (0 = any free port)");
         if (mpsThreadPercentage < 1 || mpsThreadPercentage > 100) throw new IllegalArgumentException("--mps-thread-percentage must be within 1..100");
         if (maxBodyBytes < 1024) throw new IllegalArgumentException("--max-body must be at least 1024 bytes");
         if (stopGraceMs < 0) throw new IllegalArgumentException("--stop-grace must not be negative");
     }
 
+    public ServerConfig(Path stateDir, String host, int port, String store, String policy, Sharing sharing, int mpsThreadPercentage,
+                        SchedulerConfig scheduler, long stopGraceMs, int maxBodyBytes, boolean stopJobsOnShutdown, ToolPath tools,
+                        String executor, SlurmSettings slurm) {
+        this(stateDir, host, port, store, policy, sharing, mpsThreadPercentage, scheduler, stopGraceMs, maxBodyBytes, stopJobsOnShutdown, tools,
+                executor, slurm, null);
+    }
+
     /** The local executor (this machine's GPUs). */
     public ServerConfig(Path stateDir, String host, int port, String store, String policy, Sharing sharing, int mpsThreadPercentage,
                         SchedulerConfig scheduler, long stopGraceMs, int maxBodyBytes, boolean stopJobsOnShutdown, ToolPath tools) {
         this(stateDir, host, port, store, policy, sharing, mpsThreadPercentage, scheduler, stopGraceMs, maxBodyBytes, stopJobsOnShutdown, tools,
-                "local", null);
+                "local", null, null);
     }
 
     public boolean slurmExecutor() { return executor.equals("slurm"); }
+
+    public boolean simulatedExecutor() { return executor.equals("simulated"); }
 
     /** The state directory: $TANDEM_STATE_DIR, else ~/.local/state/tandem. */
     public static Path defaultStateDir() {

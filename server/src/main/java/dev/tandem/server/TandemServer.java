@@ -10,6 +10,7 @@ import dev.tandem.server.exec.GpuDevice;
 import dev.tandem.server.exec.GpuLocks;
 import dev.tandem.server.exec.LocalExecutor;
 import dev.tandem.server.exec.slurm.SlurmExecutor;
+import dev.tandem.server.exec.simulated.SimulatedExecutor;
 import dev.tandem.server.exec.Sharing;
 import dev.tandem.server.gpu.GpuMonitor;
 import dev.tandem.server.gpu.NvidiaSmiParser;
@@ -80,10 +81,11 @@ public final class TandemServer implements AutoCloseable {
             probePort(cfg.host(), cfg.port());
             // Slurm executes on other machines: their GPUs are not this machine's nvidia-smi's to sample
             executor = cfg.slurmExecutor() ? new SlurmExecutor(cfg.stateDir(), cfg.tools(), cfg.slurm(), cfg.stopGraceMs())
+                    : cfg.simulatedExecutor() ? SimulatedExecutor.withBundledData(cfg.stateDir(), cfg.simulated())
                     : new LocalExecutor(cfg.stateDir(), cfg.tools(), cfg.sharing(), cfg.stopGraceMs(), cfg.mpsThreadPercentage());
             List<GpuDevice> gpus = discover(executor, cfg);
-            if (!cfg.slurmExecutor()) {
-                // Slurm's GPUs are Slurm's to hand out; this machine's are locked against every other tandem serve on it
+            if (!cfg.slurmExecutor() && !cfg.simulatedExecutor()) {
+                // Slurm's GPUs are Slurm's to hand out, simulated ones nobody else's; this machine's are locked against every other tandem serve on it
                 gpuLocks = GpuLocks.acquire(gpus, GpuLocks.DEFAULT_DIR, "pid " + ProcessHandle.current().pid() + ", state dir " + cfg.stateDir());
                 if (gpuLocks.gpus().isEmpty()) {
                     throw new StartupException(String.join("; ", gpuLocks.leftOut()) + ": every GPU of this machine is taken; stop that daemon, or use its state directory");
@@ -96,15 +98,16 @@ public final class TandemServer implements AutoCloseable {
             for (GpuDevice g : gpus) log.info("GPU {}: {} ({} MiB, {}, node {})", g.index(), g.name(), g.memoryMiB(), g.uuid(), g.node());
             log.info("containment: {}", executor.containment());
             monitor = new GpuMonitor();
-            if (!cfg.slurmExecutor()) monitor.start(cfg.tools());
+            if (!cfg.slurmExecutor() && !cfg.simulatedExecutor()) monitor.start(cfg.tools());
             ServerMetrics metrics = new ServerMetrics();
             loop = new SchedulerLoop(store, executor, gpus, Oracle.build(store), monitor, metrics, policy, cfg.scheduler());
             loop.start();
-            String sharing = cfg.sharing() == Sharing.MPS ? "mps" : "time-slicing";
+            String sharing = cfg.simulatedExecutor() ? "simulated" : cfg.sharing() == Sharing.MPS ? "mps" : "time-slicing";
             ApiServer api = new ApiServer(store, loop, metrics, cfg.stateDir(), sharing, cfg.host(), cfg.port(), cfg.maxBodyBytes());
             String url = "http://" + (cfg.host().contains(":") ? "[" + cfg.host() + "]" : cfg.host()) + ":" + api.port();
             StateFiles.writePrivate(cfg.stateDir().resolve(StateFiles.SERVER_URL), url + "\n");
             if (cfg.slurmExecutor()) sharing = "slurm";
+            if (cfg.simulatedExecutor()) sharing = "simulated (" + cfg.simulated().cluster() + ", " + cfg.simulated().timeScale() + " s per second)";
             log.info("tandem serve: policy {}, {} GPU(s), {} sharing, store {}, listening on {}", policy.name(), gpus.size(), sharing,
                     store.database().description(), url);
             return new TandemServer(cfg, lock, gpuLocks, store, monitor, loop, api, url);
@@ -136,7 +139,7 @@ public final class TandemServer implements AutoCloseable {
             throw new StartupException("no GPUs found: " + oneLine(e.getMessage()) + (cfg.slurmExecutor()
                     ? "; check that scontrol works and that the nodes have gpu GRES (--slurm-partition, --slurm-nodes)"
                     : "; tandem serve runs jobs on this machine's NVIDIA GPUs, listed by nvidia-smi " + String.join(" ", NvidiaSmiParser.INVENTORY_ARGS)
-                      + "; to try tandem without GPUs, run tandem simulate"), e);
+                      + "; to try tandem without GPUs, add --executor simulated"), e);
         }
     }
 

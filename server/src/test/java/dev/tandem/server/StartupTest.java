@@ -95,7 +95,7 @@ class StartupTest {
         assertThatThrownBy(() -> TandemServer.start(c)).isInstanceOf(StartupException.class)
                 .hasMessageStartingWith("no GPUs found: nvidia-smi is not on PATH (" + dir + ")")
                 .hasMessageContaining("nvidia-smi --query-gpu=index,uuid,name,memory.total")
-                .hasMessageEndingWith("to try tandem without GPUs, run tandem simulate");
+                .hasMessageEndingWith("to try tandem without GPUs, add --executor simulated");
         assertNothingCreated(state);
     }
 

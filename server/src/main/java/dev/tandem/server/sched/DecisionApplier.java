@@ -159,7 +159,8 @@ final class DecisionApplier {
         long budget = ctx.memoryRule.charged(ctx.job(job).memoryMiB());
         try {
             Launched l = ctx.executor.start(new Launch(job.id(), attempt, job.argv(), job.env(), job.workdir(), devices, tenants,
-                    ctx.job(job).memoryMiB() > 0 ? budget : 0, state == JobState.PROFILING ? ctx.cfg.profileMs() : 0, ctx.accountOf(job.owner())));
+                    ctx.job(job).memoryMiB() > 0 ? budget : 0, state == JobState.PROFILING ? ctx.cfg.profileMs() : 0, ctx.accountOf(job.owner()),
+                    job.signature(), job.iterations()));
             ctx.store.update(job.id(), new Change().set(Column.PID, l.pid()).set(Column.PID_STARTED, l.startedAt()), now);
             Run run = new Run(job.id(), job.signature(), attempt, gpus, now);
             ctx.runs.add(run);

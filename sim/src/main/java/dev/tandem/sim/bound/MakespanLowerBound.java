@@ -6,8 +6,8 @@ import dev.tandem.core.model.Job;
 import dev.tandem.core.model.JobProfile;
 import dev.tandem.core.model.ProfileStore;
 import dev.tandem.core.model.WorkloadSignature;
-import dev.tandem.sim.truth.InterferenceTruth;
-import dev.tandem.sim.truth.TruthPair;
+import dev.tandem.data.truth.InterferenceTruth;
+import dev.tandem.data.truth.TruthPair;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -16,8 +16,8 @@ import dev.tandem.core.policy.RunningJob;
 import dev.tandem.core.policy.SchedulerSnapshot;
 import dev.tandem.core.runtime.OutOfMemoryRule;
 import dev.tandem.core.runtime.PlacementRules;
-import dev.tandem.sim.truth.InterferenceTruth;
-import dev.tandem.sim.truth.TruthPair;
+import dev.tandem.data.truth.InterferenceTruth;
+import dev.tandem.data.truth.TruthPair;
 
 import java.util.ArrayList;
 import java.util.Arrays;

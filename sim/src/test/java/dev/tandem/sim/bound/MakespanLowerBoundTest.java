@@ -10,8 +10,8 @@ import dev.tandem.data.MeasuredPair;
 import dev.tandem.sim.engine.ProgressListener;
 import dev.tandem.sim.scenario.Scenario;
 import dev.tandem.sim.scenario.ScenarioFixtures;
-import dev.tandem.sim.truth.ContentionFallback;
-import dev.tandem.sim.truth.MeasuredTruth;
+import dev.tandem.data.truth.ContentionFallback;
+import dev.tandem.data.truth.MeasuredTruth;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;

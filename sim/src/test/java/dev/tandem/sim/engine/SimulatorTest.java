@@ -12,8 +12,8 @@ import dev.tandem.core.policy.Decision;
 import dev.tandem.core.policy.Policy;
 import dev.tandem.core.policy.SchedulerSnapshot;
 import dev.tandem.data.MeasuredPair;
-import dev.tandem.sim.truth.ContentionFallback;
-import dev.tandem.sim.truth.MeasuredTruth;
+import dev.tandem.data.truth.ContentionFallback;
+import dev.tandem.data.truth.MeasuredTruth;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;

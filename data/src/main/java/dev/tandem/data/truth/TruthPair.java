@@ -1,4 +1,4 @@
-package dev.tandem.sim.truth;
+package dev.tandem.data.truth;
 
 /**
  * The simulator's ground truth for two jobs sharing GPUs: speeds relative to solo, whether they were measured

@@ -1,4 +1,4 @@
-package dev.tandem.sim.truth;
+package dev.tandem.data.truth;
 
 import dev.tandem.core.model.JobProfile;
 

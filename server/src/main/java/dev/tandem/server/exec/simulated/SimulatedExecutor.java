@@ -1,0 +1,243 @@
+package dev.tandem.server.exec.simulated;
+
+import dev.tandem.core.model.Cluster;
+import dev.tandem.core.model.Gpu;
+import dev.tandem.core.model.JobProfile;
+import dev.tandem.core.model.ProfileStore;
+import dev.tandem.data.DataSource;
+import dev.tandem.data.LucidPairReader;
+import dev.tandem.data.ProfileReader;
+import dev.tandem.data.truth.ContentionFallback;
+import dev.tandem.data.truth.InterferenceTruth;
+import dev.tandem.data.truth.MeasuredTruth;
+import dev.tandem.data.truth.TruthPair;
+import dev.tandem.server.exec.ExecEvent;
+import dev.tandem.server.exec.ExecException;
+import dev.tandem.server.exec.Executor;
+import dev.tandem.server.exec.GpuDevice;
+import dev.tandem.server.exec.Launch;
+import dev.tandem.server.exec.Launched;
+import dev.tandem.server.exec.LocalExecutor;
+import dev.tandem.server.gpu.GpuReadings;
+import dev.tandem.server.gpu.GpuSample;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.LongSupplier;
+
+/**
+ * GPUs simulated from the same measured data as {@code tandem simulate}, for trying the whole daemon (API, store,
+ * scheduler, profiling, pairing) without a GPU. A run is no process: it advances at its workload's measured solo
+ * speed (Lucid's profiles, by the job's signature) times the measured co-location speed while it shares a GPU
+ * (Lucid's pairs; pairs nobody measured from the simulator's contention fallback), {@code timeScale} simulated
+ * seconds per wall second. Progress is reported as a training script's would be; a profiling run's GPU readings
+ * are the profile's utilisation and memory; a pair that does not fit in memory (measured as such, or the two
+ * profiles' peaks above the GPU's memory) crashes the job that joined with CUDA's out-of-memory message. Runs do
+ * not survive the daemon (nothing to re-adopt): after a restart they are requeued.
+ */
+public final class SimulatedExecutor implements Executor {
+    /** How often a run's progress is written to its log, in simulated iterations' share of the whole job. */
+    private static final double LOG_EVERY = 0.1;
+    /** A job that names no iteration count runs this many simulated seconds at its solo speed. */
+    static final double DEFAULT_SOLO_SECONDS = 1800;
+
+    private final Path stateDir;
+    private final Cluster cluster;
+    private final double timeScale;
+    private final ProfileStore profiles;
+    private final InterferenceTruth truth;
+    private final LongSupplier clock;
+    private final Map<Long, SimRun> runs = new LinkedHashMap<>();
+    private final List<ExecEvent> pending = new ArrayList<>();
+    /** Runs that ended recently, whose profiling readings the scheduler may still ask for (a job shorter than the window). */
+    private final Map<Long, SimRun> ended = new LinkedHashMap<>(16, 0.75f, false) {
+        @Override protected boolean removeEldestEntry(Map.Entry<Long, SimRun> eldest) { return size() > 1000; }
+    };
+
+    private static final class SimRun {
+        final Launch launch;
+        final JobProfile profile;
+        final double total;
+        final long startedAt;
+        final Set<Integer> gpus = new HashSet<>();
+        double done;
+        long lastAt;
+        double nextLog;
+        boolean stopping;
+        /** Simulated seconds until an out-of-memory crash; infinite when the run fits. */
+        double oomIn = Double.POSITIVE_INFINITY;
+
+        SimRun(Launch launch, JobProfile profile, double total, long now) {
+            this.launch = launch;
+            this.profile = profile;
+            this.total = total;
+            this.startedAt = now;
+            this.lastAt = now;
+            launch.gpus().forEach(g -> gpus.add(g.index()));
+        }
+    }
+
+    /** The bundled Lucid data (measured on RTX 3090 GPUs), as {@code tandem simulate} uses by default. */
+    public static SimulatedExecutor withBundledData(Path stateDir, SimulatedSettings settings) {
+        ProfileStore profiles = new ProfileStore(ProfileReader.read(DataSource.LUCID_PROFILES, 0));
+        InterferenceTruth truth = new MeasuredTruth("lucid", LucidPairReader.read(DataSource.LUCID_PAIRS, true), ContentionFallback.standard());
+        return new SimulatedExecutor(stateDir, settings, profiles, truth, System::currentTimeMillis);
+    }
+
+    SimulatedExecutor(Path stateDir, SimulatedSettings settings, ProfileStore profiles, InterferenceTruth truth, LongSupplier clock) {
+        this.stateDir = stateDir;
+        this.cluster = Cluster.parse(settings.cluster());
+        this.timeScale = settings.timeScale();
+        this.profiles = profiles;
+        this.truth = truth;
+        this.clock = clock;
+    }
+
+    @Override public List<GpuDevice> discoverGpus() {
+        List<GpuDevice> out = new ArrayList<>();
+        for (Gpu g : cluster.gpus()) {
+            out.add(new GpuDevice(g.id(), g.node(), "sim:" + g.node() + ":" + g.index(), "simulated " + g.type().name(), g.type().memoryMiB()));
+        }
+        return out;
+    }
+
+    @Override public Launched start(Launch l) {
+        if (runs.containsKey(l.jobId())) throw new ExecException("job " + l.jobId() + " is already running");
+        JobProfile p = profiles.find(l.signature()).orElseThrow(() -> new ExecException("the simulated executor has no measured profile of workload "
+                + l.signature().label() + "; submit with --model/--dataset/--batch-size/--amp of a bundled one, e.g. "
+                + profiles.all().stream().limit(3).map(x -> x.signature().label()).toList() + " (tandem compat matrix lists them)"));
+        long now = clock.getAsLong();
+        double total = l.iterations() != null ? l.iterations() : Math.ceil(p.soloSpeed() * DEFAULT_SOLO_SECONDS);
+        SimRun run = new SimRun(l, p, total, now);
+        ended.remove(l.jobId());
+        for (SimRun other : partners(run)) {
+            TruthPair t = truth.pair(p, other.profile, l.gpus().size());
+            long capacity = l.gpus().stream().mapToLong(GpuDevice::memoryMiB).min().orElse(0);
+            boolean fits = !t.infeasible() && (Double.isNaN(p.gmemMiB()) || Double.isNaN(other.profile.gmemMiB())
+                    || p.gmemMiB() + other.profile.gmemMiB() <= capacity);
+            if (!fits) run.oomIn = 5; // the newcomer's allocation fails a few seconds in, as a real one would
+        }
+        runs.put(l.jobId(), run);
+        log(l, String.format(Locale.ROOT, "[tandem] attempt %d of job %d on simulated GPU(s) %s at %s: %s, %.0f iterations at %.2f it/s solo%n",
+                l.attempt(), l.jobId(), run.gpus, Instant.ofEpochMilli(now), p.signature().label(), total, p.soloSpeed()));
+        return new Launched(-1, now);
+    }
+
+    private List<SimRun> partners(SimRun run) {
+        List<SimRun> out = new ArrayList<>();
+        for (SimRun r : runs.values()) if (r != run && r.launch.jobId() != run.launch.jobId() && intersects(r.gpus, run.gpus)) out.add(r);
+        return out;
+    }
+
+    private static boolean intersects(Set<Integer> a, Set<Integer> b) {
+        for (int g : a) if (b.contains(g)) return true;
+        return false;
+    }
+
+    /** The run's speed relative to solo now: the measured pair speed next to a partner, 1 alone. */
+    private double factor(SimRun run) {
+        double f = 1;
+        for (SimRun other : partners(run)) f = Math.min(f, truth.pair(run.profile, other.profile, run.gpus.size()).speedA());
+        return f;
+    }
+
+    @Override public List<ExecEvent> poll() {
+        long now = clock.getAsLong();
+        List<ExecEvent> events = new ArrayList<>(pending);
+        pending.clear();
+        // speeds are taken before anyone advances, so that a pair ending this poll does not speed up its partner's past
+        Map<SimRun, Double> factors = new LinkedHashMap<>();
+        for (SimRun r : runs.values()) factors.put(r, factor(r));
+        for (var it = runs.values().iterator(); it.hasNext(); ) {
+            SimRun r = it.next();
+            double dt = (now - r.lastAt) / 1000.0 * timeScale;
+            r.lastAt = now;
+            if (r.stopping) {
+                log(r.launch, "[tandem] stopped (SIGTERM)\n");
+                events.add(new ExecEvent.Exited(r.launch.jobId(), 143, false, null));
+                it.remove();
+                ended.put(r.launch.jobId(), r);
+                continue;
+            }
+            if (dt >= r.oomIn) {
+                log(r.launch, "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (simulated: the pair does not fit in the GPU's memory)\n");
+                events.add(new ExecEvent.Exited(r.launch.jobId(), 1, true, null));
+                it.remove();
+                ended.put(r.launch.jobId(), r);
+                continue;
+            }
+            r.oomIn -= dt;
+            r.done = Math.min(r.total, r.done + r.profile.soloSpeed() * factors.get(r) * dt);
+            events.add(new ExecEvent.Progress(r.launch.jobId(), (long) Math.floor(r.done), now));
+            if (r.done >= r.nextLog * r.total) {
+                log(r.launch, "tandem:progress iter=" + (long) Math.floor(r.done) + "\n");
+                r.nextLog += LOG_EVERY;
+            }
+            if (r.done >= r.total) {
+                log(r.launch, "done\n");
+                events.add(new ExecEvent.Exited(r.launch.jobId(), 0, false, null));
+                it.remove();
+                ended.put(r.launch.jobId(), r);
+            }
+        }
+        return events;
+    }
+
+    /**
+     * A profiling run's readings: its measured profile's utilisation and memory on each of its GPUs, at once (the
+     * data is the measurement), also for a run that already ended.
+     */
+    @Override public Optional<GpuReadings> jobReadings(long jobId, int attempt, List<Integer> gpus) {
+        SimRun r = runs.containsKey(jobId) ? runs.get(jobId) : ended.get(jobId);
+        if (r == null || r.launch.attempt() != attempt) return Optional.of(new GpuReadings(List.of(), List.of(), true));
+        long now = clock.getAsLong();
+        List<GpuSample> smi = new ArrayList<>();
+        for (int g : gpus) {
+            for (int i = 0; i < 10; i++) smi.add(GpuSample.fromSmi(g, now, r.profile.gpuUtil(), r.profile.gmemUtil(), r.profile.gmemMiB()));
+        }
+        return Optional.of(new GpuReadings(smi, List.of(), true));
+    }
+
+    @Override public void stop(long jobId) {
+        SimRun r = runs.get(jobId);
+        if (r != null) r.stopping = true;
+    }
+
+    /** Nothing outlives the daemon here: a run from before a restart is gone and is requeued. */
+    @Override public boolean adopt(long jobId, int attempt, Long pid, Long pidStarted) { return false; }
+
+    @Override public String containment() { return "simulated: runs are not processes"; }
+
+    @Override public Set<Long> liveJobs() { return Set.copyOf(runs.keySet()); }
+
+    @Override public void stopAll() {
+        runs.keySet().forEach(this::stop);
+        pending.addAll(poll());
+    }
+
+    @Override public void close() {
+        runs.clear();
+    }
+
+    private void log(Launch l, String text) {
+        Path file = LocalExecutor.logFile(stateDir, l.jobId());
+        try {
+            Files.createDirectories(file.getParent());
+            Files.writeString(file, text, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+        } catch (IOException e) {
+            throw new ExecException("cannot write the output of simulated job " + l.jobId() + ": " + e.getMessage(), e);
+        }
+    }
+}

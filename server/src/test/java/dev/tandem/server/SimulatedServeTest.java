@@ -1,0 +1,104 @@
+package dev.tandem.server;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.tandem.core.model.JobProfile;
+import dev.tandem.core.model.ProfileStore;
+import dev.tandem.core.model.WorkloadSignature;
+import dev.tandem.data.DataSource;
+import dev.tandem.data.LucidPairReader;
+import dev.tandem.data.ProfileReader;
+import dev.tandem.data.truth.ContentionFallback;
+import dev.tandem.data.truth.MeasuredTruth;
+import dev.tandem.server.exec.Sharing;
+import dev.tandem.server.exec.ToolPath;
+import dev.tandem.server.exec.simulated.SimulatedSettings;
+import dev.tandem.server.sched.SchedulerConfig;
+import dev.tandem.server.testing.TestApi;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+/**
+ * {@code tandem serve --executor simulated}: the whole daemon (API, store, scheduler, profiling, pairing) on GPUs
+ * simulated from the bundled Lucid data, no nvidia-smi anywhere (an empty tool path).
+ */
+class SimulatedServeTest {
+    static final Duration LONG = Duration.ofSeconds(60);
+    static final WorkloadSignature RESNET = new WorkloadSignature("ResNet18", "CIFAR-10", 32, false);
+    @TempDir Path dir;
+    TandemServer server;
+
+    @AfterEach
+    void stop() {
+        if (server != null) server.close();
+    }
+
+    ServerConfig config(String cluster, double timeScale) {
+        return new ServerConfig(dir.resolve("state"), "127.0.0.1", 0, null, "tandem", Sharing.TIME_SLICING, 50,
+                new SchedulerConfig(100, 500, 1000, 1000, 3, 512), 2000, 64 * 1024, true, new ToolPath(dir.toString()),
+                "simulated", null, new SimulatedSettings(cluster, timeScale));
+    }
+
+    static String job(WorkloadSignature s, long iterations) {
+        return TestApi.json(Map.of("argv", List.of("train.py"), "iterations", iterations,
+                "signature", Map.of("model", s.model(), "dataset", s.dataset(), "batch_size", s.batchSize(), "amp", s.amp())));
+    }
+
+    List<String> states(TestApi api, String token, long id) {
+        List<String> out = new ArrayList<>();
+        for (JsonNode e : api.job(token, id).get("events")) out.add(e.get("to").asText());
+        return out;
+    }
+
+    @Test
+    void jobsAreProfiledPairedAndFinishedOnSimulatedGpusAtTheMeasuredSpeeds() throws Exception {
+        double scale = 600;
+        server = TandemServer.start(config("1x1:RTX3090-24GB", scale));
+        TestApi api = new TestApi(server.url());
+        String admin = Files.readString(server.adminTokenFile()).strip();
+        JsonNode gpus = api.get("/gpus", admin).json();
+        assertThat(gpus.get("sharing").asText()).isEqualTo("simulated");
+        assertThat(gpus.get("gpus").get(0).get("name").asText()).isEqualTo("simulated RTX3090");
+        assertThat(gpus.get("gpus").get(0).get("memory_total_mib").asLong()).isEqualTo(24_576);
+
+        JobProfile resnet = new ProfileStore(ProfileReader.read(DataSource.LUCID_PROFILES, 0)).find(RESNET).orElseThrow();
+        double pairSpeed = new MeasuredTruth("lucid", LucidPairReader.read(DataSource.LUCID_PAIRS, true), ContentionFallback.standard())
+                .pair(resnet, resnet, 1).speedA();
+        // 3 s alone to be profiled; then two that share the one GPU for about 8 s of wall time
+        long first = api.submit(admin, job(RESNET, (long) (resnet.soloSpeed() * scale * 3)));
+        TestApi.await(LONG, "the first job to be profiled", () -> states(api, admin, first).contains("running") || api.state(admin, first).equals("succeeded"));
+        long a = api.submit(admin, job(RESNET, (long) (resnet.soloSpeed() * scale * 8)));
+        long b = api.submit(admin, job(RESNET, (long) (resnet.soloSpeed() * scale * 8)));
+        TestApi.await(LONG, "two jobs paired", () -> api.state(admin, b).equals("paired") && api.state(admin, a).equals("paired"));
+        TestApi.await(LONG, "an observed speed while paired", () -> !api.job(admin, b).get("observed_speed").isNull());
+        assertThat(api.job(admin, b).get("observed_speed").asDouble()).as("measured pair speed %.3f", pairSpeed).isCloseTo(pairSpeed, within(0.15));
+        TestApi.await(LONG, "all three to succeed", () -> List.of(first, a, b).stream().allMatch(id -> api.state(admin, id).equals("succeeded")));
+        assertThat(api.get("/profiles", admin).json().get("profiles").get(0).get("signature").asText()).isEqualTo("ResNet18/CIFAR-10/bs32");
+        String log = api.get("/jobs/" + b + "/logs", admin).json().get("data").asText();
+        assertThat(log).contains("on simulated GPU(s) [0]").contains("tandem:progress iter=").endsWith("done\n");
+    }
+
+    @Test
+    void aWorkloadTheDataDoesNotKnowFailsWithTheReasonAndBadSettingsAreRefused() throws Exception {
+        server = TandemServer.start(config("1x2:RTX3090-24GB", 3600));
+        TestApi api = new TestApi(server.url());
+        String admin = Files.readString(server.adminTokenFile()).strip();
+        long id = api.submit(admin, job(new WorkloadSignature("MyOwnNet", "Private", 8, false), 100));
+        TestApi.await(LONG, "it to fail", () -> api.state(admin, id).equals("failed"));
+        assertThat(api.job(admin, id).get("reason").asText()).contains("the simulated executor has no measured profile of workload MyOwnNet/Private/bs8");
+
+        assertThatThrownBy(() -> new SimulatedSettings("1x2:RTX3090-24GB", 0)).hasMessage("--time-scale must be within (0, 1000000], got 0.0");
+        assertThatThrownBy(() -> new SimulatedSettings("two GPUs", 60)).hasMessageContaining("is not NODESxGPUS:TYPE-MEM");
+    }
+}
