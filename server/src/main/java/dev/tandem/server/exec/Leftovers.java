@@ -24,7 +24,7 @@ public final class Leftovers {
 
     private Leftovers() {}
 
-    /** The run's live processes other than {@code sessionLeader} itself. */
+    /** The run's live processes other than {@code sessionLeader} itself ({@code sessionLeader} <= 0: by the marker only). */
     public static List<ProcessHandle> of(long sessionLeader, String marker) {
         byte[] needle = (MARKER + "=" + marker).getBytes(StandardCharsets.UTF_8);
         long self = ProcessHandle.current().pid();
@@ -35,7 +35,7 @@ public final class Leftovers {
                 if (pid == sessionLeader || pid == self) continue;
                 String stat = read(dir.resolve("stat"));
                 if (stat == null || zombie(stat)) continue;
-                if (session(stat) == sessionLeader || hasVariable(dir.resolve("environ"), needle)) {
+                if ((sessionLeader > 0 && session(stat) == sessionLeader) || hasVariable(dir.resolve("environ"), needle)) {
                     ProcessHandle.of(pid).ifPresent(out::add);
                 }
             }

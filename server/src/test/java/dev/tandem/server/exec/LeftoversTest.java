@@ -25,6 +25,7 @@ class LeftoversTest {
             assertThat(awaitFound(-1, "/state/jobs/7#1")).extracting(ProcessHandle::pid).contains(p.pid());
             assertThat(Leftovers.of(-1, "/state/jobs/7#")).extracting(ProcessHandle::pid).doesNotContain(p.pid());
             assertThat(Leftovers.of(-1, "/state/jobs/7#12")).extracting(ProcessHandle::pid).doesNotContain(p.pid());
+            assertThat(Leftovers.of(-1, "no-such-run")).as("without a session only the marker counts").isEmpty();
             assertThat(Leftovers.describe(List.of(p.toHandle()))).isEqualTo("pid " + p.pid() + " (sleep)");
         } finally {
             p.destroyForcibly();
