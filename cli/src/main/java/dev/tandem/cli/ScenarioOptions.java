@@ -2,9 +2,9 @@ package dev.tandem.cli;
 
 import dev.tandem.core.compat.MemoryRule;
 import dev.tandem.core.model.Cluster;
-import dev.tandem.core.policies.Objective;
-import dev.tandem.core.policies.TandemPolicy;
 import dev.tandem.data.DataSource;
+import dev.tandem.server.DurationConverter;
+import dev.tandem.server.PolicyOptions;
 import dev.tandem.sim.engine.Knowledge;
 import dev.tandem.sim.engine.SimConfig;
 import dev.tandem.sim.scenario.ScenarioSpec;
@@ -12,6 +12,7 @@ import dev.tandem.sim.trace.BadRows;
 import dev.tandem.sim.trace.TraceSpec;
 import dev.tandem.sim.workload.ProfileMix;
 import dev.tandem.sim.workload.WorkloadSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.util.Locale;
@@ -51,10 +52,10 @@ final class ScenarioOptions {
     @Option(names = "--sizes", defaultValue = "1:0.7,2:0.1,4:0.15,8:0.05", description = "Gang-size mix SIZE:WEIGHT,... Default: ${DEFAULT-VALUE} (Philly-like).")
     String sizes;
 
-    @Option(names = "--duration-min", defaultValue = "30m", converter = Durations.class, description = "Shortest solo duration. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--duration-min", defaultValue = "30m", converter = DurationConverter.Seconds.class, description = "Shortest solo duration. Default: ${DEFAULT-VALUE}.")
     double durationMin;
 
-    @Option(names = "--duration-max", defaultValue = "16h", converter = Durations.class, description = "Longest solo duration (log-uniform between). Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--duration-max", defaultValue = "16h", converter = DurationConverter.Seconds.class, description = "Longest solo duration (log-uniform between). Default: ${DEFAULT-VALUE}.")
     double durationMax;
 
     @Option(names = "--trace", description = "Replay a real trace instead of generating jobs (see --trace-format).")
@@ -78,10 +79,10 @@ final class ScenarioOptions {
     @Option(names = "--trace-limit", defaultValue = "0", description = "Replay only the first N trace jobs (0: all).")
     long traceLimit;
 
-    @Option(names = "--round", defaultValue = "300s", converter = Durations.class, description = "Scheduling round length besides events (0: events only). Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--round", defaultValue = "300s", converter = DurationConverter.Seconds.class, description = "Scheduling round length besides events (0: events only). Default: ${DEFAULT-VALUE}.")
     double round;
 
-    @Option(names = "--restart-overhead", defaultValue = "30s", converter = Durations.class, description = "Work repeated when a job resumes after suspend or crash. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--restart-overhead", defaultValue = "30s", converter = DurationConverter.Seconds.class, description = "Work repeated when a job resumes after suspend or crash. Default: ${DEFAULT-VALUE}.")
     double restartOverhead;
 
     @Option(names = "--knowledge", defaultValue = "exact",
@@ -89,35 +90,10 @@ final class ScenarioOptions {
                     "log-normal error, e.g. noisy:1) or none (every job looks like the average job). Default: ${DEFAULT-VALUE}."})
     String knowledge;
 
-    @Option(names = "--memory-margin", defaultValue = "512", description = "MiB the policies budget per co-located job beyond its profiled peak. Default: ${DEFAULT-VALUE}.")
-    long memoryMargin;
-
-    @Option(names = "--tandem-min-speed", defaultValue = "0.6", description = "tandem: no job predicted below this fraction of its solo speed. Default: ${DEFAULT-VALUE}.")
-    double minSpeed;
-
-    @Option(names = "--tandem-min-gain", defaultValue = "0.1", description = "tandem: pair only if predicted combined speed >= 1 + this. Default: ${DEFAULT-VALUE}.")
-    double minGain;
-
-    @Option(names = "--tandem-caution", defaultValue = "1.0", description = "tandem: standard deviations of prediction uncertainty subtracted before judging. Default: ${DEFAULT-VALUE}.")
-    double caution;
-
-    @Option(names = "--tandem-window", defaultValue = "128", description = "tandem: queued jobs per gang size considered for pairing per round. Default: ${DEFAULT-VALUE}.")
-    int window;
-
-    @Option(names = "--tandem-starvation", defaultValue = "7d", converter = Durations.class, description = "tandem: a job waiting longer is served first. Default: ${DEFAULT-VALUE}.")
-    double starvation;
-
-    @Option(names = "--tandem-urgency", defaultValue = "0.25",
-            description = "tandem: weight of a waiting job's length when pairing (long jobs first: shorter makespan, longer mean JCT; 0: queue order). Default: ${DEFAULT-VALUE}.")
-    double urgency;
-
-    @Option(names = "--objective", defaultValue = "balanced",
-            description = "tandem: what the queue order serves: makespan (submission order, long jobs first among equals), "
-                    + "jct (shortest first), balanced (shortest first, each long job started by its latest start under the plan). Default: ${DEFAULT-VALUE}.")
-    String objective;
+    @Mixin PolicyOptions policy;
 
     ScenarioSpec spec(Cluster cluster, int jobs, String arrival, long seed) {
-        SimConfig sim = SimConfig.defaults().withRound(round).withRestartOverhead(restartOverhead).withMemoryRule(new MemoryRule(memoryMargin))
+        SimConfig sim = SimConfig.defaults().withRound(round).withRestartOverhead(restartOverhead).withMemoryRule(new MemoryRule(policy.memoryMarginMiB()))
                 .withKnowledge(Knowledge.parse(knowledge), seed);
         WorkloadSpec workload = WorkloadSpec.of(jobs, arrival, sizes, durationMin, durationMax, seed).withMix(ProfileMix.parse(mix));
         TraceSpec traceSpec = trace == null ? null : new TraceSpec(traceFormat, trace, badRows(), mapping, traceLimit);
@@ -127,7 +103,7 @@ final class ScenarioOptions {
             traceSpec = new TraceSpec(TraceSpec.WORKLOAD_FILE, workloadFile, BadRows.REJECT, null, traceLimit);
         }
         return new ScenarioSpec(profiles, truth, train == null ? truth : train, gavelGpu, model, !noOnline, cluster, workload, sim,
-                new TandemPolicy.Config(minSpeed, minGain, caution, window, starvation, urgency, Objective.parse(objective)), traceSpec, trainWithout);
+                policy.tandem(), traceSpec, trainWithout);
     }
 
     private BadRows badRows() {

@@ -12,4 +12,15 @@ public final class DurationConverter implements CommandLine.ITypeConverter<Long>
             throw new CommandLine.TypeConversionException(e.getMessage());
         }
     }
+
+    /** The same syntax in seconds (the simulator's unit). */
+    public static final class Seconds implements CommandLine.ITypeConverter<Double> {
+        @Override public Double convert(String value) {
+            try {
+                return DurationText.seconds(value);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.TypeConversionException(e.getMessage());
+            }
+        }
+    }
 }

@@ -5,6 +5,7 @@ import dev.tandem.server.exec.ToolPath;
 import dev.tandem.server.exec.slurm.SlurmSettings;
 import dev.tandem.server.exec.simulated.SimulatedSettings;
 import dev.tandem.server.sched.SchedulerConfig;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
@@ -53,8 +54,8 @@ public final class ServeOptions {
     @Option(names = "--max-attempts", defaultValue = "3", description = "runs a job gets before a crash fails it (default: ${DEFAULT-VALUE})")
     int maxAttempts;
 
-    @Option(names = "--memory-margin", defaultValue = "512", paramLabel = "MIB", description = "device memory charged per job on top of its peak (default: ${DEFAULT-VALUE} MiB)")
-    long memoryMarginMiB;
+    /** The same scheduling options as tandem simulate: memory margin, tandem's tunables, --objective. */
+    @Mixin PolicyOptions scheduling;
 
     @Option(names = "--max-body", defaultValue = "65536", paramLabel = "BYTES", description = "largest request body accepted (default: ${DEFAULT-VALUE})")
     int maxBodyBytes;
@@ -95,7 +96,7 @@ public final class ServeOptions {
     public ServerConfig toConfig() {
         return new ServerConfig(stateDir == null ? ServerConfig.defaultStateDir() : stateDir.toAbsolutePath(), host, port,
                 StorePassword.apply(store, storePasswordFile, System.getenv(StorePassword.ENV)), policy,
-                Sharing.parse(sharing), mpsThreadPercentage, new SchedulerConfig(tickMs, roundMs, profileMs, observeMs, maxAttempts, memoryMarginMiB),
+                Sharing.parse(sharing), mpsThreadPercentage, new SchedulerConfig(tickMs, roundMs, profileMs, observeMs, maxAttempts, scheduling.memoryMarginMiB(), scheduling.tandem()),
                 stopGraceMs, maxBodyBytes, stopJobsOnShutdown, ToolPath.fromEnvironment(),
                 executor, new SlurmSettings(slurmPartition, slurmNodes, slurmGpusPerNode, slurmGpuMemoryMiB, slurmNvidiaSmi, slurmDcgmi, slurmGres),
                 new SimulatedSettings(simulatedCluster, timeScale));

@@ -68,7 +68,7 @@ public final class TandemServer implements AutoCloseable {
      * nothing is created (database, admin token) by a start that cannot succeed.
      */
     public static TandemServer start(ServerConfig cfg) {
-        Policy policy = PolicyCatalog.create(cfg.policy());
+        Policy policy = PolicyCatalog.create(cfg.policy(), cfg.scheduler().tandem());
         FileChannel lock = null;
         Store store = null;
         GpuMonitor monitor = null;

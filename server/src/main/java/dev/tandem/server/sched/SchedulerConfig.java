@@ -1,5 +1,7 @@
 package dev.tandem.server.sched;
 
+import dev.tandem.core.policies.TandemPolicy;
+
 /**
  * The scheduler loop's tunables (all times in milliseconds).
  *
@@ -9,9 +11,17 @@ package dev.tandem.server.sched;
  * @param observeMs     how long co-located jobs run before their speeds count as measured
  * @param maxAttempts   runs a job gets before a crash fails it
  * @param memoryMarginMiB the memory rule's per-job margin
+ * @param tandem        the tandem policy's tunables and objective (as {@code tandem simulate} takes them)
  */
-public record SchedulerConfig(long tickMs, long roundMs, long profileMs, long observeMs, int maxAttempts, long memoryMarginMiB) {
+public record SchedulerConfig(long tickMs, long roundMs, long profileMs, long observeMs, int maxAttempts, long memoryMarginMiB,
+                              TandemPolicy.Config tandem) {
+    /** With tandem's defaults. */
+    public SchedulerConfig(long tickMs, long roundMs, long profileMs, long observeMs, int maxAttempts, long memoryMarginMiB) {
+        this(tickMs, roundMs, profileMs, observeMs, maxAttempts, memoryMarginMiB, TandemPolicy.Config.defaults());
+    }
+
     public SchedulerConfig {
+        if (tandem == null) tandem = TandemPolicy.Config.defaults();
         if (tickMs < 10) throw new IllegalArgumentException("--tick must be at least 10 ms");
         if (roundMs < tickMs) throw new IllegalArgumentException("--round must be at least --tick");
         if (profileMs < 0 || observeMs < 0) throw new IllegalArgumentException("--profile-time and --observe-time must not be negative");

@@ -1,0 +1,46 @@
+package dev.tandem.server;
+
+import dev.tandem.core.policies.Objective;
+import dev.tandem.core.policies.TandemPolicy;
+import picocli.CommandLine.Option;
+
+/**
+ * The scheduling rules' options, one class for every world: {@code tandem simulate} and {@code tandem sweep} (through
+ * the CLI's scenario options) and {@code tandem serve} take the same memory margin, tandem tunables and objective,
+ * with the same defaults, so that what a simulation evaluated is what the daemon runs.
+ */
+public final class PolicyOptions {
+    @Option(names = "--memory-margin", defaultValue = "512", paramLabel = "MIB", description = "MiB budgeted per co-located job beyond its profiled peak. Default: ${DEFAULT-VALUE}.")
+    long memoryMargin;
+
+    @Option(names = "--tandem-min-speed", defaultValue = "0.6", description = "tandem: no job predicted below this fraction of its solo speed. Default: ${DEFAULT-VALUE}.")
+    double minSpeed;
+
+    @Option(names = "--tandem-min-gain", defaultValue = "0.1", description = "tandem: pair only if predicted combined speed >= 1 + this. Default: ${DEFAULT-VALUE}.")
+    double minGain;
+
+    @Option(names = "--tandem-caution", defaultValue = "1.0", description = "tandem: standard deviations of prediction uncertainty subtracted before judging. Default: ${DEFAULT-VALUE}.")
+    double caution;
+
+    @Option(names = "--tandem-window", defaultValue = "128", description = "tandem: queued jobs per gang size considered for pairing per round. Default: ${DEFAULT-VALUE}.")
+    int window;
+
+    @Option(names = "--tandem-starvation", defaultValue = "7d", converter = DurationConverter.Seconds.class, description = "tandem: a job waiting longer is served first. Default: ${DEFAULT-VALUE}.")
+    double starvation;
+
+    @Option(names = "--tandem-urgency", defaultValue = "0.25",
+            description = "tandem: weight of a waiting job's length when pairing (long jobs first: shorter makespan, longer mean JCT; 0: queue order). Default: ${DEFAULT-VALUE}.")
+    double urgency;
+
+    @Option(names = "--objective", defaultValue = "balanced",
+            description = "tandem: what the queue order serves: makespan (submission order, long jobs first among equals), "
+                    + "jct (shortest first), balanced (shortest first, each long job started by its latest start under the plan). Default: ${DEFAULT-VALUE}.")
+    String objective;
+
+    public long memoryMarginMiB() { return memoryMargin; }
+
+    /** tandem's configuration from these options; a bad value fails with the option's name. */
+    public TandemPolicy.Config tandem() {
+        return new TandemPolicy.Config(minSpeed, minGain, caution, window, starvation, urgency, Objective.parse(objective));
+    }
+}
