@@ -98,13 +98,16 @@ final class DecisionApplier {
 
     /**
      * A decision the rules refused: the world moved since the snapshot (a job ended or started meanwhile), or the
-     * policy erred. Logged at WARN, counted, and noted in the job's history once per distinct reason.
+     * policy erred. Counted every time; logged at WARN and noted in the job's history once per distinct reason (a
+     * decision the policy repeats every round is logged again at DEBUG only).
      */
     void rejected(JobRecord job, String what, String why, long now) {
-        log.warn("policy decision refused for job {}: {}: {}", job.id(), what, why);
         ctx.metrics.rejectedDecision();
         if (!why.equals(lastRefusal.put(job.id(), why))) {
+            log.warn("policy decision refused for job {}: {}: {}", job.id(), what, why);
             ctx.store.note(job.id(), Context.ACTOR, "decision refused (" + what + "): " + why, now);
+        } else {
+            log.debug("policy decision refused again for job {}: {}: {}", job.id(), what, why);
         }
     }
 
