@@ -31,6 +31,7 @@ final class ShowCommand implements Callable<Integer> {
         line("Workload", j.get("signature").get("label").asText());
         line("GPUs", j.get("gpus").asText() + (j.get("gpu_ids").isEmpty() ? "" : " on " + j.get("gpu_ids").toString()));
         if (j.get("memory_mib").asLong() > 0) line("Memory", j.get("memory_mib").asText() + " MiB per GPU");
+        if (j.hasNonNull("time_limit_s")) line("Time limit", String.format(java.util.Locale.ROOT, "%.0f s per run", j.get("time_limit_s").asDouble()));
         if (!j.get("partners").isEmpty()) line("Shares with", j.get("partners").toString());
         if (!j.get("predicted_speed").isNull()) line("Predicted", j.get("predicted_speed").asText() + "x of solo" + (j.get("prediction_basis").isNull() ? "" : " (" + j.get("prediction_basis").asText() + ")"));
         if (!j.get("observed_speed").isNull()) line("Observed", j.get("observed_speed").asText() + "x of solo");

@@ -31,6 +31,9 @@ final class SubmitCommand implements Callable<Integer> {
     @Option(names = "--iterations", description = "expected total iterations, if the job prints tandem:progress lines")
     Long iterations;
 
+    @Option(names = {"-t", "--time-limit"}, paramLabel = "DURATION", description = "stop the job and mark it failed when a run lasts longer (e.g. 90m, 2h, 1d), as Slurm's --time")
+    String timeLimit;
+
     @Option(names = {"-e", "--env"}, paramLabel = "NAME=VALUE", description = "extra environment variable (repeatable)")
     Map<String, String> env = new LinkedHashMap<>();
 
@@ -59,6 +62,7 @@ final class SubmitCommand implements Callable<Integer> {
         body.put("gpus", gpus);
         if (memoryMiB != null) body.put("memory_mib", memoryMiB);
         if (iterations != null) body.put("iterations", iterations);
+        if (timeLimit != null) body.put("time_limit", timeLimit);
         if (!env.isEmpty()) body.put("env", env);
         body.put("workdir", (workdir != null ? workdir : Path.of("")).toAbsolutePath().normalize().toString());
         if (model != null) {

@@ -48,7 +48,7 @@ class ServeClientTest {
     @Test
     void submitFollowShowAndQueueAJobThroughTheCli() throws Exception {
         CliTest.Run sub = tandem(with("submit", "--gpus", "1", "--memory", "4G", "--name", "cli-job", "--model", "ResNet18", "--batch-size", "64",
-                "-e", "GREETING=hello world", "--", host.trainScript(), "6", "0.05", "--env"));
+                "-e", "GREETING=hello world", "--time-limit", "2h", "--", host.trainScript(), "6", "0.05", "--env"));
         assertThat(sub.code()).as(sub.err()).isZero();
         assertThat(sub.out()).matches("Submitted job \\d+\\R");
         long id = Long.parseLong(sub.out().replaceAll("\\D", ""));
@@ -60,7 +60,7 @@ class ServeClientTest {
         TestApi.await(Duration.ofSeconds(20), "succeeded", () -> tandem(with("show", String.valueOf(id))).out().contains("State:       succeeded"));
         CliTest.Run show = tandem(with("show", String.valueOf(id)));
         assertThat(show.out()).contains("Job:         " + id + " (cli-job) of admin").contains("Workload:    ResNet18//bs64")
-                .contains("Memory:      4096 MiB per GPU").contains("Exit code:   0").contains("-> profiling").contains("-> succeeded");
+                .contains("Memory:      4096 MiB per GPU").contains("Time limit:  7200 s per run").contains("Exit code:   0").contains("-> profiling").contains("-> succeeded");
         JsonNode json = new ObjectMapper().readTree(tandem(with("show", String.valueOf(id), "--json")).out());
         assertThat(json.get("env").get("GREETING").asText()).isEqualTo("hello world");
         assertThat(json.get("argv").get(2).asText()).isEqualTo("0.05");

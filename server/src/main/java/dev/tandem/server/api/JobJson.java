@@ -34,6 +34,7 @@ final class JobJson {
         o.put("gpus", r.gpus());
         o.put("memory_mib", r.memoryMiB());
         putNullable(o, "iterations", r.iterations());
+        putNullable(o, "time_limit_s", r.timeLimitMs() == null ? null : r.timeLimitMs() / 1000.0);
         o.set("signature", signature(r.signature()));
         o.put("attempts", r.attempts());
         o.put("exclusive", r.exclusive());

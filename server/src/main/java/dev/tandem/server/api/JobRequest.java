@@ -1,6 +1,7 @@
 package dev.tandem.server.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.tandem.core.model.DurationText;
 import dev.tandem.core.model.WorkloadSignature;
 import dev.tandem.server.store.NewJob;
 
@@ -20,7 +21,7 @@ import java.util.regex.Pattern;
  * workload (and share a profile).
  */
 public final class JobRequest {
-    private static final Set<String> FIELDS = Set.of("name", "argv", "env", "workdir", "gpus", "memory_mib", "iterations", "signature");
+    private static final Set<String> FIELDS = Set.of("name", "argv", "env", "workdir", "gpus", "memory_mib", "iterations", "signature", "time_limit");
     private static final Set<String> SIGNATURE_FIELDS = Set.of("model", "dataset", "batch_size", "amp");
     private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,127}");
     /** Signature names end up in labels like {@code model/dataset/bs64} and pair keys {@code a|b}: no '/' or '|'. */
@@ -61,7 +62,8 @@ public final class JobRequest {
         long memory = integer(body.get("memory_mib"), "memory_mib", 0, 0, maxMemoryMiB);
         Long iterations = body.has("iterations") ? integer(body.get("iterations"), "iterations", 1, 1, 1_000_000_000_000_000L) : null;
         WorkloadSignature sig = body.has("signature") ? signature(body.get("signature")) : defaultSignature(argv);
-        return new NewJob(name, argv, env, workdir, (int) gpus, memory, iterations, sig);
+        Long timeLimit = body.has("time_limit") && !body.get("time_limit").isNull() ? timeLimit(body.get("time_limit")) : null;
+        return new NewJob(name, argv, env, workdir, (int) gpus, memory, iterations, sig, timeLimit);
     }
 
     private static List<String> argv(JsonNode n) {
@@ -125,6 +127,19 @@ public final class JobRequest {
         if (s.length() > max) throw ApiError.badField(field, "longer than " + max + " characters");
         if (s.indexOf('\0') >= 0) throw ApiError.badField(field, "must not contain NUL characters");
         return s;
+    }
+
+    /** A duration in tandem's syntax ("90s", "2h", "7d"; a bare number is seconds), at least one second. */
+    private static long timeLimit(JsonNode n) {
+        if (!n.isTextual() && !n.isNumber()) throw ApiError.badField("time_limit", "must be a duration such as \"30m\" or \"2h\"");
+        long ms;
+        try {
+            ms = DurationText.millis(n.asText());
+        } catch (IllegalArgumentException e) {
+            throw ApiError.badField("time_limit", e.getMessage());
+        }
+        if (ms < 1000) throw ApiError.badField("time_limit", "must be at least 1s, got " + n.asText());
+        return ms;
     }
 
     private static long integer(JsonNode n, String field, long dflt, long min, long max) {

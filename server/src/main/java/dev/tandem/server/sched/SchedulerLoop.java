@@ -134,6 +134,7 @@ public final class SchedulerLoop implements AutoCloseable {
         Map<Long, JobRecord> jobs = new LinkedHashMap<>();
         for (JobRecord r : unfinished) jobs.put(r.id(), r);
         for (Run run : ctx.runs.all()) if (!jobs.containsKey(run.jobId)) ctx.store.job(run.jobId).ifPresent(r -> jobs.put(r.id(), r));
+        enforceTimeLimits(jobs, now);
         stopWhatWasCancelled(jobs);
         profiling.check(jobs, now);
         observations.update(now);
@@ -160,13 +161,40 @@ public final class SchedulerLoop implements AutoCloseable {
         live = explainer.publish(lastSnapshot, jobs, queued, now);
     }
 
-    /** The API cancels in the store; here the processes of cancelled jobs are stopped. */
+    /**
+     * A run that outlasts its job's time limit fails the job (as Slurm's TIMEOUT); its processes are then stopped
+     * like a cancelled job's, and it is not retried.
+     */
+    private void enforceTimeLimits(Map<Long, JobRecord> jobs, long now) {
+        for (Run run : ctx.runs.all()) {
+            if (run.stop != Run.Stop.NONE) continue;
+            JobRecord r = jobs.get(run.jobId);
+            if (r == null || r.timeLimitMs() == null || now - run.startedAt <= r.timeLimitMs() || !JobState.ON_GPU.contains(r.state())) continue;
+            String why = "time limit of " + limitText(r.timeLimitMs()) + " reached; stopped";
+            if (ctx.store.transition(r.id(), JobState.ON_GPU, JobState.FAILED, Context.ACTOR, why, Change.none(), now)) {
+                log.info("job {}: {}", r.id(), why);
+                ctx.store.job(r.id()).ifPresent(updated -> jobs.put(updated.id(), updated));
+                ctx.dirty = true;
+            }
+        }
+    }
+
+    /** A limit as a user writes it: 2h, 90m, 45s, 1500ms. */
+    static String limitText(long ms) {
+        if (ms % 86_400_000 == 0) return ms / 86_400_000 + "d";
+        if (ms % 3_600_000 == 0) return ms / 3_600_000 + "h";
+        if (ms % 60_000 == 0) return ms / 60_000 + "m";
+        if (ms % 1000 == 0) return ms / 1000 + "s";
+        return ms + "ms";
+    }
+
+    /** The API cancels in the store, a time limit fails a job; here the processes of such jobs are stopped. */
     private void stopWhatWasCancelled(Map<Long, JobRecord> jobs) {
         for (Run run : ctx.runs.all()) {
             if (run.stop != Run.Stop.NONE) continue;
             JobRecord r = jobs.get(run.jobId);
             if (r == null || JobState.ON_GPU.contains(r.state())) continue;
-            run.stop = r.state() == JobState.CANCELLED ? Run.Stop.CANCEL : Run.Stop.SUSPEND;
+            run.stop = r.state() == JobState.CANCELLED || r.state() == JobState.FAILED ? Run.Stop.CANCEL : Run.Stop.SUSPEND;
             ctx.executor.stop(run.jobId);
         }
     }

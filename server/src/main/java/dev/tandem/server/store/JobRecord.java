@@ -11,7 +11,7 @@ public record JobRecord(long id, String owner, String name, List<String> argv, M
                         int attempts, boolean exclusive, List<Integer> gpuIds, Long pid, Long pidStarted,
                         Integer exitCode, Long progressIter, long attainedGpuMs, Double predictedSpeed,
                         Double observedSpeed, long submittedAt, long queuedAt, Long startedAt, Long finishedAt,
-                        long updatedAt, String reason) {
+                        long updatedAt, String reason, Long timeLimitMs) {
     public JobRecord {
         argv = List.copyOf(argv);
         env = Map.copyOf(env);

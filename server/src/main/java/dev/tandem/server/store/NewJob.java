@@ -7,7 +7,7 @@ import java.util.Map;
 
 /** A validated submission, ready to be stored. */
 public record NewJob(String name, List<String> argv, Map<String, String> env, String workdir, int gpus, long memoryMiB,
-                     Long iterations, WorkloadSignature signature) {
+                     Long iterations, WorkloadSignature signature, Long timeLimitMs) {
     public NewJob {
         argv = List.copyOf(argv);
         env = Map.copyOf(env);

@@ -32,7 +32,7 @@ public final class Store implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String JOB_COLUMNS = "id, owner, name, argv, env, workdir, gpus, memory_mib, iterations, sig_model, sig_dataset, "
             + "sig_batch, sig_amp, state, attempts, exclusive, gpu_ids, pid, pid_started, exit_code, progress_iter, attained_gpu_ms, "
-            + "predicted_speed, observed_speed, submitted_at, queued_at, started_at, finished_at, updated_at, reason";
+            + "predicted_speed, observed_speed, submitted_at, queued_at, started_at, finished_at, updated_at, reason, time_limit_ms";
 
     /** A measured co-location, as stored. */
     public record Observation(WorkloadSignature a, WorkloadSignature b, int gpus, double speedA, double speedB) {}
@@ -186,8 +186,8 @@ public final class Store implements AutoCloseable {
         long id = db.tx(c -> {
             long newId;
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO jobs (owner, name, argv, env, workdir, gpus, memory_mib, iterations, "
-                    + "sig_model, sig_dataset, sig_batch, sig_amp, state, submitted_at, queued_at, updated_at, reason) "
-                    + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, 'submitted') RETURNING id")) {
+                    + "sig_model, sig_dataset, sig_batch, sig_amp, state, submitted_at, queued_at, updated_at, reason, time_limit_ms) "
+                    + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, 'submitted', ?) RETURNING id")) {
                 ps.setString(1, owner);
                 ps.setString(2, j.name());
                 ps.setString(3, toJson(j.argv()));
@@ -200,6 +200,7 @@ public final class Store implements AutoCloseable {
                 ps.setLong(13, now);
                 ps.setLong(14, now);
                 ps.setLong(15, now);
+                setNullableLong(ps, 16, j.timeLimitMs());
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
                     newId = rs.getLong(1);
@@ -382,7 +383,7 @@ public final class Store implements AutoCloseable {
                 nullableLong(rs, "pid"), nullableLong(rs, "pid_started"), nullableInt(rs, "exit_code"), nullableLong(rs, "progress_iter"),
                 rs.getLong("attained_gpu_ms"), nullableDouble(rs, "predicted_speed"), nullableDouble(rs, "observed_speed"),
                 rs.getLong("submitted_at"), rs.getLong("queued_at"), nullableLong(rs, "started_at"), nullableLong(rs, "finished_at"),
-                rs.getLong("updated_at"), rs.getString("reason"));
+                rs.getLong("updated_at"), rs.getString("reason"), nullableLong(rs, "time_limit_ms"));
     }
 
     /** GPU indices as stored in {@code gpu_ids}. */

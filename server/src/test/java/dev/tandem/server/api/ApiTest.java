@@ -114,6 +114,9 @@ class ApiTest {
             fractional gpus          | {"argv": ["true"], "gpus": 1.5} | 400 | gpus: must be a whole number | gpus
             too many gpus            | {"argv": ["true"], "gpus": 3} | 400 | gpus: a job runs on one node, and the largest node has 2 GPU(s); got 3 | gpus
             zero gpus                | {"argv": ["true"], "gpus": 0} | 400 | gpus: must be at least 1, got 0 | gpus
+            time limit not a duration | {"argv": ["true"], "time_limit": "soon"} | 400 | time_limit: 'soon' is not a duration | time_limit
+            time limit too short     | {"argv": ["true"], "time_limit": "500ms"} | 400 | time_limit: must be at least 1s, got 500ms | time_limit
+            time limit an object     | {"argv": ["true"], "time_limit": {"h": 2}} | 400 | time_limit: must be a duration | time_limit
             negative memory          | {"argv": ["true"], "memory_mib": -1} | 400 | memory_mib: must be within 0..81559 | memory_mib
             memory over the GPU      | {"argv": ["true"], "memory_mib": 100000} | 400 | memory_mib | memory_mib
             relative workdir         | {"argv": ["true"], "workdir": "tmp"} | 400 | workdir: must be an absolute path | workdir

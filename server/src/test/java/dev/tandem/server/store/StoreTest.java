@@ -42,7 +42,7 @@ class StoreTest {
         try (Store again = new Store(Database.open("sqlite:" + dir.resolve("tandem.db"), dir))) {
             assertThat(again.jobs(null, EnumSet.noneOf(JobState.class), 0, 100)).hasSize(2);
             assertThat(again.profiles()).hasSize(1);
-            assertThat(again.database().tx(StoreTest::schemaVersion)).isEqualTo("2");
+            assertThat(again.database().tx(StoreTest::schemaVersion)).isEqualTo("3");
         }
     }
 
@@ -82,7 +82,7 @@ class StoreTest {
                 org.assertj.core.groups.Tuple.tuple("token-rotated", "ops"));
         assertThat(s.userByTokenHash("c".repeat(64))).isEmpty();
 
-        NewJob nj = new NewJob("train", List.of("python", "train.py", "--lr", "1e-3; rm -rf /"), Map.of("SEED", "1"), "/tmp", 1, 4096, 500L, SIG);
+        NewJob nj = new NewJob("train", List.of("python", "train.py", "--lr", "1e-3; rm -rf /"), Map.of("SEED", "1"), "/tmp", 1, 4096, 500L, SIG, 7_200_000L);
         JobRecord j = s.insertJob(nj, "admin", 1000);
         JobRecord k = s.insertJob(nj, "admin", 1001);
         assertThat(k.id()).isGreaterThan(j.id());
@@ -97,6 +97,7 @@ class StoreTest {
         assertThat(r.attempts()).isEqualTo(1);
         assertThat(r.gpuIds()).containsExactly(0, 1);
         assertThat(r.pid()).isEqualTo(4242L);
+        assertThat(r.timeLimitMs()).isEqualTo(7_200_000L);
         assertThat(s.jobsWithProcess()).extracting(JobRecord::id).containsExactly(j.id());
         assertThat(s.events(j.id())).extracting(JobEvent::to).containsExactly(JobState.PENDING, JobState.RUNNING);
         assertThat(s.events(j.id()).get(1).reason()).isEqualTo("idle GPU");
