@@ -60,6 +60,9 @@ public final class ServeOptions {
     @Option(names = "--max-body", defaultValue = "65536", paramLabel = "BYTES", description = "largest request body accepted (default: ${DEFAULT-VALUE})")
     int maxBodyBytes;
 
+    @Option(names = "--log-format", defaultValue = "text", paramLabel = "text|json", description = "the daemon's log on stderr: text lines with date and time, or one JSON object per line (default: ${DEFAULT-VALUE})")
+    String logFormat;
+
     @Option(names = "--stop-jobs-on-shutdown", description = "on SIGTERM stop and requeue running jobs (default: leave them running for the next daemon to re-adopt)")
     boolean stopJobsOnShutdown;
 

@@ -25,6 +25,7 @@ public final class ServerMain implements Callable<Integer> {
      */
     public static int serveOrExplain(ServeOptions options, PrintWriter err) throws InterruptedException {
         try {
+            ServerLogging.configure(Level.INFO, ServerLogging.Format.parse(options.logFormat));
             return serve(options.toConfig());
         } catch (StartupException | ExecException | StoreException | IllegalStateException | IllegalArgumentException e) {
             err.println("tandem: error: " + e.getMessage());
@@ -35,7 +36,7 @@ public final class ServerMain implements Callable<Integer> {
 
     /** Starts the daemon, says where it listens and where the admin token is (never the token), and runs until SIGTERM or SIGINT. */
     public static int serve(ServerConfig cfg) throws InterruptedException {
-        ServerLogging.configure(Level.INFO);
+        ServerLogging.configure(Level.INFO); // levels only: serveOrExplain has set the format
         TandemServer server = TandemServer.start(cfg);
         Runtime.getRuntime().addShutdownHook(new Thread(server::close, "tandem-shutdown"));
         System.out.println("tandem serve: listening on " + server.url());

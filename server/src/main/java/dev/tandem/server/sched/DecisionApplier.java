@@ -167,6 +167,7 @@ final class DecisionApplier {
             ctx.store.update(job.id(), new Change().set(Column.PID, l.pid()).set(Column.PID_STARTED, l.startedAt()), now);
             Run run = new Run(job.id(), job.signature(), attempt, gpus, now);
             ctx.runs.add(run);
+            log.info("job {} started on GPU(s) {} ({}, attempt {}): {}", job.id(), ctx.describe(gpus), state.name().toLowerCase(java.util.Locale.ROOT), attempt, reason);
             ctx.dirty = true;
             return Optional.of(run);
         } catch (ExecutorUnavailable e) {

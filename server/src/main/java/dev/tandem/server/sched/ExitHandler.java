@@ -66,6 +66,7 @@ final class ExitHandler {
             if (job.exclusive()) learnPeak(run, job.signature(), now);
             ctx.store.transition(job.id(), JobState.ON_GPU, JobState.SUCCEEDED, Context.ACTOR, "exited with code 0",
                     ended.set(Column.FINISHED_AT, now), now);
+            log.info("job {} succeeded (attempt {}, {} s on GPU(s) {})", job.id(), run.attempt, (now - run.startedAt) / 1000, ctx.describe(run.gpus));
             return Optional.empty();
         }
         boolean oom = code != null && (e.oomInLog() || memoryFull(run, now));
@@ -103,9 +104,11 @@ final class ExitHandler {
             ctx.metrics.retry();
             ctx.store.transition(jobId, EnumSet.of(from), JobState.PENDING, Context.ACTOR,
                     why + "; attempt " + attempt + " of " + ctx.cfg.maxAttempts() + ", requeued", new Change().set(Column.QUEUED_AT, now), now);
+            log.info("job {} requeued: {} (attempt {} of {})", jobId, why, attempt, ctx.cfg.maxAttempts());
         } else {
             ctx.store.transition(jobId, EnumSet.of(from), JobState.FAILED, Context.ACTOR,
                     why + "; failed after " + attempt + " attempt(s)", new Change().set(Column.FINISHED_AT, now), now);
+            log.info("job {} failed: {} (after {} attempt(s))", jobId, why, attempt);
         }
         ctx.dirty = true;
     }
