@@ -38,8 +38,6 @@ final class ScenarioOptions {
     @Option(names = "--gavel-gpu", defaultValue = "v100", description = "GPU type to read from a Gavel file (k80, p100, v100). Default: ${DEFAULT-VALUE}.")
     String gavelGpu;
 
-    @Option(names = "--model", defaultValue = "auto", description = "Policies' compatibility oracle: auto, knn, util-sum, measured. Default: ${DEFAULT-VALUE}.")
-    String model;
 
     @Option(names = "--no-online", description = "Do not let the oracle learn from pairs it sees running.")
     boolean noOnline;
@@ -102,7 +100,7 @@ final class ScenarioOptions {
             if (mapping != null) throw new IllegalArgumentException("--mapping assigns profiles to trace jobs; a --workload file names each job's workload itself");
             traceSpec = new TraceSpec(TraceSpec.WORKLOAD_FILE, workloadFile, BadRows.REJECT, null, traceLimit);
         }
-        return new ScenarioSpec(profiles, truth, train == null ? truth : train, gavelGpu, model, !noOnline, cluster, workload, sim,
+        return new ScenarioSpec(profiles, truth, train == null ? truth : train, gavelGpu, policy.model(), !noOnline, cluster, workload, sim,
                 policy.tandem(), traceSpec, trainWithout);
     }
 

@@ -6,10 +6,13 @@ import picocli.CommandLine.Option;
 
 /**
  * The scheduling rules' options, one class for every world: {@code tandem simulate} and {@code tandem sweep} (through
- * the CLI's scenario options) and {@code tandem serve} take the same memory margin, tandem tunables and objective,
+ * the CLI's scenario options) and {@code tandem serve} take the same oracle, memory margin, tandem tunables and objective,
  * with the same defaults, so that what a simulation evaluated is what the daemon runs.
  */
 public final class PolicyOptions {
+    @Option(names = "--model", defaultValue = "auto", description = "Policies' compatibility oracle: auto, knn, util-sum, measured. Default: ${DEFAULT-VALUE}.")
+    String model;
+
     @Option(names = "--memory-margin", defaultValue = "512", paramLabel = "MIB", description = "MiB budgeted per co-located job beyond its profiled peak. Default: ${DEFAULT-VALUE}.")
     long memoryMargin;
 
@@ -38,6 +41,9 @@ public final class PolicyOptions {
     String objective;
 
     public long memoryMarginMiB() { return memoryMargin; }
+
+    /** The compatibility oracle's name (checked where it is built). */
+    public String model() { return model; }
 
     /** tandem's configuration from these options; a bad value fails with the option's name. */
     public TandemPolicy.Config tandem() {

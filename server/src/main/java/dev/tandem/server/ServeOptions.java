@@ -99,7 +99,7 @@ public final class ServeOptions {
     public ServerConfig toConfig() {
         return new ServerConfig(stateDir == null ? ServerConfig.defaultStateDir() : stateDir.toAbsolutePath(), host, port,
                 StorePassword.apply(store, storePasswordFile, System.getenv(StorePassword.ENV)), policy,
-                Sharing.parse(sharing), mpsThreadPercentage, new SchedulerConfig(tickMs, roundMs, profileMs, observeMs, maxAttempts, scheduling.memoryMarginMiB(), scheduling.tandem()),
+                Sharing.parse(sharing), mpsThreadPercentage, new SchedulerConfig(tickMs, roundMs, profileMs, observeMs, maxAttempts, scheduling.memoryMarginMiB(), scheduling.tandem(), scheduling.model()),
                 stopGraceMs, maxBodyBytes, stopJobsOnShutdown, ToolPath.fromEnvironment(),
                 executor, new SlurmSettings(slurmPartition, slurmNodes, slurmGpusPerNode, slurmGpuMemoryMiB, slurmNvidiaSmi, slurmDcgmi, slurmGres),
                 new SimulatedSettings(simulatedCluster, timeScale));

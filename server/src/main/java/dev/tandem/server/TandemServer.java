@@ -100,7 +100,7 @@ public final class TandemServer implements AutoCloseable {
             monitor = new GpuMonitor();
             if (!cfg.slurmExecutor() && !cfg.simulatedExecutor()) monitor.start(cfg.tools());
             ServerMetrics metrics = new ServerMetrics();
-            loop = new SchedulerLoop(store, executor, gpus, Oracle.build(store), monitor, metrics, policy, cfg.scheduler());
+            loop = new SchedulerLoop(store, executor, gpus, Oracle.build(store, cfg.scheduler().model()), monitor, metrics, policy, cfg.scheduler());
             loop.start();
             String sharing = cfg.simulatedExecutor() ? "simulated" : cfg.sharing() == Sharing.MPS ? "mps" : "time-slicing";
             ApiServer api = new ApiServer(store, loop, metrics, cfg.stateDir(), sharing, cfg.host(), cfg.port(), cfg.maxBodyBytes());

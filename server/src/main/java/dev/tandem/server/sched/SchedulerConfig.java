@@ -12,16 +12,21 @@ import dev.tandem.core.policies.TandemPolicy;
  * @param maxAttempts   runs a job gets before a crash fails it
  * @param memoryMarginMiB the memory rule's per-job margin
  * @param tandem        the tandem policy's tunables and objective (as {@code tandem simulate} takes them)
+ * @param model         the compatibility oracle: auto, knn, util-sum or measured (as {@code tandem simulate --model})
  */
 public record SchedulerConfig(long tickMs, long roundMs, long profileMs, long observeMs, int maxAttempts, long memoryMarginMiB,
-                              TandemPolicy.Config tandem) {
-    /** With tandem's defaults. */
+                              TandemPolicy.Config tandem, String model) {
+    /** With tandem's defaults and the automatic oracle. */
     public SchedulerConfig(long tickMs, long roundMs, long profileMs, long observeMs, int maxAttempts, long memoryMarginMiB) {
-        this(tickMs, roundMs, profileMs, observeMs, maxAttempts, memoryMarginMiB, TandemPolicy.Config.defaults());
+        this(tickMs, roundMs, profileMs, observeMs, maxAttempts, memoryMarginMiB, TandemPolicy.Config.defaults(), "auto");
     }
 
     public SchedulerConfig {
         if (tandem == null) tandem = TandemPolicy.Config.defaults();
+        if (model == null) model = "auto";
+        if (!java.util.Set.of("auto", "knn", "util-sum", "measured").contains(model)) {
+            throw new IllegalArgumentException("unknown model '" + model + "'; known: auto, knn, util-sum, measured");
+        }
         if (tickMs < 10) throw new IllegalArgumentException("--tick must be at least 10 ms");
         if (roundMs < tickMs) throw new IllegalArgumentException("--round must be at least --tick");
         if (profileMs < 0 || observeMs < 0) throw new IllegalArgumentException("--profile-time and --observe-time must not be negative");
