@@ -33,9 +33,9 @@ public final class Leftovers {
             for (Path dir : dirs) {
                 long pid = Long.parseLong(dir.getFileName().toString());
                 if (pid == sessionLeader || pid == self) continue;
-                String stat = read(dir.resolve("stat"));
-                if (stat == null || zombie(stat)) continue;
-                if ((sessionLeader > 0 && session(stat) == sessionLeader) || hasVariable(dir.resolve("environ"), needle)) {
+                String stat = Processes.stat(pid);
+                if (stat == null || Processes.zombie(stat)) continue;
+                if ((sessionLeader > 0 && Processes.session(stat) == sessionLeader) || hasVariable(dir.resolve("environ"), needle)) {
                     ProcessHandle.of(pid).ifPresent(out::add);
                 }
             }
@@ -48,27 +48,10 @@ public final class Leftovers {
     /** "pid 123 (sleep), pid 124 (python3)", from /proc's command names. */
     public static String describe(List<ProcessHandle> processes) {
         return processes.stream().map(h -> {
-            String stat = read(PROC.resolve(String.valueOf(h.pid())).resolve("stat"));
-            int open = stat == null ? -1 : stat.indexOf('('), close = stat == null ? -1 : stat.lastIndexOf(')');
-            return "pid " + h.pid() + (open >= 0 && close > open ? " (" + stat.substring(open + 1, close) + ")" : "");
+            String stat = Processes.stat(h.pid());
+            String command = stat == null ? null : Processes.command(stat);
+            return "pid " + h.pid() + (command != null ? " (" + command + ")" : "");
         }).collect(Collectors.joining(", "));
-    }
-
-    /** The session id in /proc/PID/stat: the fourth field after the command name in parentheses. */
-    static long session(String stat) {
-        int close = stat.lastIndexOf(')');
-        if (close < 0) return -1;
-        String[] f = stat.substring(close + 2).split(" ");
-        try {
-            return f.length > 3 ? Long.parseLong(f[3]) : -1;
-        } catch (NumberFormatException e) {
-            return -1;
-        }
-    }
-
-    private static boolean zombie(String stat) {
-        int close = stat.lastIndexOf(')');
-        return close >= 0 && close + 2 < stat.length() && stat.charAt(close + 2) == 'Z';
     }
 
     /** Whether the NUL-separated environment holds exactly this NAME=value entry (unreadable: no). */
@@ -86,14 +69,6 @@ public final class Leftovers {
             from = i + 1;
         }
         return false;
-    }
-
-    private static String read(Path f) {
-        try {
-            return Files.readString(f, StandardCharsets.ISO_8859_1);
-        } catch (IOException | SecurityException e) {
-            return null;
-        }
     }
 
     private static boolean isNumber(String s) {

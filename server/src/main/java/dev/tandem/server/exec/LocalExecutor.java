@@ -83,13 +83,20 @@ public final class LocalExecutor implements Executor {
         this.mpsSharedThreadPercentage = mpsSharedThreadPercentage;
         this.wrapper = installWrapper(stateDir);
         this.mps = sharing == Sharing.MPS ? new MpsControl(tools, stateDir) : null;
-        this.setsid = Stream.of(Path.of("/usr/bin/setsid"), Path.of("/bin/setsid")).filter(Files::isExecutable).findFirst()
-                .or(() -> tools.find("setsid")).orElse(null);
-        this.setpriv = Stream.of(Path.of("/usr/bin/setpriv"), Path.of("/bin/setpriv")).filter(Files::isExecutable).findFirst()
-                .or(() -> tools.find("setpriv")).orElse(null);
+        this.setsid = utilLinux(tools, "setsid");
+        this.setpriv = utilLinux(tools, "setpriv");
         this.self = UnixAccount.current();
         if (setsid == null) log.warn("no setsid (util-linux) found: jobs share the daemon's session, and a Ctrl-C on a foreground daemon reaches them");
         if (mps != null) mps.start();
+    }
+
+    /**
+     * A util-linux tool from the system's own directories first (the tool path may start with test doubles or a
+     * user's directories), else from the tool path; null where there is none.
+     */
+    private static Path utilLinux(ToolPath tools, String name) {
+        return Stream.of(Path.of("/usr/bin", name), Path.of("/bin", name)).filter(Files::isExecutable).findFirst()
+                .or(() -> tools.find(name)).orElse(null);
     }
 
     @Override public String containment() {

@@ -11,8 +11,8 @@ class LeftoversTest {
     @Test
     void theSessionIdIsTheFourthFieldAfterTheCommandName() {
         // a command name may hold spaces and parentheses: the last ')' ends it
-        assertThat(Leftovers.session("4242 (odd) name) S 1 4240 4241 0 -1 4194560")).isEqualTo(4241);
-        assertThat(Leftovers.session("garbage")).isEqualTo(-1);
+        assertThat(Processes.session("4242 (odd) name) S 1 4240 4241 0 -1 4194560")).isEqualTo(4241);
+        assertThat(Processes.session("garbage")).isEqualTo(-1);
     }
 
     /** A process in a session of its own is found by the marker in its environment, and only by the exact value. */
