@@ -1,9 +1,6 @@
 package dev.tandem.server.sched;
 
-import dev.tandem.core.compat.CompatibilityModel;
-import dev.tandem.core.compat.KernelRegressionModel;
-import dev.tandem.core.compat.MeasuredPairModel;
-import dev.tandem.core.compat.UtilSumModel;
+import dev.tandem.core.compat.CompatibilityModels;
 import dev.tandem.core.compat.OnlineCorrectedModel;
 import dev.tandem.core.compat.PairObservation;
 import dev.tandem.core.model.ProfileStore;
@@ -22,19 +19,14 @@ import java.util.List;
 public final class Oracle {
     private Oracle() {}
 
-    /** The oracle {@code tandem serve --model} names; auto is knn, as the daemon's profiles carry utilisation. */
+    /**
+     * The oracle {@code tandem serve --model} names, fitted as {@code tandem simulate} fits it on the same pairs (auto
+     * is knn: Lucid's profiles carry utilisation).
+     */
     public static OnlineCorrectedModel build(Store store, String name) {
         ProfileStore lucid = new ProfileStore(ProfileReader.read(DataSource.LUCID_PROFILES, 0));
         List<PairObservation> measured = TrainingPairs.load(DataSource.LUCID_PAIRS, lucid, "v100");
-        // infeasible (out-of-memory) pairs carry no speed to learn from; memory is the memory rule's business
-        List<PairObservation> training = measured.stream().filter(o -> o.combined() > 0).toList();
-        CompatibilityModel base = switch (name) {
-            case "auto", "knn" -> KernelRegressionModel.fit(training);
-            case "util-sum" -> UtilSumModel.fit(training);
-            case "measured" -> new MeasuredPairModel(measured, KernelRegressionModel.fit(training));
-            default -> throw new IllegalArgumentException("unknown model '" + name + "'; known: auto, knn, util-sum, measured");
-        };
-        OnlineCorrectedModel model = new OnlineCorrectedModel(base);
+        OnlineCorrectedModel model = new OnlineCorrectedModel(CompatibilityModels.fit(name, measured, false));
         for (Store.Observation o : store.observations()) model.observe(o.a(), o.b(), o.gpus(), o.speedA(), o.speedB());
         return model;
     }

@@ -1,5 +1,6 @@
 package dev.tandem.server.sched;
 
+import dev.tandem.core.compat.CompatibilityModels;
 import dev.tandem.core.policies.TandemPolicy;
 
 /**
@@ -23,10 +24,7 @@ public record SchedulerConfig(long tickMs, long roundMs, long profileMs, long ob
 
     public SchedulerConfig {
         if (tandem == null) tandem = TandemPolicy.Config.defaults();
-        if (model == null) model = "auto";
-        if (!java.util.Set.of("auto", "knn", "util-sum", "measured").contains(model)) {
-            throw new IllegalArgumentException("unknown model '" + model + "'; known: auto, knn, util-sum, measured");
-        }
+        model = CompatibilityModels.check(model == null ? "auto" : model);
         if (tickMs < 10) throw new IllegalArgumentException("--tick must be at least 10 ms");
         if (roundMs < tickMs) throw new IllegalArgumentException("--round must be at least --tick");
         if (profileMs < 0 || observeMs < 0) throw new IllegalArgumentException("--profile-time and --observe-time must not be negative");

@@ -1,11 +1,9 @@
 package dev.tandem.sim.scenario;
 
 import dev.tandem.core.compat.CompatibilityModel;
-import dev.tandem.core.compat.KernelRegressionModel;
-import dev.tandem.core.compat.MeasuredPairModel;
+import dev.tandem.core.compat.CompatibilityModels;
 import dev.tandem.core.compat.OnlineCorrectedModel;
 import dev.tandem.core.compat.PairObservation;
-import dev.tandem.core.compat.UtilSumModel;
 import dev.tandem.core.model.Cluster;
 import dev.tandem.core.model.Job;
 import dev.tandem.core.model.JobProfile;
@@ -153,20 +151,8 @@ public final class Scenario {
     }
 
     private synchronized CompatibilityModel baseModel() {
-        if (base == null) base = baseModel(spec.model(), mode, training);
+        if (base == null) base = CompatibilityModels.fit(spec.model(), training, mode.equals("gavel"));
         return base;
-    }
-
-    static CompatibilityModel baseModel(String name, String mode, List<PairObservation> training) {
-        List<PairObservation> feasible = training.stream().filter(o -> o.combined() > 0).toList();
-        boolean hasUtil = feasible.stream().anyMatch(o -> o.a().hasUtilization());
-        String chosen = name.equals("auto") ? (mode.equals("gavel") || !hasUtil ? "measured" : "knn") : name;
-        return switch (chosen) {
-            case "knn" -> KernelRegressionModel.fit(feasible);
-            case "util-sum" -> UtilSumModel.fit(feasible);
-            case "measured" -> new MeasuredPairModel(training, hasUtil ? KernelRegressionModel.fit(feasible) : null);
-            default -> throw new IllegalArgumentException("unknown model '" + name + "'; known: auto, knn, util-sum, measured");
-        };
     }
 
     public SimulationResult run(String policy, ProgressListener progress) {
