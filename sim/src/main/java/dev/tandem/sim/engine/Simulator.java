@@ -17,7 +17,6 @@ import dev.tandem.core.policy.SchedulerSnapshot;
 import dev.tandem.core.runtime.OutOfMemoryRule;
 import dev.tandem.core.runtime.PlacementRules;
 import dev.tandem.data.truth.InterferenceTruth;
-import dev.tandem.data.truth.TruthPair;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -510,10 +509,7 @@ public final class Simulator {
             long capacity = cluster.gpu(g).type().memoryMiB();
             if (occ.size() == 1) return occ.get(0).job.memoryMiB() > capacity;
             JobState a = occ.get(0), b = occ.get(1);
-            TruthPair tp = truth.pair(a.profile, b.profile, a.job.gpus());
-            if (tp.infeasible()) return true;
-            double mem = Double.isNaN(tp.pairMemoryMiB()) ? a.job.memoryMiB() + b.job.memoryMiB() : tp.pairMemoryMiB();
-            return mem > capacity;
+            return truth.pair(a.profile, b.profile, a.job.gpus()).overflows(capacity, a.job.memoryMiB(), b.job.memoryMiB());
         }
 
         private void updateGpuCounters(int g) {

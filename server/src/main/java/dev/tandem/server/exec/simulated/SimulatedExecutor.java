@@ -10,7 +10,6 @@ import dev.tandem.data.ProfileReader;
 import dev.tandem.data.truth.ContentionFallback;
 import dev.tandem.data.truth.InterferenceTruth;
 import dev.tandem.data.truth.MeasuredTruth;
-import dev.tandem.data.truth.TruthPair;
 import dev.tandem.server.exec.ExecEvent;
 import dev.tandem.server.exec.ExecException;
 import dev.tandem.server.exec.Executor;
@@ -43,8 +42,9 @@ import java.util.function.LongSupplier;
  * speed (Lucid's profiles, by the job's signature) times the measured co-location speed while it shares a GPU
  * (Lucid's pairs; pairs nobody measured from the simulator's contention fallback), {@code timeScale} simulated
  * seconds per wall second. Progress is reported as a training script's would be; a profiling run's GPU readings
- * are the profile's utilisation and memory; a pair that does not fit in memory (measured as such, or the two
- * profiles' peaks above the GPU's memory) crashes the job that joined with CUDA's out-of-memory message. Runs do
+ * are the profile's utilisation and memory; a pair that does not fit in memory by the simulator's rule
+ * ({@link dev.tandem.data.truth.TruthPair#overflows}, with the profiles' peaks) crashes the job that joined with
+ * CUDA's out-of-memory message. Runs do
  * not survive the daemon (nothing to re-adopt): after a restart they are requeued.
  */
 public final class SimulatedExecutor implements Executor {
@@ -122,12 +122,12 @@ public final class SimulatedExecutor implements Executor {
         double total = l.iterations() != null ? l.iterations() : Math.ceil(p.soloSpeed() * DEFAULT_SOLO_SECONDS);
         SimRun run = new SimRun(l, p, total, now);
         ended.remove(l.jobId());
+        long capacity = l.gpus().stream().mapToLong(GpuDevice::memoryMiB).min().orElse(0);
         for (SimRun other : partners(run)) {
-            TruthPair t = truth.pair(p, other.profile, l.gpus().size());
-            long capacity = l.gpus().stream().mapToLong(GpuDevice::memoryMiB).min().orElse(0);
-            boolean fits = !t.infeasible() && (Double.isNaN(p.gmemMiB()) || Double.isNaN(other.profile.gmemMiB())
-                    || p.gmemMiB() + other.profile.gmemMiB() <= capacity);
-            if (!fits) run.oomIn = 5; // the newcomer's allocation fails a few seconds in, as a real one would
+            // the simulator's rule, with the profiles' peaks for the jobs' memory
+            if (truth.pair(p, other.profile, l.gpus().size()).overflows(capacity, p.gmemMiB(), other.profile.gmemMiB())) {
+                run.oomIn = 5; // the newcomer's allocation fails a few seconds in, as a real one would
+            }
         }
         runs.put(l.jobId(), run);
         log(l, String.format(Locale.ROOT, "[tandem] attempt %d of job %d on simulated GPU(s) %s at %s: %s, %.0f iterations at %.2f it/s solo%n",
@@ -137,7 +137,7 @@ public final class SimulatedExecutor implements Executor {
 
     private List<SimRun> partners(SimRun run) {
         List<SimRun> out = new ArrayList<>();
-        for (SimRun r : runs.values()) if (r != run && r.launch.jobId() != run.launch.jobId() && intersects(r.gpus, run.gpus)) out.add(r);
+        for (SimRun r : runs.values()) if (r != run && intersects(r.gpus, run.gpus)) out.add(r);
         return out;
     }
 
