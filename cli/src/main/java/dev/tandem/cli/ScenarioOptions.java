@@ -38,7 +38,6 @@ final class ScenarioOptions {
     @Option(names = "--gavel-gpu", defaultValue = "v100", description = "GPU type to read from a Gavel file (k80, p100, v100). Default: ${DEFAULT-VALUE}.")
     String gavelGpu;
 
-
     @Option(names = "--no-online", description = "Do not let the oracle learn from pairs it sees running.")
     boolean noOnline;
 

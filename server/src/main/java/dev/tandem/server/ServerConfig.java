@@ -51,6 +51,9 @@ public record ServerConfig(Path stateDir, String host, int port, String store, S
 
     public boolean simulatedExecutor() { return executor.equals("simulated"); }
 
+    /** This machine's own GPUs: the only executor whose GPUs the daemon samples and locks against other daemons. */
+    public boolean localExecutor() { return executor.equals("local"); }
+
     /** The state directory: $TANDEM_STATE_DIR, else ~/.local/state/tandem. */
     public static Path defaultStateDir() {
         String env = System.getenv("TANDEM_STATE_DIR");

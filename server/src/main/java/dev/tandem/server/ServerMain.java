@@ -35,8 +35,7 @@ public final class ServerMain implements Callable<Integer> {
     }
 
     /** Starts the daemon, says where it listens and where the admin token is (never the token), and runs until SIGTERM or SIGINT. */
-    public static int serve(ServerConfig cfg) throws InterruptedException {
-        ServerLogging.configure(Level.INFO); // levels only: serveOrExplain has set the format
+    private static int serve(ServerConfig cfg) throws InterruptedException {
         TandemServer server = TandemServer.start(cfg);
         Runtime.getRuntime().addShutdownHook(new Thread(server::close, "tandem-shutdown"));
         System.out.println("tandem serve: listening on " + server.url());

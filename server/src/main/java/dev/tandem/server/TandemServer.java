@@ -84,7 +84,7 @@ public final class TandemServer implements AutoCloseable {
                     : cfg.simulatedExecutor() ? SimulatedExecutor.withBundledData(cfg.stateDir(), cfg.simulated())
                     : new LocalExecutor(cfg.stateDir(), cfg.tools(), cfg.sharing(), cfg.stopGraceMs(), cfg.mpsThreadPercentage());
             List<GpuDevice> gpus = discover(executor, cfg);
-            if (!cfg.slurmExecutor() && !cfg.simulatedExecutor()) {
+            if (cfg.localExecutor()) {
                 // Slurm's GPUs are Slurm's to hand out, simulated ones nobody else's; this machine's are locked against every other tandem serve on it
                 gpuLocks = GpuLocks.acquire(gpus, GpuLocks.DEFAULT_DIR, "pid " + ProcessHandle.current().pid() + ", state dir " + cfg.stateDir());
                 if (gpuLocks.gpus().isEmpty()) {
@@ -98,7 +98,7 @@ public final class TandemServer implements AutoCloseable {
             for (GpuDevice g : gpus) log.info("GPU {}: {} ({} MiB, {}, node {})", g.index(), g.name(), g.memoryMiB(), g.uuid(), g.node());
             log.info("containment: {}", executor.containment());
             monitor = new GpuMonitor();
-            if (!cfg.slurmExecutor() && !cfg.simulatedExecutor()) monitor.start(cfg.tools());
+            if (cfg.localExecutor()) monitor.start(cfg.tools());
             ServerMetrics metrics = new ServerMetrics();
             loop = new SchedulerLoop(store, executor, gpus, Oracle.build(store, cfg.scheduler().model()), monitor, metrics, policy, cfg.scheduler());
             loop.start();

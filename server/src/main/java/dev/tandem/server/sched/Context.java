@@ -115,11 +115,12 @@ final class Context {
 
     /**
      * The Unix account a user's jobs run as: the one recorded with the user, looked up now (an account removed since
-     * fails the start); null for the daemon's own (users created before accounts were recorded).
+     * fails the start); null for the daemon's own (also users created before accounts were recorded), which needs no
+     * lookup at each start.
      */
     UnixAccount accountOf(String owner) {
         String unixUser = store.user(owner).map(u -> u.unixUser()).orElse(null);
-        if (unixUser == null) return null;
+        if (unixUser == null || unixUser.equals(System.getProperty("user.name"))) return null;
         return UnixAccount.lookup(unixUser).orElseThrow(() -> new ExecException("the Unix account " + unixUser + " of user " + owner + " no longer exists"));
     }
 

@@ -44,17 +44,18 @@ final class Explainer {
                     p == null ? null : p.basis(), finite(r.observed), finite(r.iterationsPerSecond),
                     r.meter.lastIteration() >= 0 ? r.meter.lastIteration() : null, null, null));
         }
-        int position = 0;
+        int position = 0, idleOnOneNode = mostIdleOnOneNode();
         for (JobRecord q : queued) {
             if (live.containsKey(q.id())) continue;
             position++;
-            String why = position <= EXPLAINED && snapshot != null ? explain(q, snapshot, jobs, busy) : "position " + position + " in the queue";
+            String why = position <= EXPLAINED && snapshot != null ? explain(q, snapshot, jobs, busy, idleOnOneNode) : "position " + position + " in the queue";
             live.put(q.id(), new LiveState.JobLive(q.id(), List.of(), null, null, null, null, null, null, why, position));
         }
         return new LiveState(now, List.copyOf(gpus), Map.copyOf(live), position);
     }
 
-    private String explain(JobRecord q, SchedulerSnapshot s, Map<Long, JobRecord> jobs, int busy) {
+    /** @param idleOnOneNode the most idle GPUs any one node has */
+    private String explain(JobRecord q, SchedulerSnapshot s, Map<Long, JobRecord> jobs, int busy, int idleOnOneNode) {
         int total = ctx.devices.size();
         String load = busy + " of " + total + " GPU(s) busy";
         if (q.exclusive()) return "waits for " + q.gpus() + " idle GPU(s): it runs alone after an out-of-memory crash (" + load + ")";
@@ -63,7 +64,6 @@ final class Explainer {
             return underway ? "waits: a job of the same workload is being profiled; it can share once the profile is in (" + load + ")"
                     : "waits for " + q.gpus() + " idle GPU(s): a new workload runs alone first to be profiled (" + load + ")";
         }
-        int idleOnOneNode = mostIdleOnOneNode();
         if (idleOnOneNode >= q.gpus()) return "waits behind earlier jobs (policy " + policy + ", " + load + ")";
         if (total - busy >= q.gpus()) {
             return "waits for " + q.gpus() + " idle GPU(s) on one node: at most " + idleOnOneNode + " are idle on any node (" + load + ")";
