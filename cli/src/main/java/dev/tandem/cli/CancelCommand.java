@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 
 /** {@code tandem cancel ID...}: cancel jobs (running ones are stopped). */
-@Command(name = "cancel", mixinStandardHelpOptions = true, description = "Cancel jobs; running ones get SIGTERM, then SIGKILL after the grace period.")
+@Command(name = "cancel", mixinStandardHelpOptions = true, footer = {"", "Example: tandem cancel 12 13"}, description = "Cancel jobs; running ones get SIGTERM, then SIGKILL after the grace period.")
 final class CancelCommand implements Callable<Integer> {
     @Mixin ClientOptions client;
 

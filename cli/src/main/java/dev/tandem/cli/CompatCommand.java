@@ -29,7 +29,7 @@ import java.util.TreeSet;
 import java.util.concurrent.Callable;
 
 /** {@code tandem compat}: the compatibility model on its own. */
-@Command(name = "compat", mixinStandardHelpOptions = true, description = "Predict, evaluate and inspect the co-location compatibility model.",
+@Command(name = "compat", mixinStandardHelpOptions = true, footer = {"", "Example: tandem compat matrix"}, description = "Predict, evaluate and inspect the co-location compatibility model.",
         subcommands = {CompatCommand.Predict.class, CompatCommand.Evaluate.class, CompatCommand.Matrix.class})
 final class CompatCommand implements Runnable {
     @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
@@ -68,7 +68,7 @@ final class CompatCommand implements Runnable {
         }
     }
 
-    @Command(name = "predict", mixinStandardHelpOptions = true, sortOptions = false,
+    @Command(name = "predict", mixinStandardHelpOptions = true, footer = {"", "Example: tandem compat predict --pairs my-pairs.csv --out predicted.csv"}, sortOptions = false,
             description = "Add pred_speed1, pred_speed2, pred_fits to every row of a pairs CSV in Lucid's format.")
     static final class Predict implements Callable<Integer> {
         @picocli.CommandLine.Mixin ModelOptions opts;
@@ -100,7 +100,7 @@ final class CompatCommand implements Runnable {
         }
     }
 
-    @Command(name = "evaluate", mixinStandardHelpOptions = true,
+    @Command(name = "evaluate", mixinStandardHelpOptions = true, footer = {"", "Example: tandem compat evaluate"},
             description = "Leave-one-model-out evaluation of tandem's model against the utilisation-sum baseline.")
     static final class Evaluate implements Callable<Integer> {
         @Option(names = "--profiles", defaultValue = DataSource.BUNDLED + "lucid/single_profiles.csv", description = "Solo profiles. Default: ${DEFAULT-VALUE}.")
@@ -130,7 +130,7 @@ final class CompatCommand implements Runnable {
         }
     }
 
-    @Command(name = "matrix", mixinStandardHelpOptions = true,
+    @Command(name = "matrix", mixinStandardHelpOptions = true, footer = {"", "Example: tandem compat matrix --csv pairs.csv"},
             description = {"Print the predicted pairwise combined speed (sum of both jobs' speed relative to solo) for a profile set,",
                     "averaged per DL model; --csv writes every profile pair."})
     static final class Matrix implements Callable<Integer> {

@@ -7,7 +7,7 @@ import picocli.CommandLine.Mixin;
 import java.util.concurrent.Callable;
 
 /** {@code tandem gpus}: the machine's GPUs, their latest readings and the jobs on them. */
-@Command(name = "gpus", mixinStandardHelpOptions = true, description = "List the GPUs tandem serve schedules, with the jobs on each.")
+@Command(name = "gpus", mixinStandardHelpOptions = true, footer = {"", "Example: tandem gpus --json"}, description = "List the GPUs tandem serve schedules, with the jobs on each.")
 final class GpusCommand implements Callable<Integer> {
     @Mixin ClientOptions client;
 

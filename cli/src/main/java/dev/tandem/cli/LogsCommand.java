@@ -9,7 +9,7 @@ import picocli.CommandLine.Parameters;
 import java.util.concurrent.Callable;
 
 /** {@code tandem logs ID [-f]}: a job's output (stdout and stderr of all its runs); {@code -f} follows until it ends. */
-@Command(name = "logs", mixinStandardHelpOptions = true, description = "Print a job's output; -f follows it until the job has finished.")
+@Command(name = "logs", mixinStandardHelpOptions = true, footer = {"", "Example: tandem logs -f 12"}, description = "Print a job's output; -f follows it until the job has finished.")
 final class LogsCommand implements Callable<Integer> {
     @Mixin ClientOptions client;
 

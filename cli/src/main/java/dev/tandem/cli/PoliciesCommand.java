@@ -6,7 +6,7 @@ import picocli.CommandLine.Command;
 import java.util.Map;
 
 /** Lists the built-in policies. */
-@Command(name = "policies", mixinStandardHelpOptions = true, description = "List the built-in scheduling policies.")
+@Command(name = "policies", mixinStandardHelpOptions = true, footer = {"", "Example: tandem policies"}, description = "List the built-in scheduling policies.")
 final class PoliciesCommand implements Runnable {
     private static final Map<String, String> SUMMARY = Map.of(
             "fifo", "first in, first out, one job per GPU, no backfill (the baseline)",

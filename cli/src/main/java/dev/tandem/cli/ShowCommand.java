@@ -8,7 +8,7 @@ import picocli.CommandLine.Parameters;
 import java.util.concurrent.Callable;
 
 /** {@code tandem show ID}: one job with the scheduler's reason, its speeds and its history. */
-@Command(name = "show", mixinStandardHelpOptions = true, description = "Show a job: why it waits or with whom it shares, speeds, history.")
+@Command(name = "show", mixinStandardHelpOptions = true, footer = {"", "Example: tandem show 12"}, description = "Show a job: why it waits or with whom it shares, speeds, history.")
 final class ShowCommand implements Callable<Integer> {
     @Mixin ClientOptions client;
 
@@ -32,7 +32,12 @@ final class ShowCommand implements Callable<Integer> {
         line("GPUs", j.get("gpus").asText() + (j.get("gpu_ids").isEmpty() ? "" : " on " + j.get("gpu_ids").toString()));
         if (j.get("memory_mib").asLong() > 0) line("Memory", j.get("memory_mib").asText() + " MiB per GPU");
         if (j.hasNonNull("time_limit_s")) line("Time limit", String.format(java.util.Locale.ROOT, "%.0f s per run", j.get("time_limit_s").asDouble()));
+        if (j.get("priority").asInt() != 0) line("Priority", j.get("priority").asText());
+        if (!j.get("after").isEmpty()) line("After", "jobs " + j.get("after").toString() + " succeed");
+        if (j.get("held").asBoolean()) line("Held", "yes (tandem release " + j.get("id").asText() + ")");
+        if (!j.get("array_job").isNull()) line("Array", "index " + j.get("array_index").asText() + " of job array " + j.get("array_job").asText());
         if (!j.get("partners").isEmpty()) line("Shares with", j.get("partners").toString());
+        if (!j.get("shared_with").isEmpty()) line("Shared with", j.get("shared_with").toString() + " (any run)");
         if (!j.get("predicted_speed").isNull()) line("Predicted", j.get("predicted_speed").asText() + "x of solo" + (j.get("prediction_basis").isNull() ? "" : " (" + j.get("prediction_basis").asText() + ")"));
         if (!j.get("observed_speed").isNull()) line("Observed", j.get("observed_speed").asText() + "x of solo");
         if (!j.get("progress_iter").isNull()) line("Progress", "iteration " + j.get("progress_iter").asText());

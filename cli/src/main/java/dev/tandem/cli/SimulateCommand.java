@@ -29,7 +29,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 
 /** {@code tandem simulate}: run several policies on one generated workload and compare them. */
-@Command(name = "simulate", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "simulate", mixinStandardHelpOptions = true, footer = {"", "Example: tandem simulate --jobs 200 --sizes 1 --report out/report.html"}, sortOptions = false,
         description = {"Simulate policies on one workload drawn from profiles, against measured co-location ground truth,",
                 "and compare makespan, JCT, GPU use and OOM crashes; also computes the LP makespan lower bound."})
 final class SimulateCommand implements Callable<Integer> {

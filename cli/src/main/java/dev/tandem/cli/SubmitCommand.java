@@ -14,8 +14,9 @@ import java.util.concurrent.Callable;
 
 /** {@code tandem submit [options] -- COMMAND [ARGS...]}: queue a job; the command after {@code --} is kept as a list, never given to a shell. */
 @Command(name = "submit", mixinStandardHelpOptions = true, description = {
-        "Submit a job to tandem serve, e.g.: tandem submit --gpus 1 --memory 12G -- python train.py --epochs 3",
-        "Everything after -- is the command, run as given (no shell) in the current directory."})
+        "Submit a job to tandem serve. Everything after -- is the command, run as given (no shell) in the current directory."},
+        footer = {"", "Example: tandem submit --gpus 1 --memory 12G -- python train.py --epochs 3",
+                "Example: tandem submit --array 0-9 --after 12 -- python train.py   (ten runs, each with its TANDEM_ARRAY_INDEX, once job 12 succeeded)"})
 final class SubmitCommand implements Callable<Integer> {
     @Mixin ClientOptions client;
 
@@ -52,6 +53,18 @@ final class SubmitCommand implements Callable<Integer> {
     @Option(names = "--amp", description = "workload signature: mixed precision")
     boolean amp;
 
+    @Option(names = "--priority", paramLabel = "N", description = "higher runs first, from -1000 to 1000 (default: 0); users may lower their own jobs', raising takes an admin")
+    Integer priority;
+
+    @Option(names = {"-d", "--after"}, paramLabel = "ID[,ID...]", description = "start only after these jobs have succeeded; cancelled if one fails or is cancelled (as Slurm's --dependency=afterok)")
+    String after;
+
+    @Option(names = {"-H", "--hold"}, description = "submit held: it waits until tandem release ID")
+    boolean hold;
+
+    @Option(names = {"-a", "--array"}, paramLabel = "INDICES", description = "a job array: one job per index, e.g. 0-9, 1,3,5 or 0-20:5; each gets TANDEM_ARRAY_INDEX and TANDEM_ARRAY_JOB_ID")
+    String array;
+
     @Parameters(arity = "1..*", paramLabel = "COMMAND", description = "the command and its arguments, after --")
     List<String> argv;
 
@@ -64,6 +77,10 @@ final class SubmitCommand implements Callable<Integer> {
         if (iterations != null) body.put("iterations", iterations);
         if (timeLimit != null) body.put("time_limit", timeLimit);
         if (!env.isEmpty()) body.put("env", env);
+        if (priority != null) body.put("priority", priority);
+        if (after != null) body.put("after", after);
+        if (hold) body.put("hold", true);
+        if (array != null) body.put("array", array);
         body.put("workdir", (workdir != null ? workdir : Path.of("")).toAbsolutePath().normalize().toString());
         if (model != null) {
             Map<String, Object> sig = new LinkedHashMap<>();
@@ -77,7 +94,12 @@ final class SubmitCommand implements Callable<Integer> {
         }
         JsonNode job = client.client().post("/jobs", body);
         if (client.json) client.print(job);
-        else System.out.println("Submitted job " + job.get("id").asLong());
+        else if (job.has("array_job_ids")) {
+            JsonNode ids = job.get("array_job_ids");
+            System.out.println("Submitted job array " + job.get("id").asLong() + ": " + ids.size() + " jobs, " + ids.get(0).asLong() + ".." + ids.get(ids.size() - 1).asLong());
+        } else {
+            System.out.println("Submitted job " + job.get("id").asLong() + (hold ? " (held: tandem release " + job.get("id").asLong() + ")" : ""));
+        }
         return 0;
     }
 }

@@ -16,7 +16,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 
 /** {@code tandem sweep}: a grid of simulations with confidence intervals across seeds. */
-@Command(name = "sweep", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "sweep", mixinStandardHelpOptions = true, footer = {"", "Example: tandem sweep --policy fifo,tandem --loads poisson:2,batch --seeds 3"}, sortOptions = false,
         description = {"Run a grid of simulations (policies x clusters x load levels x seeds) in parallel across cores",
                 "and report means with 95% confidence intervals across seeds; the HTML report plots makespan and JCT against load."})
 final class SweepCommand implements Callable<Integer> {

@@ -6,10 +6,11 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** The one {@code tandem} command. */
-@Command(name = "tandem", mixinStandardHelpOptions = true, version = "tandem 0.1.0",
+@Command(name = "tandem", mixinStandardHelpOptions = true, footer = {"", "Example: tandem simulate --jobs 200 --sizes 1 --report out/report.html"}, version = "tandem 0.1.0",
         description = "Co-locating scheduler and simulator for deep-learning training jobs on GPU clusters.",
         subcommands = {SimulateCommand.class, SweepCommand.class, CompatCommand.class, PoliciesCommand.class, ServeCommand.class, SubmitCommand.class,
-                QueueCommand.class, ShowCommand.class, CancelCommand.class, LogsCommand.class, GpusCommand.class, UsersCommand.class, CommandLine.HelpCommand.class})
+                QueueCommand.class, ShowCommand.class, CancelCommand.class, HoldCommand.Hold.class, HoldCommand.Release.class, HistoryCommand.class,
+                LogsCommand.class, GpusCommand.class, UsersCommand.class, CompletionCommand.class, CommandLine.HelpCommand.class})
 public final class TandemCommand implements Runnable {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 

@@ -11,9 +11,9 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 
 /** {@code tandem users ...}: the daemon's API users (an admin's commands, except a user's own token and trail). */
-@Command(name = "users", mixinStandardHelpOptions = true, description = "Manage tandem serve's users (admin); every change is kept with who made it.",
+@Command(name = "users", mixinStandardHelpOptions = true, footer = {"", "Example: tandem users add alice --unix-user alice"}, description = "Manage tandem serve's users (admin); every change is kept with who made it.",
         subcommands = {UsersCommand.ListUsers.class, UsersCommand.Add.class, UsersCommand.Show.class, UsersCommand.Disable.class,
-                UsersCommand.Enable.class, UsersCommand.RotateToken.class})
+                UsersCommand.Enable.class, UsersCommand.RotateToken.class, UsersCommand.Limit.class})
 final class UsersCommand implements Runnable {
     @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
 
@@ -21,7 +21,7 @@ final class UsersCommand implements Runnable {
         spec.commandLine().usage(System.out);
     }
 
-    @Command(name = "list", mixinStandardHelpOptions = true, description = "List users: role, Unix account, whether disabled.")
+    @Command(name = "list", mixinStandardHelpOptions = true, footer = {"", "Example: tandem users list"}, description = "List users: role, Unix account, whether disabled.")
     static final class ListUsers implements Callable<Integer> {
         @Mixin ClientOptions client;
 
@@ -31,17 +31,18 @@ final class UsersCommand implements Runnable {
                 client.print(res);
                 return 0;
             }
-            Table t = new Table("USER", "ROLE", "UNIX ACCOUNT", "STATE", "CREATED");
+            Table t = new Table("USER", "ROLE", "UNIX ACCOUNT", "STATE", "MAX GPUS", "CREATED");
             for (JsonNode u : res.get("users")) {
                 t.add(u.get("name").asText(), u.get("role").asText(), u.get("unix_user").asText(),
-                        u.get("disabled").asBoolean() ? "disabled" : "enabled", u.get("created_at").asText());
+                        u.get("disabled").asBoolean() ? "disabled" : "enabled", u.get("max_gpus").isNull() ? "default" : u.get("max_gpus").asText(),
+                        u.get("created_at").asText());
             }
             System.out.print(t.render());
             return 0;
         }
     }
 
-    @Command(name = "add", mixinStandardHelpOptions = true, description = {"Create a user and print its token (shown only once).",
+    @Command(name = "add", mixinStandardHelpOptions = true, footer = {"", "Example: tandem users add alice --unix-user alice"}, description = {"Create a user and print its token (shown only once).",
             "Its jobs run as --unix-user (default: the account named like the user) when the daemon runs as root."})
     static final class Add implements Callable<Integer> {
         @Mixin ClientOptions client;
@@ -62,7 +63,7 @@ final class UsersCommand implements Runnable {
         }
     }
 
-    @Command(name = "show", mixinStandardHelpOptions = true, description = "A user and its audit trail: who created, disabled, enabled it or rotated its token, when.")
+    @Command(name = "show", mixinStandardHelpOptions = true, footer = {"", "Example: tandem users show alice"}, description = "A user and its audit trail: who created, disabled, enabled it or rotated its token, when.")
     static final class Show implements Callable<Integer> {
         @Mixin ClientOptions client;
         @Parameters(paramLabel = "NAME") String name;
@@ -82,7 +83,7 @@ final class UsersCommand implements Runnable {
         }
     }
 
-    @Command(name = "disable", mixinStandardHelpOptions = true, description = "Refuse a user's token from now on (its jobs are left as they are).")
+    @Command(name = "disable", mixinStandardHelpOptions = true, footer = {"", "Example: tandem users disable alice"}, description = "Refuse a user's token from now on (its jobs are left as they are).")
     static final class Disable implements Callable<Integer> {
         @Mixin ClientOptions client;
         @Parameters(paramLabel = "NAME") String name;
@@ -95,7 +96,7 @@ final class UsersCommand implements Runnable {
         }
     }
 
-    @Command(name = "enable", mixinStandardHelpOptions = true, description = "Accept a disabled user's token again.")
+    @Command(name = "enable", mixinStandardHelpOptions = true, footer = {"", "Example: tandem users enable alice"}, description = "Accept a disabled user's token again.")
     static final class Enable implements Callable<Integer> {
         @Mixin ClientOptions client;
         @Parameters(paramLabel = "NAME") String name;
@@ -108,7 +109,31 @@ final class UsersCommand implements Runnable {
         }
     }
 
-    @Command(name = "rotate-token", mixinStandardHelpOptions = true, description = "Give a user a new token (printed once); the old one stops working at once.")
+    @Command(name = "limit", mixinStandardHelpOptions = true, description = {"Set how many GPUs a user's jobs may hold at once (jobs beyond wait, saying why).",
+            "Example: tandem users limit alice --max-gpus 4; --max-gpus default goes back to serve's --max-gpus-per-user"})
+    static final class Limit implements Callable<Integer> {
+        @Mixin ClientOptions client;
+        @Parameters(paramLabel = "NAME") String name;
+        @Option(names = "--max-gpus", required = true, paramLabel = "N|default", description = "a number of GPUs, or default") String maxGpus;
+
+        @Override public Integer call() throws Exception {
+            Map<String, Object> body = new java.util.HashMap<>();
+            if (maxGpus.equals("default")) body.put("max_gpus", null);
+            else {
+                try {
+                    body.put("max_gpus", Integer.parseInt(maxGpus));
+                } catch (NumberFormatException e) {
+                    throw new IllegalArgumentException("--max-gpus: a number of GPUs or 'default', got '" + maxGpus + "'");
+                }
+            }
+            JsonNode res = client.client().post("/users/" + name + "/limits", body);
+            if (client.json) client.print(res);
+            else System.out.println("GPU limit of " + name + ": " + (res.get("max_gpus").isNull() ? "the daemon's default" : res.get("max_gpus").asText()));
+            return 0;
+        }
+    }
+
+    @Command(name = "rotate-token", mixinStandardHelpOptions = true, footer = {"", "Example: tandem users rotate-token alice"}, description = "Give a user a new token (printed once); the old one stops working at once.")
     static final class RotateToken implements Callable<Integer> {
         @Mixin ClientOptions client;
         @Parameters(paramLabel = "NAME") String name;

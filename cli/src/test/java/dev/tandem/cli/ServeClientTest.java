@@ -103,6 +103,47 @@ class ServeClientTest {
         assertThat(badMemory.err()).contains("'lots' is not a memory size");
     }
 
+    /** submit --hold/--array/--after/--priority, hold, release, show, history (table and CSV), users limit. */
+    @Test
+    void jobControlsAndAccountingFromTheCli() throws Exception {
+        CliTest.Run array = tandem(with("submit", "--hold", "--array", "0-1", "--priority", "-3", "--name", "sweep", "--model", "Echo", "--",
+                "sh", "-c", "echo index $TANDEM_ARRAY_INDEX"));
+        assertThat(array.code()).as(array.err()).isZero();
+        assertThat(array.out()).matches("Submitted job array (\\d+): 2 jobs, \\1\\.\\.\\d+\\R");
+        long first = Long.parseLong(array.out().replaceAll("^Submitted job array (\\d+):.*\\R", "$1"));
+        long second = first + 1;
+        CliTest.Run after = tandem(with("submit", "-d", first + "," + second, "--model", "Echo", "--", "echo", "after"));
+        long afterId = Long.parseLong(after.out().replaceAll("\\D", ""));
+        TestApi.await(Duration.ofSeconds(20), "the held job's reason", () -> tandem(with("show", String.valueOf(first))).out().contains("Reason:      held;"));
+        CliTest.Run show = tandem(with("show", String.valueOf(first)));
+        assertThat(show.out()).contains("Priority:    -3").contains("Held:        yes (tandem release " + first + ")")
+                .contains("Array:       index 0 of job array " + first).contains("Job:         " + first + " (sweep[0]) of admin");
+        assertThat(tandem(with("show", String.valueOf(afterId))).out()).contains("After:       jobs [" + first + "," + second + "] succeed");
+
+        assertThat(tandem(with("release", String.valueOf(first), String.valueOf(second))).out())
+                .isEqualTo("Released job " + first + System.lineSeparator() + "Released job " + second + System.lineSeparator());
+        TestApi.await(Duration.ofSeconds(30), "all three to succeed",
+                () -> tandem(with("history")).out().lines().filter(l -> l.matches("(" + first + "|" + second + "|" + afterId + ")\\s.*succeeded.*")).count() == 3);
+        CliTest.Run table = tandem(with("history", "--since", "1h"));
+        assertThat(table.out()).contains("JOBID").contains("WAIT").contains("GPU-H").containsPattern(first + "\\s+sweep\\[0\\]\\s+admin\\s+succeeded");
+        CliTest.Run csv = tandem(with("history", "--csv"));
+        assertThat(csv.out().lines().findFirst().orElseThrow()).startsWith("id,name,owner,state,workload,gpus,submitted_at,first_started_at,finished_at,wait_s");
+        assertThat(csv.out()).containsPattern("(?m)^" + first + ",sweep\\[0\\],admin,succeeded,Echo//bs0,1,");
+        assertThat(tandem(with("history", "--since", "last tuesday")).err()).contains("since: not a time: 'last tuesday'");
+
+        CliTest.Run hold = tandem(with("hold", String.valueOf(afterId)));
+        assertThat(hold.code()).isEqualTo(1);
+        assertThat(hold.err()).contains("job " + afterId + " is succeeded; only a waiting job can be held");
+
+        String me = System.getProperty("user.name");
+        users(token, "add", "dave", "--unix-user", me);
+        assertThat(users(token, "limit", "dave", "--max-gpus", "2").out()).isEqualTo("GPU limit of dave: 2" + System.lineSeparator());
+        assertThat(users(token, "list").out()).containsPattern("dave\\s+user\\s+" + me + "\\s+enabled\\s+2\\s");
+        assertThat(users(token, "limit", "dave", "--max-gpus", "default").out()).isEqualTo("GPU limit of dave: the daemon's default" + System.lineSeparator());
+        assertThat(users(token, "limit", "dave", "--max-gpus", "many").err()).contains("--max-gpus: a number of GPUs or 'default', got 'many'");
+        assertThat(users(token, "show", "dave").out()).containsPattern("admin\\s+limit-set\\s+GPU limit: 2");
+    }
+
     @Test
     void theAdminTokenFileAndServerUrlFileAreFoundThroughTheStateDirectory() {
         CliTest.Run r = tandem("gpus", "--state-dir", dir.resolve("state").toString());

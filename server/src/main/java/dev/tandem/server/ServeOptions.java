@@ -10,8 +10,14 @@ import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
 
-/** The options of {@code tandem serve}, shared by the CLI's serve command and {@link ServerMain} (a picocli mixin). */
+/**
+ * The options of {@code tandem serve}, shared by the CLI's serve command and {@link ServerMain} (a picocli mixin). Each
+ * can also be set in the config file or the environment ({@link ServeSettings}).
+ */
 public final class ServeOptions {
+    @Option(names = ServeSettings.CONFIG_OPTION, paramLabel = "FILE", description = "a YAML file of serve options (name: value, names without the dashes); an option given on the command line or as $TANDEM_NAME (e.g. TANDEM_PORT) wins (default: $TANDEM_CONFIG, else none)")
+    Path config;
+
     @Option(names = "--state-dir", paramLabel = "DIR", description = "state directory: store, job output, admin token (default: $TANDEM_STATE_DIR or ~/.local/state/tandem)")
     Path stateDir;
 
@@ -53,6 +59,9 @@ public final class ServeOptions {
 
     @Option(names = "--max-attempts", defaultValue = "3", description = "runs a job gets before a crash fails it (default: ${DEFAULT-VALUE})")
     int maxAttempts;
+
+    @Option(names = "--max-gpus-per-user", defaultValue = "0", paramLabel = "N", description = "how many GPUs one user's jobs may hold at once, unless set for the user with tandem users limit (default: ${DEFAULT-VALUE}, no limit)")
+    int maxGpusPerUser;
 
     /** The same scheduling options as tandem simulate: memory margin, tandem's tunables, --objective. */
     @Mixin PolicyOptions scheduling;
@@ -99,7 +108,7 @@ public final class ServeOptions {
     public ServerConfig toConfig() {
         return new ServerConfig(stateDir == null ? ServerConfig.defaultStateDir() : stateDir.toAbsolutePath(), host, port,
                 StorePassword.apply(store, storePasswordFile, System.getenv(StorePassword.ENV)), policy,
-                Sharing.parse(sharing), mpsThreadPercentage, new SchedulerConfig(tickMs, roundMs, profileMs, observeMs, maxAttempts, scheduling.memoryMarginMiB(), scheduling.tandem(), scheduling.model()),
+                Sharing.parse(sharing), mpsThreadPercentage, new SchedulerConfig(tickMs, roundMs, profileMs, observeMs, maxAttempts, scheduling.memoryMarginMiB(), scheduling.tandem(), scheduling.model(), maxGpusPerUser),
                 stopGraceMs, maxBodyBytes, stopJobsOnShutdown, ToolPath.fromEnvironment(),
                 executor, new SlurmSettings(slurmPartition, slurmNodes, slurmGpusPerNode, slurmGpuMemoryMiB, slurmNvidiaSmi, slurmDcgmi, slurmGres),
                 new SimulatedSettings(simulatedCluster, timeScale));

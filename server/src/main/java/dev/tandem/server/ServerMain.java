@@ -11,7 +11,8 @@ import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 
 /** Runs the daemon without the rest of the CLI ({@code java -cp ... dev.tandem.server.ServerMain [options]}); same options as {@code tandem serve}. */
-@Command(name = "tandem-serve", mixinStandardHelpOptions = true, description = "The tandem scheduler daemon of this GPU machine.")
+@Command(name = "tandem-serve", mixinStandardHelpOptions = true, defaultValueProvider = ServeSettings.class,
+        description = "The tandem scheduler daemon of this GPU machine.")
 public final class ServerMain implements Callable<Integer> {
     @Mixin ServeOptions options;
 

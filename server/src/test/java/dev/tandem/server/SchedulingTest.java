@@ -87,6 +87,18 @@ class SchedulingTest {
         String metrics = api.get("/metrics", null).body();
         assertThat(metrics).contains("tandem_colocation_speed_observed_count 2").contains("tandem_colocation_speed_predicted_count 2");
         assertThat(server.store().observations()).hasSize(1);
+
+        // accounting: each lists the other as a partner, with its wait, run time, GPU-hours and measured speed
+        JsonNode history = api.get("/history", admin).json().get("jobs");
+        assertThat(history).extracting(j -> j.get("id").asLong()).containsExactlyInAnyOrder(a, b);
+        for (JsonNode j : history) {
+            long other = j.get("id").asLong() == a ? b : a;
+            assertThat(j.get("shared_with")).extracting(JsonNode::asLong).containsExactly(other);
+            assertThat(j.get("speed_vs_solo").asDouble()).isBetween(0.6, 1.5);
+            assertThat(j.get("wait_s").asDouble()).isBetween(0.0, 30.0);
+            assertThat(j.get("run_s").asDouble()).isPositive();
+            assertThat(j.get("gpu_hours").asDouble()).isCloseTo(j.get("run_s").asDouble() / 3600, org.assertj.core.data.Offset.offset(1e-3));
+        }
     }
 
     @Test

@@ -3,10 +3,14 @@ package dev.tandem.server;
 import dev.tandem.core.policies.Objective;
 import dev.tandem.core.policies.TandemPolicy;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -55,6 +59,76 @@ class ServeOptionsTest {
         }
         assertThat(code).isEqualTo(2);
         assertThat(err3.toString()).isEqualTo("tandem: error: unknown model 'oracle'; known: auto, knn, util-sum, measured" + System.lineSeparator());
+    }
+
+    /** Parses serve's command line with {@code env} as the environment. */
+    static ServerConfig parse(Map<String, String> env, String... args) {
+        CommandLine cl = new CommandLine(new ServerMain()).setDefaultValueProvider(new ServeSettings(env::get));
+        cl.parseArgs(args);
+        return ((ServerMain) cl.getCommand()).options.toConfig();
+    }
+
+    @Test
+    void everyOptionCanComeFromTheConfigFileAndTheEnvironmentAndTheCommandLineWins(@TempDir Path dir) throws Exception {
+        Path yaml = dir.resolve("tandem.yaml");
+        Files.writeString(yaml, """
+                # a site's serve settings
+                port: 9100
+                policy: fifo-packed
+                max-gpus-per-user: 4
+                tandem-starvation: 3d
+                objective: jct
+                stop-jobs-on-shutdown: true
+                slurm-nodes: [gpu1, gpu2]
+                executor: simulated
+                """);
+        ServerConfig fromFile = parse(Map.of(), "--config", yaml.toString());
+        assertThat(fromFile.port()).isEqualTo(9100);
+        assertThat(fromFile.policy()).isEqualTo("fifo-packed");
+        assertThat(fromFile.scheduler().maxGpusPerUser()).isEqualTo(4);
+        assertThat(fromFile.scheduler().tandem().starvationSeconds()).isEqualTo(3 * 86_400);
+        assertThat(fromFile.scheduler().tandem().objective()).isEqualTo(Objective.JCT);
+        assertThat(fromFile.stopJobsOnShutdown()).isTrue();
+        assertThat(fromFile.slurm().nodes()).containsExactly("gpu1", "gpu2");
+        assertThat(fromFile.executor()).isEqualTo("simulated");
+
+        ServerConfig envWins = parse(Map.of("TANDEM_PORT", "9200", "TANDEM_MAX_GPUS_PER_USER", "2"), "--config", yaml.toString());
+        assertThat(envWins.port()).isEqualTo(9200);
+        assertThat(envWins.scheduler().maxGpusPerUser()).isEqualTo(2);
+        assertThat(envWins.policy()).isEqualTo("fifo-packed");
+        ServerConfig argWins = parse(Map.of("TANDEM_PORT", "9200"), "--config", yaml.toString(), "--port", "9300", "--policy", "tandem");
+        assertThat(argWins.port()).isEqualTo(9300);
+        assertThat(argWins.policy()).isEqualTo("tandem");
+        ServerConfig viaEnv = parse(Map.of("TANDEM_CONFIG", yaml.toString()));
+        assertThat(viaEnv.port()).as("$TANDEM_CONFIG names the file").isEqualTo(9100);
+        assertThat(parse(Map.of()).port()).as("no file: the defaults").isEqualTo(8265);
+        Files.writeString(dir.resolve("empty.yaml"), "");
+        assertThat(parse(Map.of(), "--config", dir.resolve("empty.yaml").toString()).port()).isEqualTo(8265);
+    }
+
+    @Test
+    void aBadConfigFileIsRefusedNamingFileLineAndKey(@TempDir Path dir) throws Exception {
+        Map<String, String> cases = new java.util.LinkedHashMap<>();
+        cases.put("port: 9100\nprot: 9200\n", "bad.yaml line 2: unknown setting 'prot'; settings are serve's options without the dashes: ");
+        cases.put("port: 9100\nport: 9200\n", "bad.yaml line 2: 'port' is set twice");
+        cases.put("policy:\n  name: fifo\n", "bad.yaml line 1: 'policy' needs a plain value (a number, a word, true/false, or a list)");
+        cases.put("- port\n- 9100\n", "bad.yaml line 1: the file must be a mapping of serve options, e.g. port: 8265");
+        cases.put("port: [9100\n", "bad.yaml line 2: not valid YAML: while parsing a flow sequence: expected ',' or ']', but got <stream end>");
+        cases.put("port: nine\n", "Invalid value for option '--port': 'nine' is not an int");
+        for (var c : cases.entrySet()) {
+            Path bad = dir.resolve("bad.yaml");
+            Files.writeString(bad, c.getKey());
+            StringWriter err = new StringWriter();
+            CommandLine cl = new CommandLine(new ServerMain()).setDefaultValueProvider(new ServeSettings(Map.<String, String>of()::get));
+            cl.setErr(new PrintWriter(err, true));
+            assertThat(cl.execute("--config", bad.toString())).as(c.getKey()).isEqualTo(2);
+            assertThat(err.toString()).as(c.getKey()).contains(c.getValue().startsWith("bad.yaml") ? bad.getParent() + "/" + c.getValue() : c.getValue());
+        }
+        StringWriter err = new StringWriter();
+        CommandLine cl = new CommandLine(new ServerMain());
+        cl.setErr(new PrintWriter(err, true));
+        assertThat(cl.execute("--config", dir.resolve("none.yaml").toString())).isEqualTo(2);
+        assertThat(err.toString()).contains(dir.resolve("none.yaml") + ": no such config file");
     }
 
     /** Each oracle simulate offers builds in the daemon too (on simulated GPUs, so that no nvidia-smi is needed). */

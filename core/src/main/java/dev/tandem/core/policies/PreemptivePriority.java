@@ -16,7 +16,8 @@ import java.util.Set;
 
 /**
  * Shared step of the preemptive non-sharing policies (SRTF, Tiresias): rank every job, queued or running, by
- * a priority; the best-ranked jobs that fit in the cluster's GPU count should run, the rest should wait.
+ * a key within each job priority (a higher priority always ranks first); the best-ranked jobs that fit in the
+ * cluster's GPU count should run, the rest should wait.
  * Running jobs outside that set are preempted, queued jobs inside it are started.
  */
 final class PreemptivePriority {
@@ -32,10 +33,11 @@ final class PreemptivePriority {
     private PreemptivePriority() {}
 
     static List<Decision> schedule(SchedulerSnapshot s, List<Candidate> candidates, String policy) {
-        // Rank by key, then submission, then the candidates' order (running jobs first, then queue order). Only the
+        // Rank by priority, key, submission, then the candidates' order (running jobs first, then queue order). Only the
         // best-ranked jobs up to the cluster's GPU count matter, so they come off a heap instead of a sort of every
         // queued job at every scheduling point.
-        Comparator<Integer> rank = Comparator.comparingDouble((Integer i) -> candidates.get(i).key())
+        Comparator<Integer> rank = Comparator.comparingInt((Integer i) -> -candidates.get(i).job().priority())
+                .thenComparingDouble(i -> candidates.get(i).key())
                 .thenComparingDouble(i -> candidates.get(i).job().submitTime()).thenComparingInt(i -> i);
         PriorityQueue<Integer> heap = new PriorityQueue<>(Math.max(1, candidates.size()), rank);
         for (int i = 0; i < candidates.size(); i++) heap.add(i);

@@ -39,7 +39,7 @@ final class QueueOrder {
         }
     }
 
-    private static final Comparator<Entry> SHORTEST_FIRST = Comparator.comparingDouble((Entry e) -> e.remainingSeconds)
+    private static final Comparator<Entry> SHORTEST_FIRST = Comparator.comparingInt((Entry e) -> -e.job.job().priority()).thenComparingDouble(e -> e.remainingSeconds)
             .thenComparingDouble(e -> e.job.attainedGpuSeconds()).thenComparingLong(e -> e.seq);
 
     private final Map<PendingJob, Entry> byJob = new IdentityHashMap<>();
@@ -71,7 +71,7 @@ final class QueueOrder {
                     || (i > 0 && ordered.get(i).job().submitTime() == ordered.get(i - 1).job().submitTime());
         }
         if (reorder) ordered.sort(Comparator.comparing((PendingJob p) -> !starving(s, p, starvationSeconds))
-                .thenComparingDouble(p -> p.job().submitTime())
+                .thenComparingInt(p -> -p.job().priority()).thenComparingDouble(p -> p.job().submitTime())
                 .thenComparing(Comparator.comparingDouble((PendingJob p) -> s.soloSeconds(p.job(), p.remainingIterations())).reversed()));
         return ordered;
     }
@@ -87,8 +87,10 @@ final class QueueOrder {
         int n = Math.min(WINDOW, queue.size());
         int oldest = queue.size() <= WINDOW ? n : WINDOW / 2; // the rest of the window: the newest jobs
         List<PendingJob> starving = new ArrayList<>();
+        boolean onePriority = true;
         for (int k = 0; k < n; k++) {
             PendingJob p = queue.get(k < oldest ? k : queue.size() - (n - k));
+            onePriority &= p.job().priority() == queue.getFirst().job().priority();
             Entry e = byJob.get(p);
             if (e == null) {
                 e = new Entry(p, s.soloSeconds(p.job(), p.remainingIterations()), nextSeq++);
@@ -116,7 +118,10 @@ final class QueueOrder {
         int widest = s.cluster().maxGpusPerNode();
         for (Entry e : byLength.descendingSet()) { // urgent: the longest, from the top of the index
             if (ordered.size() == limit) return ordered;
-            if (!(e.remainingSeconds * widest >= urgentSeconds)) break; // no gang of this length or shorter is urgent
+            if (!(e.remainingSeconds * widest >= urgentSeconds)) {
+                if (onePriority) break; // no gang of this length or shorter is urgent
+                continue; // a higher priority's longer jobs come later in this order
+            }
             if (urgent(e, urgentSeconds) && !starving(s, e.job, starvationSeconds)) ordered.add(e.job);
         }
         for (Entry e : byLength) {

@@ -98,6 +98,9 @@ public final class ApiServer implements AutoCloseable {
             cfg.routes.get(PREFIX + "/jobs/{id}", this::show);
             cfg.routes.post(PREFIX + "/jobs/{id}/cancel", this::cancel);
             cfg.routes.get(PREFIX + "/jobs/{id}/logs", this::logs);
+            cfg.routes.post(PREFIX + "/jobs/{id}/hold", ctx -> setHeld(ctx, true));
+            cfg.routes.post(PREFIX + "/jobs/{id}/release", ctx -> setHeld(ctx, false));
+            cfg.routes.get(PREFIX + "/history", this::history);
             cfg.routes.get(PREFIX + "/gpus", this::gpus);
             cfg.routes.get(PREFIX + "/profiles", this::profiles);
             cfg.routes.post(PREFIX + "/users", this::createUser);
@@ -106,6 +109,7 @@ public final class ApiServer implements AutoCloseable {
             cfg.routes.post(PREFIX + "/users/{name}/disable", ctx -> setDisabled(ctx, true));
             cfg.routes.post(PREFIX + "/users/{name}/enable", ctx -> setDisabled(ctx, false));
             cfg.routes.post(PREFIX + "/users/{name}/rotate-token", this::rotateToken);
+            cfg.routes.post(PREFIX + "/users/{name}/limits", this::setLimits);
             cfg.routes.get(PREFIX + "/metrics", this::metrics);
             // the conventional paths of Prometheus and of liveness/readiness probes; no token, like /api/v1/metrics
             cfg.routes.get("/metrics", this::metrics);
@@ -150,15 +154,72 @@ public final class ApiServer implements AutoCloseable {
 
     // ---- jobs
 
+    /**
+     * Stores a job, or a job array (one job per index, in one transaction; the answer is the first member, with
+     * {@code array_job_ids}). Raising the priority above 0 takes an admin; dependencies must be the caller's own jobs
+     * (an admin's: anyone's) that can still succeed.
+     */
     private void submit(Context ctx) {
         User user = ctx.attribute("user");
-        NewJob j = requests.parse(body(ctx));
-        JobRecord r = store.insertJob(j, user.name(), System.currentTimeMillis());
-        metrics.submitted();
-        log.info("job {} submitted by {}: {} ({} GPU(s))", r.id(), user.name(), r.name(), r.gpus());
+        JobRequest.Submission sub = requests.parse(body(ctx));
+        NewJob j = sub.job();
+        if (j.controls().priority() > 0 && !user.admin()) {
+            throw new ApiError(403, "priority", "only an admin raises a job's priority above 0; users may lower their own (down to -" + JobRequest.MAX_PRIORITY + ")");
+        }
+        for (long dep : j.controls().dependsOn()) {
+            JobRecord d = store.job(dep).filter(r -> user.admin() || r.owner().equals(user.name()))
+                    .orElseThrow(() -> ApiError.badField("after", "no job " + dep + " of yours"));
+            if (d.state() == JobState.FAILED || d.state() == JobState.CANCELLED) {
+                throw ApiError.badField("after", "job " + dep + " has " + d.state().dbName() + "; a job after it could never start");
+            }
+        }
+        long now = System.currentTimeMillis();
+        List<JobRecord> stored = sub.arrayIndices().isEmpty() ? List.of(store.insertJob(j, user.name(), now))
+                : store.insertArray(j, sub.arrayIndices(), user.name(), now);
+        for (JobRecord r : stored) metrics.submitted();
+        JobRecord first = stored.getFirst();
+        if (stored.size() == 1) log.info("job {} submitted by {}: {} ({} GPU(s))", first.id(), user.name(), first.name(), first.gpus());
+        else log.info("job array {} submitted by {}: {} jobs {}..{} ({} GPU(s) each)", first.id(), user.name(), stored.size(), first.id(),
+                stored.getLast().id(), first.gpus());
         loop.wake();
         ctx.status(201);
-        send(ctx, jobJson.job(r, null));
+        ObjectNode o = jobJson.job(first, null);
+        if (first.controls().arrayJob() != null) {
+            ArrayNode ids = o.putArray("array_job_ids");
+            stored.forEach(r -> ids.add(r.id()));
+        }
+        send(ctx, o);
+    }
+
+    /** Holds a waiting job back ({@code hold}) or lets it run again; the job's owner or an admin. */
+    private void setHeld(Context ctx, boolean held) {
+        User user = ctx.attribute("user");
+        JobRecord r = visibleJob(ctx);
+        JobState state = store.setHeld(r.id(), held, user.name(), System.currentTimeMillis()).orElseThrow(() -> ApiError.notFound("job " + r.id()));
+        if (!JobState.QUEUED.contains(state)) {
+            throw new ApiError(409, null, "job " + r.id() + " is " + state.dbName() + "; only a waiting job can be " + (held ? "held" : "released"));
+        }
+        log.info("job {} {} by {}", r.id(), held ? "held" : "released", user.name());
+        loop.wake();
+        send(ctx, jobJson.job(store.job(r.id()).orElseThrow(), loop.live().job(r.id())));
+    }
+
+    /**
+     * Finished jobs for accounting: wait, run time, GPU-hours, partners and speed next to them. A user sees its own,
+     * an admin everybody's or one user's ({@code user}); {@code since}/{@code until} take an ISO-8601 time, a date
+     * (UTC) or a duration back from now ("7d").
+     */
+    private void history(Context ctx) {
+        User user = ctx.attribute("user");
+        String owner = user.admin() ? ctx.queryParam("user") : user.name();
+        long now = System.currentTimeMillis();
+        long since = TimeQuery.parse(ctx.queryParam("since"), "since", 0, now);
+        long until = TimeQuery.parse(ctx.queryParam("until"), "until", Long.MAX_VALUE, now);
+        int limit = (int) queryLong(ctx, "limit", 1000, 1, 100_000);
+        ObjectNode out = json.createObjectNode();
+        ArrayNode jobs = out.putArray("jobs");
+        for (JobRecord r : store.finishedJobs(owner, since, until, limit)) jobs.add(jobJson.accounting(r));
+        send(ctx, out);
     }
 
     private void list(Context ctx) {
@@ -374,6 +435,7 @@ public final class ApiServer implements AutoCloseable {
         o.put("role", u.role().dbName());
         o.put("unix_user", u.unixUser() != null ? u.unixUser() : System.getProperty("user.name"));
         o.put("disabled", u.disabled());
+        JobJson.putNullable(o, "max_gpus", u.maxGpus());
         o.put("created_at", JobJson.time(u.createdAt()));
         return o;
     }
@@ -434,6 +496,31 @@ public final class ApiServer implements AutoCloseable {
         o.put("token", token);
         o.put("note", "the token is shown only now: tandem keeps only its SHA-256; the old token no longer works");
         send(ctx, o);
+    }
+
+    /** Sets a user's GPU limit: {@code {"max_gpus": N}}, or null for the daemon's default. */
+    private void setLimits(Context ctx) {
+        User user = ctx.attribute("user");
+        requireAdmin(user, "sets limits");
+        String name = ctx.pathParam("name");
+        store.user(name).orElseThrow(() -> ApiError.notFound("user " + name));
+        JsonNode b = body(ctx);
+        if (!b.isObject()) throw new ApiError(400, null, "the body must be a JSON object {max_gpus}");
+        for (var it = b.fieldNames(); it.hasNext(); ) {
+            String f = it.next();
+            if (!f.equals("max_gpus")) throw ApiError.badField(f, "unknown field (known: max_gpus)");
+        }
+        JsonNode n = b.get("max_gpus");
+        if (n == null) throw ApiError.badField("max_gpus", "required: a number of GPUs, or null for the daemon's default");
+        Integer max = null;
+        if (!n.isNull()) {
+            if (!n.isIntegralNumber() || !n.canConvertToInt() || n.asInt() < 1) throw ApiError.badField("max_gpus", "must be a whole number of at least 1, or null");
+            max = n.asInt();
+        }
+        store.setMaxGpus(name, max, user.name(), System.currentTimeMillis());
+        log.info("GPU limit of user {} set to {} by {}", name, max == null ? "the default" : max, user.name());
+        loop.wake();
+        send(ctx, userJson(store.user(name).orElseThrow()));
     }
 
     // ---- plumbing

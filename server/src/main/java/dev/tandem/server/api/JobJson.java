@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tandem.core.model.WorkloadSignature;
 import dev.tandem.server.sched.LiveState;
+import dev.tandem.server.store.JobControls;
 import dev.tandem.server.store.JobEvent;
 import dev.tandem.server.store.JobRecord;
 import dev.tandem.server.store.JobState;
@@ -62,6 +63,49 @@ final class JobJson {
         Long progress = live != null && live.progressIter() != null ? live.progressIter() : r.progressIter();
         putNullable(o, "progress_iter", progress);
         if (live != null && live.queuePosition() != null) o.put("queue_position", live.queuePosition());
+        ArrayNode sharedWith = o.putArray("shared_with");
+        r.partners().forEach(sharedWith::add);
+        controls(o, r.controls());
+        return o;
+    }
+
+    private static void controls(ObjectNode o, JobControls c) {
+        o.put("priority", c.priority());
+        ArrayNode after = o.putArray("after");
+        c.dependsOn().forEach(after::add);
+        o.put("held", c.held());
+        putNullable(o, "array_job", c.arrayJob());
+        putNullable(o, "array_index", c.arrayIndex());
+    }
+
+    /**
+     * A finished job for accounting: how long it waited for its first run, its time on GPUs over all runs, the
+     * GPU-hours it held, the jobs it shared GPUs with, and its measured speed next to them relative to alone.
+     */
+    ObjectNode accounting(JobRecord r) {
+        ObjectNode o = json.createObjectNode();
+        o.put("id", r.id());
+        o.put("name", r.name());
+        o.put("owner", r.owner());
+        o.put("state", r.state().dbName());
+        o.put("workload", r.signature().label());
+        o.put("gpus", r.gpus());
+        o.put("submitted_at", time(r.submittedAt()));
+        o.put("first_started_at", r.firstStartedAt() == null ? null : time(r.firstStartedAt()));
+        o.put("finished_at", r.finishedAt() == null ? null : time(r.finishedAt()));
+        putNullable(o, "wait_s", r.firstStartedAt() == null ? null : (r.firstStartedAt() - r.submittedAt()) / 1000.0);
+        o.put("run_s", r.attainedGpuMs() / 1000.0 / r.gpus());
+        o.put("gpu_hours", Math.round(r.attainedGpuMs() / 3_600_000.0 * 10_000) / 10_000.0);
+        o.put("attempts", r.attempts());
+        ArrayNode partners = o.putArray("shared_with");
+        r.partners().forEach(partners::add);
+        Double speed = r.observedSpeed();
+        putNullable(o, "speed_vs_solo", speed);
+        putNullable(o, "slowdown", speed == null || speed <= 0 ? null : 1 / speed);
+        if (r.exitCode() == null) o.putNull("exit_code");
+        else o.put("exit_code", r.exitCode());
+        o.put("reason", r.reason());
+        controls(o, r.controls());
         return o;
     }
 

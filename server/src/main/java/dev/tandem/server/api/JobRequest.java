@@ -3,6 +3,7 @@ package dev.tandem.server.api;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.tandem.core.model.DurationText;
 import dev.tandem.core.model.WorkloadSignature;
+import dev.tandem.server.store.JobControls;
 import dev.tandem.server.store.NewJob;
 
 import java.nio.file.Files;
@@ -21,7 +22,13 @@ import java.util.regex.Pattern;
  * workload (and share a profile).
  */
 public final class JobRequest {
-    private static final Set<String> FIELDS = Set.of("name", "argv", "env", "workdir", "gpus", "memory_mib", "iterations", "signature", "time_limit");
+    private static final Set<String> FIELDS = Set.of("name", "argv", "env", "workdir", "gpus", "memory_mib", "iterations", "signature", "time_limit",
+            "priority", "after", "hold", "array");
+    /** Priorities run from -1000 to 1000; users may lower their own jobs' priority, an admin may raise it. */
+    public static final int MAX_PRIORITY = 1000;
+    /** The most members one array may have. */
+    public static final int MAX_ARRAY = 10_000;
+    private static final Pattern ARRAY_PART = Pattern.compile("(\\d{1,9})(?:-(\\d{1,9})(?::(\\d{1,9}))?)?");
     private static final Set<String> SIGNATURE_FIELDS = Set.of("model", "dataset", "batch_size", "amp");
     private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,127}");
     /** Signature names end up in labels like {@code model/dataset/bs64} and pair keys {@code a|b}: no '/' or '|'. */
@@ -42,7 +49,12 @@ public final class JobRequest {
         this.defaultWorkdir = defaultWorkdir;
     }
 
-    public NewJob parse(JsonNode body) {
+    /**
+     * A validated submission: the job, and for an array ({@code "array": "0-9"}) the index of each member, else empty.
+     */
+    public record Submission(NewJob job, List<Integer> arrayIndices) {}
+
+    public Submission parse(JsonNode body) {
         if (body == null || !body.isObject()) throw new ApiError(400, null, "the body must be a JSON object");
         for (Iterator<String> it = body.fieldNames(); it.hasNext(); ) {
             String f = it.next();
@@ -63,7 +75,60 @@ public final class JobRequest {
         Long iterations = body.has("iterations") ? integer(body.get("iterations"), "iterations", 1, 1, 1_000_000_000_000_000L) : null;
         WorkloadSignature sig = body.has("signature") ? signature(body.get("signature")) : defaultSignature(argv);
         Long timeLimit = body.has("time_limit") && !body.get("time_limit").isNull() ? timeLimit(body.get("time_limit")) : null;
-        return new NewJob(name, argv, env, workdir, (int) gpus, memory, iterations, sig, timeLimit);
+        int priority = (int) integer(body.get("priority"), "priority", 0, -MAX_PRIORITY, MAX_PRIORITY);
+        List<Long> after = after(body.get("after"));
+        JsonNode hold = body.get("hold");
+        if (hold != null && !hold.isNull() && !hold.isBoolean()) throw ApiError.badField("hold", "must be true or false");
+        List<Integer> array = body.has("array") && !body.get("array").isNull() ? arrayIndices(body.get("array")) : List.of();
+        JobControls controls = new JobControls(priority, after, hold != null && hold.asBoolean(false), null, null);
+        return new Submission(new NewJob(name, argv, env, workdir, (int) gpus, memory, iterations, sig, timeLimit, controls), array);
+    }
+
+    /** Ids of jobs that must succeed first: a list of job ids, or a string "12,13" as the CLI takes it. */
+    private static List<Long> after(JsonNode n) {
+        if (n == null || n.isNull()) return List.of();
+        List<Long> out = new ArrayList<>();
+        if (n.isTextual()) {
+            for (String part : n.asText().split(",", -1)) {
+                try {
+                    long id = Long.parseLong(part.strip());
+                    if (id < 1) throw new NumberFormatException();
+                    out.add(id);
+                } catch (NumberFormatException e) {
+                    throw ApiError.badField("after", "job ids are whole numbers separated by commas, got '" + part.strip() + "'");
+                }
+            }
+        } else if (n.isArray()) {
+            for (int i = 0; i < n.size(); i++) {
+                JsonNode e = n.get(i);
+                if (!e.isIntegralNumber() || !e.canConvertToLong() || e.asLong() < 1) throw ApiError.badField("after[" + i + "]", "must be a job id");
+                out.add(e.asLong());
+            }
+        } else {
+            throw ApiError.badField("after", "must be a list of job ids");
+        }
+        if (out.size() > 100) throw ApiError.badField("after", "at most 100 jobs");
+        return out.stream().distinct().toList();
+    }
+
+    /**
+     * The indices of a job array, as Slurm's {@code --array} writes them: "0-9", "1,3,5", "0-20:5", or a mix
+     * ("0-3,10"); each index once, at most {@link #MAX_ARRAY}.
+     */
+    static List<Integer> arrayIndices(JsonNode n) {
+        if (!n.isTextual()) throw ApiError.badField("array", "must be a string such as \"0-9\", \"1,3,5\" or \"0-20:5\"");
+        java.util.TreeSet<Integer> out = new java.util.TreeSet<>();
+        for (String part : n.asText().split(",", -1)) {
+            var m = ARRAY_PART.matcher(part.strip());
+            if (!m.matches()) throw ApiError.badField("array", "'" + part.strip() + "' is not an index, a range A-B or a range with a step A-B:S");
+            long from = Long.parseLong(m.group(1)), to = m.group(2) == null ? from : Long.parseLong(m.group(2));
+            long step = m.group(3) == null ? 1 : Long.parseLong(m.group(3));
+            if (to < from) throw ApiError.badField("array", "range " + part.strip() + " ends before it starts");
+            if (step < 1) throw ApiError.badField("array", "the step of " + part.strip() + " must be at least 1");
+            if ((to - from) / step + 1 + out.size() > MAX_ARRAY) throw ApiError.badField("array", "at most " + MAX_ARRAY + " jobs in one array");
+            for (long i = from; i <= to; i += step) out.add((int) i);
+        }
+        return List.copyOf(out);
     }
 
     private static List<String> argv(JsonNode n) {

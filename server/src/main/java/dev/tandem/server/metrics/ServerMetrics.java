@@ -4,21 +4,38 @@ import dev.tandem.server.store.JobState;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The daemon's Prometheus metrics. Gauges are set by the scheduler loop after each round; counters and
- * distributions are recorded where things happen. Names as scraped: tandem_queue_length, tandem_jobs{state},
- * tandem_gpus, tandem_gpus_busy, tandem_gpus_shared, tandem_scheduling_latency_seconds,
- * tandem_colocation_speed_predicted, tandem_colocation_speed_observed, tandem_colocation_prediction_error,
- * tandem_jobs_submitted_total, tandem_oom_crashes_total, tandem_job_retries_total, tandem_decisions_rejected_total.
+ * The daemon's Prometheus metrics, named by Prometheus' conventions (tandem_ prefix, base units, _total, _seconds,
+ * _bytes, _ratio). Gauges are set by the scheduler loop after each round; counters and distributions are recorded where
+ * things happen. As scraped:
+ * <ul>
+ * <li>cluster: tandem_queue_length, tandem_jobs{state}, tandem_gpus, tandem_gpus_busy, tandem_gpus_shared;</li>
+ * <li>per GPU ({gpu, node, uuid}): tandem_gpu_utilization_ratio, tandem_gpu_memory_used_bytes,
+ *     tandem_gpu_memory_total_bytes, tandem_gpu_tenants;</li>
+ * <li>per running co-located job ({job, user}): tandem_job_speed_ratio (measured speed relative to alone);</li>
+ * <li>histograms: tandem_scheduling_latency_seconds (one round), tandem_job_wait_seconds (submission to first run),
+ *     tandem_job_run_seconds (one run on its GPUs);</li>
+ * <li>co-location: tandem_colocation_speed_predicted, tandem_colocation_speed_observed,
+ *     tandem_colocation_prediction_error;</li>
+ * <li>counters: tandem_jobs_submitted_total, tandem_decisions_total{kind}, tandem_decisions_rejected_total,
+ *     tandem_oom_crashes_total, tandem_job_retries_total.</li>
+ * </ul>
+ * The Grafana dashboard and the alert rules in {@code ops/} use these names; {@code OpsFilesTest} checks that.
  */
 public final class ServerMetrics {
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -35,6 +52,10 @@ public final class ServerMetrics {
     private final Counter ooms;
     private final Counter retries;
     private final Counter rejectedDecisions;
+    private final Timer jobWait;
+    private final Timer jobRun;
+    private final MultiGauge jobSpeeds;
+    private final Map<String, Counter> decisions = new ConcurrentHashMap<>();
 
     public ServerMetrics() {
         Gauge.builder("tandem.queue.length", queueLength, AtomicLong::get).description("jobs waiting for GPUs").register(registry);
@@ -47,7 +68,14 @@ public final class ServerMetrics {
             Gauge.builder("tandem.jobs", v, AtomicLong::get).tag("state", s.dbName()).description("jobs by state").register(registry);
         }
         schedulingLatency = Timer.builder("tandem.scheduling.latency").description("one scheduling round: snapshot, policy decision, applying it")
-                .publishPercentiles(0.5, 0.99).minimumExpectedValue(Duration.ofNanos(100_000)).register(registry);
+                .publishPercentiles(0.5, 0.99).publishPercentileHistogram().minimumExpectedValue(Duration.ofNanos(100_000))
+                .maximumExpectedValue(Duration.ofSeconds(10)).register(registry);
+        jobWait = Timer.builder("tandem.job.wait").description("from a job's submission to the start of its first run")
+                .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(100)).maximumExpectedValue(Duration.ofDays(7)).register(registry);
+        jobRun = Timer.builder("tandem.job.run").description("one run of a job on its GPUs, recorded when the run ends")
+                .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(100)).maximumExpectedValue(Duration.ofDays(7)).register(registry);
+        jobSpeeds = MultiGauge.builder("tandem.job.speed.ratio")
+                .description("measured speed of a running co-located job relative to running alone (1 = no slowdown)").register(registry);
         predicted = DistributionSummary.builder("tandem.colocation.speed.predicted")
                 .description("predicted speed relative to solo of co-located jobs, recorded when their speed is measured").register(registry);
         observed = DistributionSummary.builder("tandem.colocation.speed.observed")
@@ -59,6 +87,59 @@ public final class ServerMetrics {
         retries = Counter.builder("tandem.job.retries").description("crashed runs requeued for another attempt").register(registry);
         rejectedDecisions = Counter.builder("tandem.decisions.rejected")
                 .description("policy decisions the placement rules refused (the world changed since the snapshot, or a policy bug)").register(registry);
+    }
+
+    /** The gauges of one GPU, set after each round. */
+    public static final class GpuGauges {
+        private final AtomicReference<Double> utilization = new AtomicReference<>(Double.NaN);
+        private final AtomicReference<Double> memoryUsed = new AtomicReference<>(Double.NaN);
+        private final AtomicLong tenants = new AtomicLong();
+
+        /**
+         * @param utilizationPercent the latest sample's GPU utilisation (NaN: none yet)
+         * @param memoryUsedMiB      the latest sample's memory in use (NaN: none yet)
+         */
+        public void set(double utilizationPercent, double memoryUsedMiB, int tenantCount) {
+            utilization.set(utilizationPercent / 100);
+            memoryUsed.set(memoryUsedMiB * MIB);
+            tenants.set(tenantCount);
+        }
+    }
+
+    private static final double MIB = 1024 * 1024;
+
+    /** Registers the gauges of one GPU. */
+    public GpuGauges gpu(int index, String node, String uuid, long memoryTotalMiB) {
+        GpuGauges g = new GpuGauges();
+        Tags tags = Tags.of("gpu", String.valueOf(index), "node", node, "uuid", uuid);
+        Gauge.builder("tandem.gpu.utilization.ratio", g.utilization, AtomicReference::get).tags(tags)
+                .description("GPU utilisation of the latest sample, 0 to 1").register(registry);
+        Gauge.builder("tandem.gpu.memory.used.bytes", g.memoryUsed, AtomicReference::get).tags(tags)
+                .description("device memory in use, latest sample").register(registry);
+        Gauge.builder("tandem.gpu.memory.total.bytes", () -> memoryTotalMiB * MIB).tags(tags).description("device memory of the GPU").register(registry);
+        Gauge.builder("tandem.gpu.tenants", g.tenants, AtomicLong::get).tags(tags).description("jobs running on the GPU").register(registry);
+        return g;
+    }
+
+    /** The measured speeds of the running co-located jobs, replacing the last round's. */
+    public void jobSpeeds(List<JobSpeed> speeds) {
+        List<MultiGauge.Row<?>> rows = new ArrayList<>(speeds.size());
+        for (JobSpeed s : speeds) rows.add(MultiGauge.Row.of(Tags.of("job", String.valueOf(s.jobId()), "user", s.user()), s.ratio()));
+        jobSpeeds.register(rows, true);
+    }
+
+    public record JobSpeed(long jobId, String user, double ratio) {}
+
+    /** A job's first run started, {@code waitMs} after its submission. */
+    public void firstStart(long waitMs) { jobWait.record(Duration.ofMillis(Math.max(0, waitMs))); }
+
+    /** A run ended after {@code ms} on its GPUs. */
+    public void runEnded(long ms) { jobRun.record(Duration.ofMillis(Math.max(0, ms))); }
+
+    /** A policy decision the daemon carried out: start_alone, start_profiling, start_paired, preempt or migrate. */
+    public void decision(String kind) {
+        decisions.computeIfAbsent(kind, k -> Counter.builder("tandem.decisions").tag("kind", k)
+                .description("policy decisions carried out, by kind").register(registry)).increment();
     }
 
     public void round(long nanos, int queue, int gpuCount, int busy, int shared) {

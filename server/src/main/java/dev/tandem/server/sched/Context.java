@@ -110,7 +110,7 @@ final class Context {
         long profiled = learned.profile(r.signature()).filter(p -> p.hasMemory()).map(p -> (long) Math.ceil(p.gmemMiB())).orElse(0L);
         long memory = r.exclusive() ? largestGpuMiB() : Math.max(r.memoryMiB(), profiled);
         double total = r.iterations() != null ? r.iterations() : 1.0;
-        return new Job(String.valueOf(r.id()), r.owner(), r.submittedAt() / 1000.0, r.gpus(), r.signature(), total, memory, 0);
+        return new Job(String.valueOf(r.id()), r.owner(), r.submittedAt() / 1000.0, r.gpus(), r.signature(), total, memory, r.controls().priority());
     }
 
     /**

@@ -132,11 +132,13 @@ final class DecisionApplier {
         }
         Optional<Run> run = launch(job, gpus, state, reason, prediction, now);
         if (run.isEmpty()) return;
+        ctx.metrics.decision(state == JobState.PAIRED ? "start_paired" : state == JobState.PROFILING ? "start_profiling" : "start_alone");
         run.get().profiling = state == JobState.PROFILING;
         if (host != null) {
             run.get().placed(now, host.jobId, prediction);
             PairPrediction hostSide = prediction == null ? null : prediction.swapped();
             host.placed(now, job.id(), hostSide);
+            ctx.store.recordPartners(job.id(), host.jobId, now);
             ctx.store.transition(host.jobId, EnumSet.of(JobState.RUNNING), JobState.PAIRED, Context.ACTOR,
                     "paired with job " + job.id() + " (" + reason + ")", new Change().set(Column.PREDICTED_SPEED, hostSide == null ? null : hostSide.speedA()), now);
         }
@@ -152,7 +154,7 @@ final class DecisionApplier {
      */
     Optional<Run> launch(JobRecord job, List<Integer> gpus, JobState state, String reason, PairPrediction prediction, long roundStart) {
         long now = Math.max(roundStart, ctx.now()); // the start time users see is when the process starts, not when the round began
-        Change claim = new Change().add(Column.ATTEMPTS, 1).set(Column.GPU_IDS, Store.gpuIds(ctx.indices(gpus))).set(Column.STARTED_AT, now)
+        Change claim = new Change().add(Column.ATTEMPTS, 1).set(Column.GPU_IDS, Store.gpuIds(ctx.indices(gpus))).set(Column.STARTED_AT, now).setIfNull(Column.FIRST_STARTED_AT, now)
                 .set(Column.PID, null).set(Column.PID_STARTED, null).set(Column.EXIT_CODE, null).set(Column.OBSERVED_SPEED, null)
                 .set(Column.PREDICTED_SPEED, prediction == null ? null : prediction.speedA());
         if (!ctx.store.transition(job.id(), JobState.QUEUED, state, Context.ACTOR, reason, claim, now)) return Optional.empty();
@@ -161,10 +163,11 @@ final class DecisionApplier {
         List<GpuDevice> devices = gpus.stream().map(ctx.devices::get).toList();
         long budget = ctx.memoryRule.charged(ctx.job(job).memoryMiB());
         try {
-            Launched l = ctx.executor.start(new Launch(job.id(), attempt, job.argv(), job.env(), job.workdir(), devices, tenants,
+            Launched l = ctx.executor.start(new Launch(job.id(), attempt, job.argv(), envOf(job), job.workdir(), devices, tenants,
                     ctx.job(job).memoryMiB() > 0 ? budget : 0, state == JobState.PROFILING ? ctx.cfg.profileMs() : 0, ctx.accountOf(job.owner()),
                     job.signature(), job.iterations()));
             ctx.store.update(job.id(), new Change().set(Column.PID, l.pid()).set(Column.PID_STARTED, l.startedAt()), now);
+            if (job.firstStartedAt() == null) ctx.metrics.firstStart(now - job.submittedAt());
             Run run = new Run(job.id(), job.signature(), attempt, gpus, now);
             ctx.runs.add(run);
             log.info("job {} started on GPU(s) {} ({}, attempt {}): {}", job.id(), ctx.describe(gpus), state.name().toLowerCase(java.util.Locale.ROOT), attempt, reason);
@@ -179,6 +182,15 @@ final class DecisionApplier {
         }
     }
 
+    /** The job's own environment, plus its place in a job array (as Slurm's SLURM_ARRAY_JOB_ID and SLURM_ARRAY_TASK_ID). */
+    private static Map<String, String> envOf(JobRecord job) {
+        if (job.controls().arrayJob() == null) return job.env();
+        Map<String, String> env = new java.util.LinkedHashMap<>(job.env());
+        env.put("TANDEM_ARRAY_JOB_ID", String.valueOf(job.controls().arrayJob()));
+        env.put("TANDEM_ARRAY_INDEX", String.valueOf(job.controls().arrayIndex()));
+        return env;
+    }
+
     /**
      * Undoes the claim of a run the executor could not start for now: no attempt is used up, so the next try has the
      * same attempt number (and the Slurm executor finds a submission that got through before the error).
@@ -187,7 +199,7 @@ final class DecisionApplier {
         log.warn("job {} not started, back to the queue: {}", job.id(), e.getMessage());
         ctx.store.transition(job.id(), EnumSet.of(state), JobState.PENDING, Context.ACTOR, "not started (" + e.getMessage() + "); waiting for it",
                 new Change().add(Column.ATTEMPTS, -1).set(Column.GPU_IDS, job.gpuIds().isEmpty() ? null : Store.gpuIds(job.gpuIds()))
-                        .set(Column.STARTED_AT, job.startedAt()), now);
+                        .set(Column.STARTED_AT, job.startedAt()).set(Column.FIRST_STARTED_AT, job.firstStartedAt()), now);
         ctx.dirty = true;
     }
 
@@ -197,6 +209,7 @@ final class DecisionApplier {
         if (run == null || run.stop != Run.Stop.NONE || !JobState.ON_GPU.contains(job.state())) return;
         if (!ctx.store.transition(job.id(), JobState.ON_GPU, JobState.SUSPENDED, Context.ACTOR, reason,
                 new Change().set(Column.QUEUED_AT, now), now)) return;
+        ctx.metrics.decision(why == Run.Stop.MIGRATE ? "migrate" : "preempt");
         run.stop = why;
         run.migrateTo = List.copyOf(migrateTo);
         ctx.executor.stop(job.id());

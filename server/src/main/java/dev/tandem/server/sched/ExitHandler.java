@@ -41,6 +41,7 @@ final class ExitHandler {
         if (run == null) return Optional.empty();
         List<Run> neighbours = ctx.runs.neighbours(run);
         ctx.runs.remove(run);
+        ctx.metrics.runEnded(now - run.startedAt);
         ctx.dirty = true;
         for (Run n : neighbours) {
             if (!ctx.runs.neighbours(n).isEmpty()) continue;

@@ -2,6 +2,7 @@ package dev.tandem.server.sched;
 
 import dev.tandem.core.compat.PairPrediction;
 import dev.tandem.core.model.Job;
+import dev.tandem.core.policy.PendingJob;
 import dev.tandem.core.policy.SchedulerSnapshot;
 import dev.tandem.server.store.JobRecord;
 
@@ -28,7 +29,11 @@ final class Explainer {
         this.policy = policy;
     }
 
-    LiveState publish(SchedulerSnapshot snapshot, Map<Long, JobRecord> jobs, List<JobRecord> queued, long now) {
+    /**
+     * @param verdict the waiting jobs: those the policy saw in serving order (their queue positions), and why the
+     *                others were held back (they come after, in submission order)
+     */
+    LiveState publish(SchedulerSnapshot snapshot, Map<Long, JobRecord> jobs, QueueGate.Verdict verdict, long now) {
         List<LiveState.GpuLive> gpus = new ArrayList<>();
         int busy = 0;
         for (int g = 0; g < ctx.devices.size(); g++) {
@@ -45,11 +50,17 @@ final class Explainer {
                     r.meter.lastIteration() >= 0 ? r.meter.lastIteration() : null, null, null));
         }
         int position = 0, idleOnOneNode = mostIdleOnOneNode();
-        for (JobRecord q : queued) {
-            if (live.containsKey(q.id())) continue;
+        for (PendingJob p : verdict.admitted()) {
+            JobRecord q = jobs.get(Long.parseLong(p.id()));
+            if (q == null || live.containsKey(q.id())) continue;
             position++;
             String why = position <= EXPLAINED && snapshot != null ? explain(q, snapshot, jobs, busy, idleOnOneNode) : "position " + position + " in the queue";
             live.put(q.id(), new LiveState.JobLive(q.id(), List.of(), null, null, null, null, null, null, why, position));
+        }
+        for (var held : verdict.waiting().entrySet()) {
+            if (live.containsKey(held.getKey())) continue;
+            position++;
+            live.put(held.getKey(), new LiveState.JobLive(held.getKey(), List.of(), null, null, null, null, null, null, held.getValue(), position));
         }
         return new LiveState(now, List.copyOf(gpus), Map.copyOf(live), position);
     }

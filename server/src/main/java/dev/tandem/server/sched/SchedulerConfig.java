@@ -14,12 +14,18 @@ import dev.tandem.core.policies.TandemPolicy;
  * @param memoryMarginMiB the memory rule's per-job margin
  * @param tandem        the tandem policy's tunables and objective (as {@code tandem simulate} takes them)
  * @param model         the compatibility oracle: auto, knn, util-sum or measured (as {@code tandem simulate --model})
+ * @param maxGpusPerUser how many GPUs one user's jobs may hold at once unless the user has a limit of its own; 0: no limit
  */
 public record SchedulerConfig(long tickMs, long roundMs, long profileMs, long observeMs, int maxAttempts, long memoryMarginMiB,
-                              TandemPolicy.Config tandem, String model) {
-    /** With tandem's defaults and the automatic oracle. */
+                              TandemPolicy.Config tandem, String model, int maxGpusPerUser) {
+    /** With tandem's defaults, the automatic oracle and no GPU limit per user. */
     public SchedulerConfig(long tickMs, long roundMs, long profileMs, long observeMs, int maxAttempts, long memoryMarginMiB) {
-        this(tickMs, roundMs, profileMs, observeMs, maxAttempts, memoryMarginMiB, TandemPolicy.Config.defaults(), "auto");
+        this(tickMs, roundMs, profileMs, observeMs, maxAttempts, memoryMarginMiB, TandemPolicy.Config.defaults(), "auto", 0);
+    }
+
+    /** The same settings with a default GPU limit per user (0: none). */
+    public SchedulerConfig withMaxGpusPerUser(int limit) {
+        return new SchedulerConfig(tickMs, roundMs, profileMs, observeMs, maxAttempts, memoryMarginMiB, tandem, model, limit);
     }
 
     public SchedulerConfig {
@@ -30,5 +36,6 @@ public record SchedulerConfig(long tickMs, long roundMs, long profileMs, long ob
         if (profileMs < 0 || observeMs < 0) throw new IllegalArgumentException("--profile-time and --observe-time must not be negative");
         if (maxAttempts < 1) throw new IllegalArgumentException("--max-attempts must be at least 1");
         if (memoryMarginMiB < 0) throw new IllegalArgumentException("--memory-margin must not be negative");
+        if (maxGpusPerUser < 0) throw new IllegalArgumentException("--max-gpus-per-user must not be negative");
     }
 }

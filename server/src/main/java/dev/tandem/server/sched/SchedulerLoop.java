@@ -38,6 +38,8 @@ public final class SchedulerLoop implements AutoCloseable {
     private final DecisionApplier applier;
     private final Observations observations;
     private final Explainer explainer;
+    private final QueueGate gate;
+    private final List<ServerMetrics.GpuGauges> gpuGauges = new java.util.ArrayList<>();
     private final Object signal = new Object();
     private volatile boolean woken;
     private volatile boolean running;
@@ -56,6 +58,8 @@ public final class SchedulerLoop implements AutoCloseable {
         this.applier = new DecisionApplier(ctx, exits);
         this.observations = new Observations(ctx);
         this.explainer = new Explainer(ctx, policy.name());
+        this.gate = new QueueGate(ctx);
+        for (GpuDevice d : devices) gpuGauges.add(metrics.gpu(d.index(), d.node(), d.uuid(), d.memoryMiB()));
     }
 
     /** Re-adopts what an earlier daemon left running, then starts the loop's thread. */
@@ -139,11 +143,12 @@ public final class SchedulerLoop implements AutoCloseable {
         profiling.check(jobs, now);
         observations.update(now);
         List<JobRecord> queued = snapshots.queued(unfinished);
+        QueueGate.Verdict verdict = gate.apply(queued, jobs, snapshots::pending, now);
         if (ctx.dirty || now - lastDecision >= ctx.cfg.roundMs()) {
             long t0 = System.nanoTime();
             ctx.dirty = false;
             lastDecision = now;
-            SchedulerSnapshot snapshot = snapshots.build(jobs, queued, now);
+            SchedulerSnapshot snapshot = snapshots.build(jobs, verdict.admitted(), now);
             if (!snapshot.queue().isEmpty() || (policy.actsOnRunningJobs() && !snapshot.running().isEmpty())) {
                 List<Decision> decisions = policy.decide(snapshot);
                 applier.apply(decisions, snapshot, jobs, now);
@@ -155,10 +160,25 @@ public final class SchedulerLoop implements AutoCloseable {
                 if (n > 0) busy++;
                 if (n > 1) shared++;
             }
-            ctx.metrics.round(System.nanoTime() - t0, snapshots.queued(unfinished).size(), ctx.devices.size(), busy, shared);
+            ctx.metrics.round(System.nanoTime() - t0, queued.size(), ctx.devices.size(), busy, shared);
             ctx.metrics.jobsByState(ctx.store.countByState());
         }
-        live = explainer.publish(lastSnapshot, jobs, queued, now);
+        live = explainer.publish(lastSnapshot, jobs, verdict, now);
+        exportGauges(live, jobs);
+    }
+
+    /** Per-GPU readings and the speeds of co-located jobs, for Prometheus. */
+    private void exportGauges(LiveState state, Map<Long, JobRecord> jobs) {
+        for (LiveState.GpuLive g : state.gpus()) {
+            var s = g.latest();
+            gpuGauges.get(g.clusterId()).set(s == null ? Double.NaN : s.utilGpu(), s == null ? Double.NaN : s.memoryUsedMiB(), g.jobs().size());
+        }
+        List<ServerMetrics.JobSpeed> speeds = new java.util.ArrayList<>();
+        for (Run r : ctx.runs.all()) {
+            JobRecord j = jobs.get(r.jobId);
+            if (j != null && r.partner != null && Double.isFinite(r.observed)) speeds.add(new ServerMetrics.JobSpeed(r.jobId, j.owner(), r.observed));
+        }
+        ctx.metrics.jobSpeeds(speeds);
     }
 
     /**

@@ -24,17 +24,18 @@ final class SnapshotBuilder {
         this.ctx = ctx;
     }
 
+    /** A waiting job as the policy sees it. */
+    PendingJob pending(JobRecord r) {
+        Job j = ctx.job(r);
+        return new PendingJob(j, r.queuedAt() / 1000.0, r.attainedGpuMs() / 1000.0, remaining(r, j), r.attempts());
+    }
+
     /**
-     * @param jobs every job the round is about by id: the unfinished ones, and finished ones whose processes
-     *             are still ending
-     * @param queued the jobs that wait, in submission order
+     * @param jobs  every job the round is about by id: the unfinished ones, and finished ones whose processes
+     *              are still ending
+     * @param queue the jobs the policy may start, in serving order ({@link QueueGate})
      */
-    SchedulerSnapshot build(Map<Long, JobRecord> jobs, List<JobRecord> queued, long now) {
-        List<PendingJob> queue = new ArrayList<>(queued.size());
-        for (JobRecord r : queued) {
-            Job j = ctx.job(r);
-            queue.add(new PendingJob(j, r.queuedAt() / 1000.0, r.attainedGpuMs() / 1000.0, remaining(r, j), r.attempts()));
-        }
+    SchedulerSnapshot build(Map<Long, JobRecord> jobs, List<PendingJob> queue, long now) {
         List<RunningJob> running = new ArrayList<>();
         for (Run run : ctx.runs.all()) {
             JobRecord r = jobs.get(run.jobId);

@@ -5,16 +5,21 @@ import dev.tandem.core.model.WorkloadSignature;
 import java.util.List;
 import java.util.Map;
 
-/** A job row. Nullable columns are boxed; times are epoch milliseconds. */
+/**
+ * A job row. Nullable columns are boxed; times are epoch milliseconds. {@code partners}: the jobs that shared a GPU
+ * with it in any run.
+ */
 public record JobRecord(long id, String owner, String name, List<String> argv, Map<String, String> env, String workdir,
                         int gpus, long memoryMiB, Long iterations, WorkloadSignature signature, JobState state,
                         int attempts, boolean exclusive, List<Integer> gpuIds, Long pid, Long pidStarted,
                         Integer exitCode, Long progressIter, long attainedGpuMs, Double predictedSpeed,
                         Double observedSpeed, long submittedAt, long queuedAt, Long startedAt, Long finishedAt,
-                        long updatedAt, String reason, Long timeLimitMs) {
+                        long updatedAt, String reason, Long timeLimitMs, JobControls controls, List<Long> partners,
+                        Long firstStartedAt) {
     public JobRecord {
         argv = List.copyOf(argv);
         env = Map.copyOf(env);
         gpuIds = List.copyOf(gpuIds);
+        partners = List.copyOf(partners);
     }
 }

@@ -5,9 +5,9 @@ import dev.tandem.core.model.WorkloadSignature;
 import java.util.List;
 import java.util.Map;
 
-/** A validated submission, ready to be stored. */
+/** A validated submission, ready to be stored (one job; an array is stored as one of these per index). */
 public record NewJob(String name, List<String> argv, Map<String, String> env, String workdir, int gpus, long memoryMiB,
-                     Long iterations, WorkloadSignature signature, Long timeLimitMs) {
+                     Long iterations, WorkloadSignature signature, Long timeLimitMs, JobControls controls) {
     public NewJob {
         argv = List.copyOf(argv);
         env = Map.copyOf(env);

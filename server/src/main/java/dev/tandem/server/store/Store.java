@@ -32,7 +32,8 @@ public final class Store implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String JOB_COLUMNS = "id, owner, name, argv, env, workdir, gpus, memory_mib, iterations, sig_model, sig_dataset, "
             + "sig_batch, sig_amp, state, attempts, exclusive, gpu_ids, pid, pid_started, exit_code, progress_iter, attained_gpu_ms, "
-            + "predicted_speed, observed_speed, submitted_at, queued_at, started_at, finished_at, updated_at, reason, time_limit_ms";
+            + "predicted_speed, observed_speed, submitted_at, queued_at, started_at, finished_at, updated_at, reason, time_limit_ms, "
+            + "priority, depends_on, held, array_job, array_index, partners, first_started_at";
 
     /** A measured co-location, as stored. */
     public record Observation(WorkloadSignature a, WorkloadSignature b, int gpus, double speedA, double speedB) {}
@@ -118,6 +119,20 @@ public final class Store implements AutoCloseable {
         });
     }
 
+    /** Sets how many GPUs a user's jobs may hold at once (null: the daemon's default); false when there is no such user. */
+    public boolean setMaxGpus(String name, Integer maxGpus, String actor, long now) {
+        return db.tx(c -> {
+            try (PreparedStatement ps = c.prepareStatement("UPDATE users SET max_gpus = ? WHERE name = ?")) {
+                if (maxGpus == null) ps.setNull(1, Types.INTEGER);
+                else ps.setInt(1, maxGpus);
+                ps.setString(2, name);
+                if (ps.executeUpdate() == 0) return false;
+            }
+            userEvent(c, name, actor, "limit-set", maxGpus == null ? "GPU limit: the daemon's default" : "GPU limit: " + maxGpus, now);
+            return true;
+        });
+    }
+
     /** How many admins are not disabled. */
     public long enabledAdmins() {
         return db.tx(c -> {
@@ -160,7 +175,7 @@ public final class Store implements AutoCloseable {
         return userWhere("name", name);
     }
 
-    private static final String USER_COLUMNS = "name, role, unix_user, disabled, created_at";
+    private static final String USER_COLUMNS = "name, role, unix_user, disabled, created_at, max_gpus";
 
     private Optional<User> userWhere(String column, String value) {
         return db.tx(c -> userWhere(c, column, value));
@@ -176,40 +191,159 @@ public final class Store implements AutoCloseable {
     }
 
     private static User user(ResultSet rs) throws SQLException {
-        return new User(rs.getString(1), Role.parse(rs.getString(2)), rs.getString(3), rs.getInt(4) != 0, rs.getLong(5));
+        int max = rs.getInt(6);
+        Integer maxGpus = rs.wasNull() ? null : max;
+        return new User(rs.getString(1), Role.parse(rs.getString(2)), rs.getString(3), rs.getInt(4) != 0, rs.getLong(5), maxGpus);
     }
 
     // ---- jobs
 
     /** Stores a submission as a pending job and records its first event. */
     public JobRecord insertJob(NewJob j, String owner, long now) {
-        long id = db.tx(c -> {
-            long newId;
-            try (PreparedStatement ps = c.prepareStatement("INSERT INTO jobs (owner, name, argv, env, workdir, gpus, memory_mib, iterations, "
-                    + "sig_model, sig_dataset, sig_batch, sig_amp, state, submitted_at, queued_at, updated_at, reason, time_limit_ms) "
-                    + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, 'submitted', ?) RETURNING id")) {
-                ps.setString(1, owner);
-                ps.setString(2, j.name());
-                ps.setString(3, toJson(j.argv()));
-                ps.setString(4, toJson(j.env()));
-                ps.setString(5, j.workdir());
-                ps.setInt(6, j.gpus());
-                ps.setLong(7, j.memoryMiB());
-                setNullableLong(ps, 8, j.iterations());
-                setSignature(ps, 9, j.signature());
-                ps.setLong(13, now);
-                ps.setLong(14, now);
-                ps.setLong(15, now);
-                setNullableLong(ps, 16, j.timeLimitMs());
-                try (ResultSet rs = ps.executeQuery()) {
-                    rs.next();
-                    newId = rs.getLong(1);
-                }
-            }
-            insertEvent(c, newId, now, null, JobState.PENDING, owner, "submitted");
-            return newId;
-        });
+        long id = db.tx(c -> insertJob(c, j, j.controls(), owner, now));
         return job(id).orElseThrow(() -> new StoreException("job " + id + " vanished after insert"));
+    }
+
+    /**
+     * Stores a job array in one transaction: one job per index, all or none. The first job's id is the array's id
+     * ({@code array_job} of every member); {@code indices} are the members' {@code TANDEM_ARRAY_INDEX}.
+     */
+    public List<JobRecord> insertArray(NewJob j, List<Integer> indices, String owner, long now) {
+        List<Long> ids = db.tx(c -> {
+            List<Long> out = new ArrayList<>();
+            for (int index : indices) {
+                NewJob member = new NewJob(j.name() + "[" + index + "]", j.argv(), j.env(), j.workdir(), j.gpus(), j.memoryMiB(), j.iterations(),
+                        j.signature(), j.timeLimitMs(), j.controls());
+                Long arrayJob = out.isEmpty() ? null : out.getFirst(); // the first member's own id, set once it has one
+                long id = insertJob(c, member, j.controls().inArray(arrayJob, index), owner, now);
+                if (out.isEmpty()) {
+                    try (PreparedStatement ps = c.prepareStatement("UPDATE jobs SET array_job = id WHERE id = ?")) {
+                        ps.setLong(1, id);
+                        ps.executeUpdate();
+                    }
+                }
+                out.add(id);
+            }
+            return out;
+        });
+        List<JobRecord> out = new ArrayList<>();
+        for (long id : ids) out.add(job(id).orElseThrow(() -> new StoreException("job " + id + " vanished after insert")));
+        return out;
+    }
+
+    private static long insertJob(Connection c, NewJob j, JobControls ctl, String owner, long now) throws SQLException {
+        long newId;
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO jobs (owner, name, argv, env, workdir, gpus, memory_mib, iterations, "
+                + "sig_model, sig_dataset, sig_batch, sig_amp, state, submitted_at, queued_at, updated_at, reason, time_limit_ms, "
+                + "priority, depends_on, held, array_job, array_index) "
+                + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, 'submitted', ?, ?, ?, ?, ?, ?) RETURNING id")) {
+            ps.setString(1, owner);
+            ps.setString(2, j.name());
+            ps.setString(3, toJson(j.argv()));
+            ps.setString(4, toJson(j.env()));
+            ps.setString(5, j.workdir());
+            ps.setInt(6, j.gpus());
+            ps.setLong(7, j.memoryMiB());
+            setNullableLong(ps, 8, j.iterations());
+            setSignature(ps, 9, j.signature());
+            ps.setLong(13, now);
+            ps.setLong(14, now);
+            ps.setLong(15, now);
+            setNullableLong(ps, 16, j.timeLimitMs());
+            ps.setInt(17, ctl.priority());
+            ps.setString(18, ctl.dependsOn().isEmpty() ? null : ids(ctl.dependsOn()));
+            ps.setInt(19, ctl.held() ? 1 : 0);
+            setNullableLong(ps, 20, ctl.arrayJob());
+            if (ctl.arrayIndex() == null) ps.setNull(21, Types.INTEGER);
+            else ps.setInt(21, ctl.arrayIndex());
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                newId = rs.getLong(1);
+            }
+        }
+        insertEvent(c, newId, now, null, JobState.PENDING, owner, ctl.held() ? "submitted held" : "submitted");
+        return newId;
+    }
+
+    /**
+     * Holds a waiting job back or releases it, recording who did; the job keeps its state and place. Empty when
+     * there is no such job; otherwise the job's state (a job that is not waiting is not changed).
+     */
+    public Optional<JobState> setHeld(long id, boolean held, String actor, long now) {
+        return db.tx(c -> {
+            JobState state = stateOf(c, id);
+            if (state == null || !JobState.QUEUED.contains(state)) return Optional.ofNullable(state);
+            try (PreparedStatement ps = c.prepareStatement("UPDATE jobs SET held = ?, updated_at = ? WHERE id = ? AND held = ?")) {
+                ps.setInt(1, held ? 1 : 0);
+                ps.setLong(2, now);
+                ps.setLong(3, id);
+                ps.setInt(4, held ? 0 : 1);
+                if (ps.executeUpdate() == 1) insertEvent(c, id, now, state, state, actor, (held ? "held by " : "released by ") + actor);
+            }
+            return Optional.of(state);
+        });
+    }
+
+    /** Records that jobs {@code a} and {@code b} shared a GPU (each in the other's partners). */
+    public void recordPartners(long a, long b, long now) {
+        db.tx(c -> {
+            addPartner(c, a, b);
+            addPartner(c, b, a);
+            return null;
+        });
+    }
+
+    private static void addPartner(Connection c, long id, long partner) throws SQLException {
+        String old;
+        try (PreparedStatement ps = c.prepareStatement("SELECT partners FROM jobs WHERE id = ?")) {
+            ps.setLong(1, id);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) return;
+                old = rs.getString(1);
+            }
+        }
+        List<Long> list = new ArrayList<>(parseIds(old));
+        if (list.contains(partner)) return;
+        list.add(partner);
+        try (PreparedStatement ps = c.prepareStatement("UPDATE jobs SET partners = ? WHERE id = ?")) {
+            ps.setString(1, ids(list));
+            ps.setLong(2, id);
+            ps.executeUpdate();
+        }
+    }
+
+    /**
+     * Finished jobs (succeeded, failed, cancelled) for accounting, oldest finish first: {@code owner} null for
+     * everybody's, finished at or after {@code since} and before {@code until} (epoch ms), at most {@code limit}.
+     */
+    public List<JobRecord> finishedJobs(String owner, long since, long until, int limit) {
+        StringBuilder sql = new StringBuilder("SELECT " + JOB_COLUMNS + " FROM jobs WHERE finished_at >= ? AND finished_at < ? AND state IN (?, ?, ?)");
+        if (owner != null) sql.append(" AND owner = ?");
+        sql.append(" ORDER BY finished_at, id LIMIT ?");
+        return db.tx(c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
+                int i = 1;
+                ps.setLong(i++, since);
+                ps.setLong(i++, until);
+                for (JobState st : JobState.TERMINAL) ps.setString(i++, st.dbName());
+                if (owner != null) ps.setString(i++, owner);
+                ps.setInt(i, limit);
+                List<JobRecord> out = new ArrayList<>();
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) out.add(mapJob(rs));
+                }
+                return out;
+            }
+        });
+    }
+
+    /** Job ids as stored in a comma-separated column. */
+    private static String ids(List<Long> ids) {
+        return ids.stream().map(String::valueOf).collect(Collectors.joining(","));
+    }
+
+    private static List<Long> parseIds(String s) {
+        return s == null || s.isBlank() ? List.of() : Arrays.stream(s.split(",")).map(String::trim).map(Long::valueOf).toList();
     }
 
     public Optional<JobRecord> job(long id) {
@@ -278,7 +412,7 @@ public final class Store implements AutoCloseable {
             JobState old = stateOf(c, id);
             if (old == null || !from.contains(old)) return false;
             StringBuilder sql = new StringBuilder("UPDATE jobs SET state = ?, reason = ?, updated_at = ?");
-            for (Change.Item it : change.items) sql.append(", ").append(it.column().sql()).append(it.add() ? " = " + it.column().sql() + " + ?" : " = ?");
+            for (Change.Item it : change.items) sql.append(", ").append(it.assignment());
             sql.append(" WHERE id = ? AND state = ?");
             try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
                 int i = 1;
@@ -318,7 +452,7 @@ public final class Store implements AutoCloseable {
     public void update(long id, Change change, long now) {
         if (change.items.isEmpty()) return;
         StringBuilder sql = new StringBuilder("UPDATE jobs SET updated_at = ?");
-        for (Change.Item it : change.items) sql.append(", ").append(it.column().sql()).append(it.add() ? " = " + it.column().sql() + " + ?" : " = ?");
+        for (Change.Item it : change.items) sql.append(", ").append(it.assignment());
         sql.append(" WHERE id = ?");
         db.tx(c -> {
             try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
@@ -383,7 +517,10 @@ public final class Store implements AutoCloseable {
                 nullableLong(rs, "pid"), nullableLong(rs, "pid_started"), nullableInt(rs, "exit_code"), nullableLong(rs, "progress_iter"),
                 rs.getLong("attained_gpu_ms"), nullableDouble(rs, "predicted_speed"), nullableDouble(rs, "observed_speed"),
                 rs.getLong("submitted_at"), rs.getLong("queued_at"), nullableLong(rs, "started_at"), nullableLong(rs, "finished_at"),
-                rs.getLong("updated_at"), rs.getString("reason"), nullableLong(rs, "time_limit_ms"));
+                rs.getLong("updated_at"), rs.getString("reason"), nullableLong(rs, "time_limit_ms"),
+                new JobControls(rs.getInt("priority"), parseIds(rs.getString("depends_on")), rs.getInt("held") != 0, nullableLong(rs, "array_job"),
+                        nullableInt(rs, "array_index")),
+                parseIds(rs.getString("partners")), nullableLong(rs, "first_started_at"));
     }
 
     /** GPU indices as stored in {@code gpu_ids}. */

@@ -40,9 +40,9 @@ class StoreTest {
             assertThat(mode).isEqualTo("wal");
         }
         try (Store again = new Store(Database.open("sqlite:" + dir.resolve("tandem.db"), dir))) {
-            assertThat(again.jobs(null, EnumSet.noneOf(JobState.class), 0, 100)).hasSize(2);
+            assertThat(again.jobs(null, EnumSet.noneOf(JobState.class), 0, 100)).hasSize(6);
             assertThat(again.profiles()).hasSize(1);
-            assertThat(again.database().tx(StoreTest::schemaVersion)).isEqualTo("3");
+            assertThat(again.database().tx(StoreTest::schemaVersion)).isEqualTo("4");
         }
     }
 
@@ -67,8 +67,8 @@ class StoreTest {
         assertThat(s.createUser("admin", Role.ADMIN, "a".repeat(64), "root", "test", 1)).isTrue();
         assertThat(s.createUser("admin", Role.USER, "b".repeat(64), null, "test", 1)).isFalse();
         assertThat(s.anyAdmin()).isTrue();
-        assertThat(s.userByTokenHash("a".repeat(64))).contains(new User("admin", Role.ADMIN, "root", false, 1));
-        assertThat(s.user("admin")).contains(new User("admin", Role.ADMIN, "root", false, 1));
+        assertThat(s.userByTokenHash("a".repeat(64))).contains(new User("admin", Role.ADMIN, "root", false, 1, null));
+        assertThat(s.user("admin")).contains(new User("admin", Role.ADMIN, "root", false, 1, null));
         assertThat(s.setDisabled("admin", true, "ops", 2)).isTrue();
         assertThat(s.setDisabled("admin", true, "ops", 3)).as("already disabled: recorded once").isTrue();
         assertThat(s.setDisabled("nobody", true, "ops", 3)).isFalse();
@@ -82,7 +82,7 @@ class StoreTest {
                 org.assertj.core.groups.Tuple.tuple("token-rotated", "ops"));
         assertThat(s.userByTokenHash("c".repeat(64))).isEmpty();
 
-        NewJob nj = new NewJob("train", List.of("python", "train.py", "--lr", "1e-3; rm -rf /"), Map.of("SEED", "1"), "/tmp", 1, 4096, 500L, SIG, 7_200_000L);
+        NewJob nj = new NewJob("train", List.of("python", "train.py", "--lr", "1e-3; rm -rf /"), Map.of("SEED", "1"), "/tmp", 1, 4096, 500L, SIG, 7_200_000L, JobControls.NONE);
         JobRecord j = s.insertJob(nj, "admin", 1000);
         JobRecord k = s.insertJob(nj, "admin", 1001);
         assertThat(k.id()).isGreaterThan(j.id());
@@ -119,6 +119,8 @@ class StoreTest {
         s.addObservation(new Store.Observation(SIG, SIG, 1, 0.9, 0.8), 5);
         assertThat(s.observations()).containsExactly(new Store.Observation(SIG, SIG, 1, 0.9, 0.8));
 
+        exerciseJobControls(s, nj, j, k);
+
         JobProfile p = new JobProfile(SIG, 12.5, 31, 12, 2048, 0.3, Double.NaN, -1);
         s.saveProfile(new ProfileRecord(p, true, 0.1, 25, j.id(), "NVIDIA H100", 10));
         s.saveProfile(new ProfileRecord(p, true, 0.1, 30, j.id(), "NVIDIA H100", 11));
@@ -127,6 +129,51 @@ class StoreTest {
         assertThat(back.samples()).isEqualTo(30);
         assertThat(back.profile().smOccupancy()).isNaN();
         assertThat(back.profile().gmemMiB()).isEqualTo(2048);
+    }
+
+    /** Priority, dependencies, holds, arrays, partners, accounting and user limits survive the store (schema 4). */
+    private static void exerciseJobControls(Store s, NewJob nj, JobRecord running, JobRecord pending) {
+        JobControls ctl = new JobControls(-5, List.of(running.id(), pending.id()), true, null, null);
+        NewJob controlled = new NewJob("sweep", nj.argv(), nj.env(), nj.workdir(), 1, 0, null, SIG, null, ctl);
+        JobRecord c = s.insertJob(controlled, "admin", 3000);
+        assertThat(c.controls()).isEqualTo(ctl);
+        assertThat(s.events(c.id()).getFirst().reason()).isEqualTo("submitted held");
+        assertThat(s.setHeld(c.id(), false, "ops", 3001)).contains(JobState.PENDING);
+        assertThat(s.setHeld(c.id(), false, "ops", 3002)).as("released already: not recorded again").contains(JobState.PENDING);
+        assertThat(s.job(c.id()).orElseThrow().controls().held()).isFalse();
+        assertThat(s.events(c.id())).extracting(JobEvent::reason).containsExactly("submitted held", "released by ops");
+        assertThat(s.setHeld(running.id(), true, "ops", 3003)).as("a running job is not held").contains(JobState.RUNNING);
+        assertThat(s.job(running.id()).orElseThrow().controls().held()).isFalse();
+        assertThat(s.setHeld(999_999, true, "ops", 3003)).isEmpty();
+
+        List<JobRecord> array = s.insertArray(new NewJob("a", nj.argv(), nj.env(), nj.workdir(), 1, 0, null, SIG, null, JobControls.NONE),
+                List.of(0, 2, 4), "admin", 3100);
+        assertThat(array).extracting(JobRecord::name).containsExactly("a[0]", "a[2]", "a[4]");
+        assertThat(array).extracting(r -> r.controls().arrayJob()).containsOnly(array.getFirst().id());
+        assertThat(array).extracting(r -> r.controls().arrayIndex()).containsExactly(0, 2, 4);
+
+        s.recordPartners(running.id(), pending.id(), 3200);
+        s.recordPartners(pending.id(), running.id(), 3201);
+        assertThat(s.job(running.id()).orElseThrow().partners()).containsExactly(pending.id());
+        assertThat(s.job(pending.id()).orElseThrow().partners()).containsExactly(running.id());
+
+        assertThat(s.transition(running.id(), JobState.ON_GPU, JobState.SUCCEEDED, "scheduler", "exit 0",
+                new Change().set(Change.Column.FINISHED_AT, 5000L).add(Change.Column.ATTAINED_GPU_MS, 7_200_000)
+                        .setIfNull(Change.Column.FIRST_STARTED_AT, 1500L), 5000)).isTrue();
+        s.update(running.id(), new Change().setIfNull(Change.Column.FIRST_STARTED_AT, 9999L), 5001);
+        assertThat(s.job(running.id()).orElseThrow().firstStartedAt()).as("set only once").isEqualTo(1500L);
+        assertThat(s.finishedJobs(null, 0, Long.MAX_VALUE, 10)).extracting(JobRecord::id).containsExactly(running.id());
+        assertThat(s.finishedJobs("admin", 5001, Long.MAX_VALUE, 10)).isEmpty();
+        assertThat(s.finishedJobs("nobody", 0, Long.MAX_VALUE, 10)).isEmpty();
+
+        assertThat(s.setMaxGpus("admin", 4, "ops", 6000)).isTrue();
+        assertThat(s.user("admin").orElseThrow().maxGpus()).isEqualTo(4);
+        assertThat(s.setMaxGpus("admin", null, "ops", 6001)).isTrue();
+        assertThat(s.user("admin").orElseThrow().maxGpus()).isNull();
+        assertThat(s.setMaxGpus("nobody", 1, "ops", 6002)).isFalse();
+        assertThat(s.userEvents("admin")).extracting(User.Event::action).endsWith("limit-set", "limit-set");
+        for (JobRecord r : array) s.transition(r.id(), JobState.QUEUED, JobState.CANCELLED, "test", "tidy", Change.none(), 7000);
+        s.transition(c.id(), JobState.QUEUED, JobState.CANCELLED, "test", "tidy", Change.none(), 7000);
     }
 
     @Test

@@ -1,0 +1,82 @@
+package dev.tandem.core.runtime;
+
+import dev.tandem.core.policy.PendingJob;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.function.Function;
+
+/**
+ * Which waiting jobs a policy may start this round, and in which order it should serve them: the queue rules an
+ * operator sets, applied before the policy decides, so that every policy honours them and still decides placement
+ * and pairing itself (as a Kubernetes scheduler's queue sort and PreFilter come before its Filter and Score).
+ *
+ * <p>Order: higher {@link dev.tandem.core.model.Job#priority() priority} first; within a priority, fair share
+ * between users: a job ranks by the GPUs its owner would hold once it and the owner's earlier waiting jobs run
+ * (so a user with one job waiting is not stuck behind another user's hundred); then submission order. Policies
+ * that reorder by length keep priority as their first key.
+ *
+ * <p>Limits: a user with a GPU limit is admitted only jobs that fit in it together with what the user already
+ * holds, counting the admitted jobs before it, so no decision of the policy can exceed the limit.
+ */
+public final class Admission {
+    /**
+     * @param admitted the jobs the policy may start, in serving order
+     * @param refused  why each other job waits, by job id
+     */
+    public record Result(List<PendingJob> admitted, Map<String, String> refused) {}
+
+    private Admission() {}
+
+    /**
+     * @param queue     the waiting jobs that are ready to run (not held, dependencies met), in submission order
+     * @param heldGpus  GPUs each user's jobs hold now (a job on a shared GPU counts that GPU)
+     * @param gpuLimit  a user's limit on GPUs held at once, or empty for none
+     */
+    public static Result admit(List<PendingJob> queue, Map<String, Integer> heldGpus, Function<String, OptionalInt> gpuLimit) {
+        List<PendingJob> ranked = rank(queue, heldGpus);
+        Map<String, Integer> budgetUsed = new HashMap<>(heldGpus);
+        Map<String, OptionalInt> limits = new HashMap<>();
+        List<PendingJob> admitted = new ArrayList<>(ranked.size());
+        Map<String, String> refused = new LinkedHashMap<>();
+        for (PendingJob p : ranked) {
+            String user = p.job().user();
+            OptionalInt limit = limits.computeIfAbsent(user, gpuLimit);
+            int used = budgetUsed.getOrDefault(user, 0);
+            if (limit.isPresent() && used + p.job().gpus() > limit.getAsInt()) {
+                int held = heldGpus.getOrDefault(user, 0);
+                refused.put(p.id(), "user " + user + " may hold " + limit.getAsInt() + " GPU(s) at once; holds " + held
+                        + (used > held ? " and " + (used - held) + " more are admitted for earlier jobs" : "") + ", this job needs " + p.job().gpus());
+                continue;
+            }
+            budgetUsed.put(user, used + p.job().gpus());
+            admitted.add(p);
+        }
+        return new Result(admitted, refused);
+    }
+
+    /** The serving order: priority, then fair share, then submission (the order of {@code queue}). */
+    static List<PendingJob> rank(List<PendingJob> queue, Map<String, Integer> heldGpus) {
+        Map<String, Integer> demand = new HashMap<>(heldGpus);
+        record Ranked(PendingJob job, int share, int position) {}
+        List<Ranked> ranked = new ArrayList<>(queue.size());
+        boolean reorder = false;
+        for (int i = 0; i < queue.size(); i++) {
+            PendingJob p = queue.get(i);
+            int share = demand.merge(p.job().user(), p.job().gpus(), Integer::sum);
+            ranked.add(new Ranked(p, share, i));
+            if (i > 0) {
+                Ranked prev = ranked.get(i - 1);
+                reorder |= prev.job.job().priority() != p.job().priority() || prev.share > share;
+            }
+        }
+        if (!reorder) return queue; // one user, one priority: submission order as it is
+        ranked.sort(Comparator.comparingInt((Ranked r) -> -r.job.job().priority()).thenComparingInt(Ranked::share).thenComparingInt(Ranked::position));
+        return ranked.stream().map(Ranked::job).toList();
+    }
+}
