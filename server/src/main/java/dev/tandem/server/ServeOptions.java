@@ -60,6 +60,9 @@ public final class ServeOptions {
     @Option(names = "--max-attempts", defaultValue = "3", description = "runs a job gets before a crash fails it (default: ${DEFAULT-VALUE})")
     int maxAttempts;
 
+    @Option(names = "--known-profiles", defaultValue = "bundled", paramLabel = "bundled|none|FILE", description = "solo profiles known in advance: a job of such a workload is not profiled alone first and may share at once; bundled: Lucid's measured profiles (RTX 3090), FILE: your own in the same format (default: ${DEFAULT-VALUE})")
+    String knownProfiles;
+
     @Option(names = "--max-gpus-per-user", defaultValue = "0", paramLabel = "N", description = "how many GPUs one user's jobs may hold at once, unless set for the user with tandem users limit (default: ${DEFAULT-VALUE}, no limit)")
     int maxGpusPerUser;
 
@@ -108,7 +111,7 @@ public final class ServeOptions {
     public ServerConfig toConfig() {
         return new ServerConfig(stateDir == null ? ServerConfig.defaultStateDir() : stateDir.toAbsolutePath(), host, port,
                 StorePassword.apply(store, storePasswordFile, System.getenv(StorePassword.ENV)), policy,
-                Sharing.parse(sharing), mpsThreadPercentage, new SchedulerConfig(tickMs, roundMs, profileMs, observeMs, maxAttempts, scheduling.memoryMarginMiB(), scheduling.tandem(), scheduling.model(), maxGpusPerUser),
+                Sharing.parse(sharing), mpsThreadPercentage, new SchedulerConfig(tickMs, roundMs, profileMs, observeMs, maxAttempts, scheduling.memoryMarginMiB(), scheduling.tandem(), scheduling.model(), maxGpusPerUser, knownProfiles),
                 stopGraceMs, maxBodyBytes, stopJobsOnShutdown, ToolPath.fromEnvironment(),
                 executor, new SlurmSettings(slurmPartition, slurmNodes, slurmGpusPerNode, slurmGpuMemoryMiB, slurmNvidiaSmi, slurmDcgmi, slurmGres),
                 new SimulatedSettings(simulatedCluster, timeScale));

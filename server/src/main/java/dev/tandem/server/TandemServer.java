@@ -11,6 +11,8 @@ import dev.tandem.server.exec.GpuLocks;
 import dev.tandem.server.exec.LocalExecutor;
 import dev.tandem.server.exec.slurm.SlurmExecutor;
 import dev.tandem.server.exec.simulated.SimulatedExecutor;
+import dev.tandem.server.sched.KnownProfiles;
+import dev.tandem.core.model.JobProfile;
 import dev.tandem.server.exec.Sharing;
 import dev.tandem.server.gpu.GpuMonitor;
 import dev.tandem.server.gpu.NvidiaSmiParser;
@@ -69,6 +71,7 @@ public final class TandemServer implements AutoCloseable {
      */
     public static TandemServer start(ServerConfig cfg) {
         Policy policy = PolicyCatalog.create(cfg.policy(), cfg.scheduler().tandem());
+        List<JobProfile> knownProfiles = KnownProfiles.load(cfg.scheduler().knownProfiles()); // a bad file fails before anything is created
         FileChannel lock = null;
         Store store = null;
         GpuMonitor monitor = null;
@@ -99,8 +102,9 @@ public final class TandemServer implements AutoCloseable {
             log.info("containment: {}", executor.containment());
             monitor = new GpuMonitor();
             if (cfg.localExecutor()) monitor.start(cfg.tools());
+            if (executor instanceof SimulatedExecutor simulated) simulated.sendReadingsTo(monitor::record);
             ServerMetrics metrics = new ServerMetrics();
-            loop = new SchedulerLoop(store, executor, gpus, Oracle.build(store, cfg.scheduler().model()), monitor, metrics, policy, cfg.scheduler());
+            loop = new SchedulerLoop(store, executor, gpus, Oracle.build(store, cfg.scheduler().model()), monitor, metrics, policy, cfg.scheduler(), knownProfiles);
             loop.start();
             String sharing = cfg.simulatedExecutor() ? "simulated" : cfg.sharing() == Sharing.MPS ? "mps" : "time-slicing";
             ApiServer api = new ApiServer(store, loop, metrics, cfg.stateDir(), sharing, cfg.host(), cfg.port(), cfg.maxBodyBytes());

@@ -46,7 +46,7 @@ class SimulatedServeTest {
 
     ServerConfig config(String cluster, double timeScale) {
         return new ServerConfig(dir.resolve("state"), "127.0.0.1", 0, null, "tandem", Sharing.TIME_SLICING, 50,
-                new SchedulerConfig(100, 500, 1000, 1000, 3, 512), 2000, 64 * 1024, true, new ToolPath(dir.toString()),
+                new SchedulerConfig(100, 500, 1000, 1000, 3, 512).withKnownProfiles("none"), 2000, 64 * 1024, true, new ToolPath(dir.toString()),
                 "simulated", null, new SimulatedSettings(cluster, timeScale));
     }
 

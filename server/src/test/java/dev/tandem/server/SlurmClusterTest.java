@@ -46,7 +46,7 @@ class SlurmClusterTest {
         if (host == null) host = FakeGpuHost.install(dir.resolve("host"), "h100x1");
         ServerConfig c = host.config(dir.resolve("state"), policy, Sharing.TIME_SLICING);
         SchedulerConfig s = c.scheduler();
-        if (profileMs > 0) s = new SchedulerConfig(s.tickMs(), s.roundMs(), profileMs, s.observeMs(), s.maxAttempts(), s.memoryMarginMiB());
+        if (profileMs > 0) s = new SchedulerConfig(s.tickMs(), s.roundMs(), profileMs, s.observeMs(), s.maxAttempts(), s.memoryMarginMiB()).withKnownProfiles("none");
         server = TandemServer.start(new ServerConfig(c.stateDir(), c.host(), 0, null, c.policy(), c.sharing(), c.mpsThreadPercentage(), s,
                 c.stopGraceMs(), c.maxBodyBytes(), stopJobsOnShutdown, c.tools(), "slurm", slurm));
         api = new TestApi(server.url());

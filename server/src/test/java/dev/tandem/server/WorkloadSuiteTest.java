@@ -61,7 +61,7 @@ class WorkloadSuiteTest {
         FakeGpuHost host = FakeGpuHost.install(dir.resolve("host"), "h100x2", false, false);
         ServerConfig quick = host.config(dir.resolve("state"), "tandem", Sharing.TIME_SLICING);
         server = TandemServer.start(new ServerConfig(quick.stateDir(), quick.host(), quick.port(), quick.store(), quick.policy(), quick.sharing(),
-                quick.mpsThreadPercentage(), new SchedulerConfig(100, 500, 5000, 1000, 3, 512), quick.stopGraceMs(), quick.maxBodyBytes(),
+                quick.mpsThreadPercentage(), new SchedulerConfig(100, 500, 5000, 1000, 3, 512).withKnownProfiles("none"), quick.stopGraceMs(), quick.maxBodyBytes(),
                 quick.stopJobsOnShutdown(), quick.tools()));
         TestApi api = new TestApi(server.url());
         String admin = Files.readString(server.adminTokenFile()).strip();

@@ -12,6 +12,7 @@ import dev.tandem.server.exec.LocalExecutor;
 import dev.tandem.server.metrics.ServerMetrics;
 import dev.tandem.server.sched.LiveState;
 import dev.tandem.server.sched.SchedulerLoop;
+import dev.tandem.server.sched.Timeline;
 import dev.tandem.server.store.Change;
 import dev.tandem.server.store.JobRecord;
 import dev.tandem.server.store.JobState;
@@ -19,10 +20,14 @@ import dev.tandem.server.store.NewJob;
 import dev.tandem.server.store.ProfileRecord;
 import dev.tandem.server.store.Role;
 import dev.tandem.server.store.Store;
+import dev.tandem.server.store.StoreException;
 import dev.tandem.server.store.User;
 import dev.tandem.server.exec.UnixAccount;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
+import io.javalin.http.sse.SseClient;
+import io.javalin.http.sse.SseHandler;
+import io.javalin.http.staticfiles.Location;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -61,6 +66,7 @@ public final class ApiServer implements AutoCloseable {
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
     private final JobJson jobJson = new JobJson(json);
+    private final DashboardJson dashboard;
     private final byte[] openApi;
     private final Javalin app;
     /** The account the daemon runs as: which Unix accounts its users' jobs may run as. */
@@ -82,6 +88,7 @@ public final class ApiServer implements AutoCloseable {
         } catch (IOException e) {
             throw new IllegalStateException("cannot read openapi.json: " + e.getMessage(), e);
         }
+        this.dashboard = new DashboardJson(json, store, loop, sharing);
         this.app = Javalin.create(cfg -> {
             cfg.startup.showJavalinBanner = false;
             cfg.startup.showOldJavalinVersionWarning = false;
@@ -101,6 +108,16 @@ public final class ApiServer implements AutoCloseable {
             cfg.routes.post(PREFIX + "/jobs/{id}/hold", ctx -> setHeld(ctx, true));
             cfg.routes.post(PREFIX + "/jobs/{id}/release", ctx -> setHeld(ctx, false));
             cfg.routes.get(PREFIX + "/history", this::history);
+            cfg.routes.get(PREFIX + "/jobs/{id}/speeds", this::speeds);
+            cfg.routes.get(PREFIX + "/jobs/{id}/logs/stream", this::followLogs);
+            cfg.routes.get(PREFIX + "/dashboard", ctx -> send(ctx, dashboard.state(ctx.attribute("user"), loop.live())));
+            cfg.routes.get(PREFIX + "/dashboard/stream", new SseHandler(this::streamDashboard));
+            // the dashboard's page and scripts (built from dashboard/ by npm into the jar); its data needs a token
+            cfg.staticFiles.add(sf -> {
+                sf.hostedPath = "/";
+                sf.directory = "/dev/tandem/dashboard";
+                sf.location = Location.CLASSPATH;
+            });
             cfg.routes.get(PREFIX + "/gpus", this::gpus);
             cfg.routes.get(PREFIX + "/profiles", this::profiles);
             cfg.routes.post(PREFIX + "/users", this::createUser);
@@ -325,6 +342,98 @@ public final class ApiServer implements AutoCloseable {
         }
         // another user's job is reported as absent: its existence is none of this user's business
         return store.job(id).filter(r -> user.admin() || r.owner().equals(user.name())).orElseThrow(() -> ApiError.notFound("job " + id));
+    }
+
+    /** A job's speed samples while it ran: measured speed relative to alone (null when alone) and iterations/s. */
+    private void speeds(Context ctx) {
+        JobRecord r = visibleJob(ctx);
+        ObjectNode o = json.createObjectNode();
+        ArrayNode t = o.putArray("t"), observed = o.putArray("observed"), rate = o.putArray("iterations_per_second");
+        for (Timeline.SpeedPoint p : loop.timeline().speeds(r.id())) {
+            t.add(p.at() / 1000.0);
+            if (Double.isFinite(p.relative())) observed.add(p.relative());
+            else observed.addNull();
+            if (Double.isFinite(p.iterationsPerSecond())) rate.add(p.iterationsPerSecond());
+            else rate.addNull();
+        }
+        send(ctx, o);
+    }
+
+    /**
+     * The dashboard as server-sent events: a {@code state} event whenever what this user sees changed (at most one a
+     * second), a comment every 15 s otherwise so that proxies keep the connection.
+     */
+    private void streamDashboard(SseClient client) {
+        User user = client.ctx().attribute("user");
+        client.keepAlive();
+        String last = null;
+        long lastAt = 0, lastSent = 0;
+        try {
+            while (!client.terminated()) {
+                LiveState live = loop.awaitNewer(lastAt, 15_000);
+                lastAt = live.at();
+                String now = json.writeValueAsString(dashboard.state(user, live));
+                long t = System.currentTimeMillis();
+                if (!now.equals(last)) {
+                    client.sendEvent("state", now);
+                    last = now;
+                    lastSent = t;
+                } else if (t - lastSent >= 15_000) {
+                    client.sendComment("keep-alive");
+                    lastSent = t;
+                }
+                Thread.sleep(1000);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (JsonProcessingException | StoreException e) {
+            log.debug("dashboard stream ended: {}", e.toString());
+        } finally {
+            client.close();
+        }
+    }
+
+    /** A job's output as server-sent events: {@code log} events with new output as it is written, {@code end} when complete. */
+    private void followLogs(Context ctx) throws Exception {
+        JobRecord job = visibleJob(ctx);
+        Path file = LocalExecutor.logFile(stateDir, job.id());
+        new SseHandler(client -> {
+            client.keepAlive();
+            long offset = 0;
+            try {
+                while (!client.terminated()) {
+                    boolean finished = store.job(job.id()).map(r -> r.state().terminal() && r.pid() == null).orElse(true);
+                    long size = Files.exists(file) ? Files.size(file) : 0;
+                    while (offset < size) {
+                        byte[] data;
+                        try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "r")) {
+                            data = new byte[(int) Math.min(MAX_LOG_CHUNK, size - offset)];
+                            f.seek(offset);
+                            f.readFully(data);
+                        }
+                        int usable = utf8Boundary(data, offset + data.length < size);
+                        if (usable == 0) break;
+                        ObjectNode o = json.createObjectNode();
+                        o.put("offset", offset);
+                        o.put("data", new String(data, 0, usable, StandardCharsets.UTF_8));
+                        client.sendEvent("log", json.writeValueAsString(o));
+                        offset += usable;
+                    }
+                    if (finished && offset >= size) {
+                        client.sendEvent("end", "{\"offset\": " + offset + "}");
+                        break;
+                    }
+                    Thread.sleep(500);
+                }
+            } catch (IOException | StoreException e) {
+                // the client went away, or the daemon is shutting down (its store closed)
+                log.debug("log stream of job {} ended: {}", job.id(), e.toString());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                client.close();
+            }
+        }).handle(ctx);
     }
 
     // ---- machine

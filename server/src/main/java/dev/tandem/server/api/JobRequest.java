@@ -175,10 +175,47 @@ public final class JobRequest {
         return new WorkloadSignature(model, dataset, batch, amp != null && amp.asBoolean(false));
     }
 
-    /** Jobs with the same command line are the same workload until told otherwise. */
+    /**
+     * Options whose values set how long a run trains, its seed, or where it writes and what it is called, not what it
+     * computes on the GPU: command lines that differ only in them are one workload ({@code --epochs 3} and
+     * {@code --epochs 5} share a profile). Compared without dashes, case and the {@code -}/{@code _} difference.
+     */
+    static final Set<String> INCIDENTAL_OPTIONS = Set.of("epochs", "num-epochs", "n-epochs", "max-epochs", "iterations", "iters",
+            "num-iterations", "max-iters", "steps", "max-steps", "train-steps", "num-steps", "total-steps", "seed", "output", "output-dir",
+            "out", "out-dir", "save", "save-dir", "save-path", "log-dir", "logdir", "log-file", "checkpoint", "checkpoint-dir", "ckpt",
+            "ckpt-dir", "resume", "run-name", "name", "exp-name", "experiment-name", "wandb-name");
+
+    /**
+     * Jobs with the same command line, apart from {@link #INCIDENTAL_OPTIONS}, are the same workload until told
+     * otherwise (with a signature).
+     */
     static WorkloadSignature defaultSignature(List<String> argv) {
-        return new WorkloadSignature("cmd-" + Tokens.hash(String.join("\u0000", argv)).substring(0, 12), "", 0, false);
+        return new WorkloadSignature("cmd-" + Tokens.hash(String.join("\u0000", workloadArgs(argv))).substring(0, 12), "", 0, false);
     }
+
+    /** The command line without the incidental options and their values ({@code --epochs 3}, {@code --epochs=3}). */
+    static List<String> workloadArgs(List<String> argv) {
+        List<String> out = new ArrayList<>(argv.size());
+        for (int i = 0; i < argv.size(); i++) {
+            String a = argv.get(i);
+            if (a.equals("--")) { // everything after is positional
+                out.addAll(argv.subList(i, argv.size()));
+                break;
+            }
+            if (a.startsWith("-") && a.length() > 1 && !Character.isDigit(a.charAt(1))) {
+                int eq = a.indexOf('=');
+                String key = (eq < 0 ? a : a.substring(0, eq)).replaceFirst("^-+", "").replace('_', '-').toLowerCase(java.util.Locale.ROOT);
+                if (INCIDENTAL_OPTIONS.contains(key)) {
+                    if (eq < 0 && i + 1 < argv.size() && !isOption(argv.get(i + 1))) i++; // its value
+                    continue;
+                }
+            }
+            out.add(a);
+        }
+        return out;
+    }
+
+    private static boolean isOption(String a) { return a.startsWith("-") && a.length() > 1 && !Character.isDigit(a.charAt(1)); }
 
     private static String defaultName(List<String> argv) {
         String prog = Path.of(argv.getFirst()).getFileName() == null ? argv.getFirst() : Path.of(argv.getFirst()).getFileName().toString();

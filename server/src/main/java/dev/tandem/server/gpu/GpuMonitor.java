@@ -97,6 +97,9 @@ public final class GpuMonitor implements AutoCloseable {
         readers.add(t);
     }
 
+    /** A reading from elsewhere than nvidia-smi, kept as one of its (the simulated executor's GPUs report here). */
+    public void record(GpuSample s) { add(smi, s); }
+
     private static void add(Map<Integer, Deque<GpuSample>> into, GpuSample s) {
         Deque<GpuSample> q;
         synchronized (into) {

@@ -42,17 +42,20 @@ final class Context {
     final ServerMetrics metrics;
     final SchedulerConfig cfg;
     final MemoryRule memoryRule;
+    /** What the scheduler did recently, and the series the dashboard draws (memory only). */
+    final DecisionLog decisions = new DecisionLog();
+    final Timeline timeline = new Timeline();
     /** Something changed since the policy was last asked. */
     boolean dirty = true;
 
     Context(Store store, Executor executor, List<GpuDevice> devices, OnlineCorrectedModel oracle, GpuMonitor monitor,
-            ServerMetrics metrics, SchedulerConfig cfg) {
+            ServerMetrics metrics, SchedulerConfig cfg, List<dev.tandem.core.model.JobProfile> knownProfiles) {
         this.store = store;
         this.executor = executor;
         this.devices = List.copyOf(devices);
         this.cluster = clusterOf(devices);
         this.runs = new RunTable(devices.size());
-        this.learned = new Learned(store);
+        this.learned = new Learned(store, knownProfiles);
         this.oracle = oracle;
         this.monitor = monitor;
         this.metrics = metrics;

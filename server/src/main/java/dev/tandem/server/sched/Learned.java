@@ -15,17 +15,20 @@ import java.util.Set;
 
 /**
  * The store's profiles and out-of-memory lessons, cached for the loop (the policy reads them every round) and
- * written through to the store.
+ * written through to the store; with the known profiles ({@link KnownProfiles}) beneath the measured ones.
  */
 final class Learned {
     private final Store store;
+    /** What the policy sees: known profiles, replaced by those measured here. */
     private final ProfileStore profiles = new ProfileStore();
+    /** Profiles measured here (their records say whether the solo speed was measured). */
     private final Map<WorkloadSignature, ProfileRecord> records = new HashMap<>();
     private final Map<WorkloadSignature, Long> memoryEstimates;
     private final Set<String> oomPairs;
 
-    Learned(Store store) {
+    Learned(Store store, java.util.List<JobProfile> known) {
         this.store = store;
+        for (JobProfile p : known) profiles.put(p);
         for (ProfileRecord r : store.profiles()) {
             profiles.put(r.profile());
             records.put(r.profile().signature(), r);
@@ -38,7 +41,11 @@ final class Learned {
 
     Optional<JobProfile> profile(WorkloadSignature sig) { return profiles.find(sig); }
 
+    /** The profile measured here, if any (a known profile has none). */
     Optional<ProfileRecord> record(WorkloadSignature sig) { return Optional.ofNullable(records.get(sig)); }
+
+    /** Whether this workload's solo speed was measured here (else co-located speeds cannot be judged yet). */
+    boolean soloSpeedMeasured(WorkloadSignature sig) { return record(sig).map(ProfileRecord::speedMeasured).orElse(false); }
 
     void saveProfile(ProfileRecord r) {
         store.saveProfile(r);

@@ -15,7 +15,9 @@ import java.util.Optional;
 
 /**
  * The profiling phase: a job of a new workload runs alone for the profile time, then its profile is stored
- * (and reused for every later job of the same signature) and the job goes on running, now pairable.
+ * (and reused for every later job of the same signature) and the job goes on running, now pairable. A job that ends
+ * before is profiled from what was measured until then. A workload with a known profile skips the phase and is
+ * measured the first time one of its runs is alone long enough.
  */
 final class Profiling {
     private final Context ctx;
@@ -24,15 +26,16 @@ final class Profiling {
         this.ctx = ctx;
     }
 
-    /** Ends the profiling of runs whose time is up. */
+    /** Ends the profiling of runs whose time is up; measures alone what was known only from elsewhere. */
     void check(Map<Long, JobRecord> jobs, long now) {
+        measureKnownAlone(jobs, now);
         for (Run run : ctx.runs.all()) {
             if (!run.profiling || now - run.profileSince < ctx.cfg.profileMs()) continue;
             JobRecord job = jobs.get(run.jobId);
             if (job == null) continue;
-            GpuReadings readings = readings(run);
+            GpuReadings readings = readings(run, run.profileSince);
             if (!readings.complete()) continue; // the Slurm job step is still sampling (it may have started late)
-            Optional<ProfileRecord> p = complete(run, job, readings, now);
+            Optional<ProfileRecord> p = complete(run, job, readings, run.profileSince, now);
             // without readings (nvidia-smi silent) the job runs on unprofiled: alone, since nothing predicts a pair
             if (p.isEmpty() && now - run.profileSince < 3 * ctx.cfg.profileMs()) continue;
             run.profiling = false;
@@ -42,13 +45,35 @@ final class Profiling {
         }
     }
 
-    /** Builds and stores the run's profile from what was measured so far, if that is enough. */
-    Optional<ProfileRecord> complete(Run run, JobRecord job, long now) {
-        return complete(run, job, readings(run), now);
+    /**
+     * A job of a workload known only from {@code --known-profiles} shares at once, but co-located speeds can be judged
+     * only against a solo speed measured here: once a run of it has been alone for the profile time, its readings and
+     * speed over that stretch become the workload's profile (once per run; the job is not held back meanwhile).
+     */
+    private void measureKnownAlone(Map<Long, JobRecord> jobs, long now) {
+        for (Run run : ctx.runs.all()) {
+            if (run.profiling || run.measuredAlone || run.partner != null || run.stop != Run.Stop.NONE) continue;
+            long since = Math.max(run.placedAt, run.profileSince);
+            if (now - since < ctx.cfg.profileMs() || ctx.learned.soloSpeedMeasured(run.signature)) continue;
+            JobRecord job = jobs.get(run.jobId);
+            if (job == null) continue;
+            GpuReadings readings = readings(run, since);
+            if (!readings.complete()) continue;
+            run.measuredAlone = true;
+            complete(run, job, readings, since, now).ifPresent(p -> {
+                ctx.store.note(job.id(), Context.ACTOR, "measured alone: " + describe(p), now);
+                ctx.dirty = true;
+            });
+        }
     }
 
-    private Optional<ProfileRecord> complete(Run run, JobRecord job, GpuReadings readings, long now) {
-        double speed = run.meter.rateSince(run.profileSince, 1);
+    /** Builds and stores the run's profile from what was measured so far, if that is enough. */
+    Optional<ProfileRecord> complete(Run run, JobRecord job, long now) {
+        return complete(run, job, readings(run, run.profileSince), run.profileSince, now);
+    }
+
+    private Optional<ProfileRecord> complete(Run run, JobRecord job, GpuReadings readings, long since, long now) {
+        double speed = run.meter.rateSince(since, 1);
         String gpuName = ctx.devices.get(run.gpus.getFirst()).name();
         Optional<ProfileRecord> p = Profiler.profile(job.signature(), job.id(), run.gpus.size(), readings, gpuName, speed, now);
         p.ifPresent(ctx.learned::saveProfile);
@@ -56,9 +81,9 @@ final class Profiling {
     }
 
     /** Taken inside the run by the executor where it can (Slurm), else by this machine's GPU monitor. */
-    private GpuReadings readings(Run run) {
+    private GpuReadings readings(Run run, long since) {
         List<Integer> gpus = ctx.indices(run.gpus);
-        return ctx.executor.jobReadings(run.jobId, run.attempt, gpus).orElseGet(() -> ctx.monitor.readings(gpus, run.profileSince));
+        return ctx.executor.jobReadings(run.jobId, run.attempt, gpus).orElseGet(() -> ctx.monitor.readings(gpus, since));
     }
 
     static String describe(ProfileRecord r) {

@@ -19,6 +19,8 @@ final class Run {
     /** When its current set of GPU neighbours formed; observed speeds are measured from here. */
     long placedAt;
     boolean profiling;
+    /** This run already measured its workload alone (its profile was known only from elsewhere). */
+    boolean measuredAlone;
     /** Readings from here on make its profile (its start, or the daemon's restart: older readings are gone). */
     long profileSince;
     Stop stop = Stop.NONE;

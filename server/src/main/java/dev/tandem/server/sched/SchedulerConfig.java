@@ -15,21 +15,28 @@ import dev.tandem.core.policies.TandemPolicy;
  * @param tandem        the tandem policy's tunables and objective (as {@code tandem simulate} takes them)
  * @param model         the compatibility oracle: auto, knn, util-sum or measured (as {@code tandem simulate --model})
  * @param maxGpusPerUser how many GPUs one user's jobs may hold at once unless the user has a limit of its own; 0: no limit
+ * @param knownProfiles  solo profiles known before measuring: bundled, none or a profiles file ({@link KnownProfiles})
  */
 public record SchedulerConfig(long tickMs, long roundMs, long profileMs, long observeMs, int maxAttempts, long memoryMarginMiB,
-                              TandemPolicy.Config tandem, String model, int maxGpusPerUser) {
-    /** With tandem's defaults, the automatic oracle and no GPU limit per user. */
+                              TandemPolicy.Config tandem, String model, int maxGpusPerUser, String knownProfiles) {
+    /** With tandem's defaults, the automatic oracle, no GPU limit per user and the bundled known profiles (as serve's). */
     public SchedulerConfig(long tickMs, long roundMs, long profileMs, long observeMs, int maxAttempts, long memoryMarginMiB) {
-        this(tickMs, roundMs, profileMs, observeMs, maxAttempts, memoryMarginMiB, TandemPolicy.Config.defaults(), "auto", 0);
+        this(tickMs, roundMs, profileMs, observeMs, maxAttempts, memoryMarginMiB, TandemPolicy.Config.defaults(), "auto", 0, "bundled");
     }
 
     /** The same settings with a default GPU limit per user (0: none). */
     public SchedulerConfig withMaxGpusPerUser(int limit) {
-        return new SchedulerConfig(tickMs, roundMs, profileMs, observeMs, maxAttempts, memoryMarginMiB, tandem, model, limit);
+        return new SchedulerConfig(tickMs, roundMs, profileMs, observeMs, maxAttempts, memoryMarginMiB, tandem, model, limit, knownProfiles);
+    }
+
+    /** The same settings with other known profiles (none: every new workload is profiled alone first). */
+    public SchedulerConfig withKnownProfiles(String known) {
+        return new SchedulerConfig(tickMs, roundMs, profileMs, observeMs, maxAttempts, memoryMarginMiB, tandem, model, maxGpusPerUser, known);
     }
 
     public SchedulerConfig {
         if (tandem == null) tandem = TandemPolicy.Config.defaults();
+        if (knownProfiles == null || knownProfiles.isBlank()) knownProfiles = "bundled";
         model = CompatibilityModels.check(model == null ? "auto" : model);
         if (tickMs < 10) throw new IllegalArgumentException("--tick must be at least 10 ms");
         if (roundMs < tickMs) throw new IllegalArgumentException("--round must be at least --tick");

@@ -41,6 +41,7 @@ public final class SchedulerLoop implements AutoCloseable {
     private final QueueGate gate;
     private final List<ServerMetrics.GpuGauges> gpuGauges = new java.util.ArrayList<>();
     private final Object signal = new Object();
+    private final Object published = new Object();
     private volatile boolean woken;
     private volatile boolean running;
     private volatile LiveState live = LiveState.EMPTY;
@@ -48,9 +49,10 @@ public final class SchedulerLoop implements AutoCloseable {
     private SchedulerSnapshot lastSnapshot;
     private long lastDecision;
 
+    /** @param knownProfiles solo profiles known in advance ({@link KnownProfiles}) */
     public SchedulerLoop(Store store, Executor executor, List<GpuDevice> devices, OnlineCorrectedModel oracle, GpuMonitor monitor,
-                         ServerMetrics metrics, Policy policy, SchedulerConfig cfg) {
-        this.ctx = new Context(store, executor, devices, oracle, monitor, metrics, cfg);
+                         ServerMetrics metrics, Policy policy, SchedulerConfig cfg, List<dev.tandem.core.model.JobProfile> knownProfiles) {
+        this.ctx = new Context(store, executor, devices, oracle, monitor, metrics, cfg, knownProfiles);
         this.policy = policy;
         this.snapshots = new SnapshotBuilder(ctx);
         this.profiling = new Profiling(ctx);
@@ -78,6 +80,28 @@ public final class SchedulerLoop implements AutoCloseable {
     }
 
     public LiveState live() { return live; }
+
+    public DecisionLog decisions() { return ctx.decisions; }
+
+    public Timeline timeline() { return ctx.timeline; }
+
+    public String policyName() { return policy.name(); }
+
+    /**
+     * Waits until the loop publishes a state newer than {@code at} (or {@code timeoutMs} passes); returns the latest.
+     * Live views (the dashboard's event stream) wait here instead of polling.
+     */
+    public LiveState awaitNewer(long at, long timeoutMs) throws InterruptedException {
+        long end = System.currentTimeMillis() + timeoutMs;
+        synchronized (published) {
+            while (live.at() <= at) {
+                long left = end - System.currentTimeMillis();
+                if (left <= 0) break;
+                published.wait(left);
+            }
+        }
+        return live;
+    }
 
     /**
      * Why the daemon cannot schedule now, or empty when it can: the loop has not started, its thread has ended, or
@@ -163,8 +187,33 @@ public final class SchedulerLoop implements AutoCloseable {
             ctx.metrics.round(System.nanoTime() - t0, queued.size(), ctx.devices.size(), busy, shared);
             ctx.metrics.jobsByState(ctx.store.countByState());
         }
-        live = explainer.publish(lastSnapshot, jobs, verdict, now);
-        exportGauges(live, jobs);
+        LiveState next = explainer.publish(lastSnapshot, jobs, verdict, now);
+        exportGauges(next, jobs);
+        sampleTimeline(next, now);
+        synchronized (published) {
+            live = next;
+            published.notifyAll();
+        }
+    }
+
+    /** The dashboard's series: GPUs busy and shared, utilisation, each running job's speed, the gain from sharing. */
+    private void sampleTimeline(LiveState state, long now) {
+        List<double[]> tenantSpeeds = new java.util.ArrayList<>(ctx.runs.gpuCount());
+        int busy = 0, shared = 0;
+        for (int g = 0; g < ctx.runs.gpuCount(); g++) {
+            List<Run> on = ctx.runs.on(g);
+            if (!on.isEmpty()) busy++;
+            if (on.size() > 1) shared++;
+            tenantSpeeds.add(on.stream().mapToDouble(r -> r.partner != null ? r.observed : 1.0).toArray());
+        }
+        ctx.timeline.account(now, tenantSpeeds);
+        List<Double> util = new java.util.ArrayList<>();
+        for (LiveState.GpuLive g : state.gpus()) util.add(g.latest() == null ? Double.NaN : g.latest().utilGpu());
+        Map<Long, Timeline.SpeedPoint> speeds = new java.util.HashMap<>();
+        for (Run r : ctx.runs.all()) {
+            speeds.put(r.jobId, new Timeline.SpeedPoint(now, r.partner != null ? r.observed : Double.NaN, r.iterationsPerSecond));
+        }
+        ctx.timeline.sample(now, busy, shared, util, speeds);
     }
 
     /** Per-GPU readings and the speeds of co-located jobs, for Prometheus. */
@@ -193,6 +242,7 @@ public final class SchedulerLoop implements AutoCloseable {
             String why = "time limit of " + limitText(r.timeLimitMs()) + " reached; stopped";
             if (ctx.store.transition(r.id(), JobState.ON_GPU, JobState.FAILED, Context.ACTOR, why, Change.none(), now)) {
                 log.info("job {}: {}", r.id(), why);
+                ctx.decisions.add(now, r.id(), "failed", why);
                 ctx.store.job(r.id()).ifPresent(updated -> jobs.put(updated.id(), updated));
                 ctx.dirty = true;
             }

@@ -337,6 +337,17 @@ public final class Store implements AutoCloseable {
         });
     }
 
+    /** The mean time from submission to first run over every job that has run, in seconds; null before any did. */
+    public Double meanWaitSeconds() {
+        return db.tx(c -> {
+            try (PreparedStatement ps = c.prepareStatement("SELECT AVG(first_started_at - submitted_at), COUNT(*) FROM jobs WHERE first_started_at IS NOT NULL");
+                 ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(2) == 0 ? null : rs.getDouble(1) / 1000.0;
+            }
+        });
+    }
+
     /** Job ids as stored in a comma-separated column. */
     private static String ids(List<Long> ids) {
         return ids.stream().map(String::valueOf).collect(Collectors.joining(","));

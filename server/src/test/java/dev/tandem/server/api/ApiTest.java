@@ -56,7 +56,8 @@ class ApiTest {
 
     @Test
     void everyEndpointButMetricsNeedsAValidToken() {
-        for (String path : List.of("/jobs", "/jobs/1", "/gpus", "/profiles", "/openapi.json", "/jobs/1/logs")) {
+        for (String path : List.of("/jobs", "/jobs/1", "/gpus", "/profiles", "/openapi.json", "/jobs/1/logs", "/history", "/dashboard",
+                "/dashboard/stream", "/jobs/1/speeds", "/jobs/1/logs/stream")) {
             TestApi.Response none = api.get(path, null);
             assertThat(none.status()).as(path).isEqualTo(401);
             assertThat(none.json().get("error").asText()).contains("missing bearer token");
@@ -71,6 +72,12 @@ class ApiTest {
         assertThat(metrics.status()).isEqualTo(200);
         assertThat(metrics.body()).contains("tandem_queue_length").contains("tandem_decisions_rejected_total");
         assertThat(api.getRoot("/healthz").json().get("status").asText()).isEqualTo("ok");
+        // the dashboard's page is public (its data is not); an unknown page is still a JSON 404
+        TestApi.Response page = api.getRoot("/");
+        assertThat(page.status()).isEqualTo(200);
+        assertThat(page.body()).contains("<script type=\"module\" src=\"app.js\">");
+        assertThat(api.getRoot("/app.js").status()).isEqualTo(200);
+        assertThat(api.getRoot("/no-such-page").status()).isEqualTo(404);
         TestApi.await(java.time.Duration.ofSeconds(10), "the daemon to be ready", () -> api.getRoot("/readyz").status() == 200);
         assertThat(api.getRoot("/readyz").json().get("status").asText()).isEqualTo("ready");
         JsonNode openapi = api.get("/openapi.json", alice).json();
@@ -86,6 +93,10 @@ class ApiTest {
         assertThat(other.json().get("error").asText()).isEqualTo("job " + mine + " not found");
         assertThat(api.post("/jobs/" + mine + "/cancel", bob, "").status()).isEqualTo(404);
         assertThat(api.get("/jobs/" + mine + "/logs", bob).status()).isEqualTo(404);
+        assertThat(api.get("/jobs/" + mine + "/speeds", bob).status()).isEqualTo(404);
+        assertThat(api.get("/jobs/" + mine + "/logs/stream", bob).status()).isEqualTo(404);
+        assertThat(api.get("/jobs/x/speeds", bob).json().get("field").asText()).isEqualTo("id");
+        assertThat(api.post("/jobs/" + mine + "/hold", bob, "").status()).isEqualTo(404);
         assertThat(api.get("/jobs", bob).json().get("jobs")).extracting(j -> j.get("id").asLong()).doesNotContain(mine);
         assertThat(api.get("/jobs", alice).json().get("jobs")).extracting(j -> j.get("id").asLong()).contains(mine);
         assertThat(api.get("/jobs?user=alice", admin).json().get("jobs")).extracting(j -> j.get("owner").asText()).containsOnly("alice");

@@ -78,10 +78,13 @@ public final class FakeGpuHost {
 
     public Path mpsCalls() { return dir.resolve("mps-calls.log"); }
 
-    /** A configuration with short times, so that tests see profiling, pairing and restarts within seconds. */
+    /**
+     * A configuration with short times, so that tests see profiling, pairing and restarts within seconds; no known
+     * profiles, so that every new workload (the bundled data's too) is profiled on the fake GPUs first.
+     */
     public ServerConfig config(Path stateDir, String policy, Sharing sharing) {
         return new ServerConfig(stateDir, "127.0.0.1", 0, null, policy, sharing, 50,
-                new SchedulerConfig(100, 500, 1000, 1000, 3, 512), 2000, 64 * 1024, true, tools());
+                new SchedulerConfig(100, 500, 1000, 1000, 3, 512).withKnownProfiles("none"), 2000, 64 * 1024, true, tools());
     }
 
     public ServerConfig config(Path stateDir) { return config(stateDir, "tandem", Sharing.TIME_SLICING); }

@@ -48,8 +48,12 @@ import java.util.function.LongSupplier;
  * not survive the daemon (nothing to re-adopt): after a restart they are requeued.
  */
 public final class SimulatedExecutor implements Executor {
-    /** How often a run's progress is written to its log, in simulated iterations' share of the whole job. */
+    /**
+     * How often a run's progress is written to its log: every tenth of the job, and at least once a simulated minute
+     * (as a training script prints every so many steps), so that a log followed live moves.
+     */
     private static final double LOG_EVERY = 0.1;
+    private static final double LOG_AT_LEAST_EVERY_S = 60;
     /** A job that names no iteration count runs this many simulated seconds at its solo speed. */
     static final double DEFAULT_SOLO_SECONDS = 1800;
 
@@ -60,6 +64,9 @@ public final class SimulatedExecutor implements Executor {
     private final InterferenceTruth truth;
     private final LongSupplier clock;
     private final Map<Long, SimRun> runs = new LinkedHashMap<>();
+    /** Where the simulated GPUs' readings go (the daemon's GPU monitor), and when they were last sent. */
+    private volatile java.util.function.Consumer<GpuSample> readings = s -> {};
+    private long lastReadings = Long.MIN_VALUE;
     private final List<ExecEvent> pending = new ArrayList<>();
     /** Runs that ended recently, whose profiling readings the scheduler may still ask for (a job shorter than the window). */
     private final Map<Long, SimRun> ended = new LinkedHashMap<>(16, 0.75f, false) {
@@ -75,6 +82,7 @@ public final class SimulatedExecutor implements Executor {
         double done;
         long lastAt;
         double nextLog;
+        double sinceLog;
         boolean stopping;
         /** Simulated seconds until an out-of-memory crash; infinite when the run fits. */
         double oomIn = Double.POSITIVE_INFINITY;
@@ -181,9 +189,11 @@ public final class SimulatedExecutor implements Executor {
             r.oomIn -= dt;
             r.done = Math.min(r.total, r.done + r.profile.soloSpeed() * factors.get(r) * dt);
             events.add(new ExecEvent.Progress(r.launch.jobId(), (long) Math.floor(r.done), now));
-            if (r.done >= r.nextLog * r.total) {
+            r.sinceLog += dt;
+            if (r.done >= r.nextLog * r.total || r.sinceLog >= LOG_AT_LEAST_EVERY_S) {
                 log(r.launch, "tandem:progress iter=" + (long) Math.floor(r.done) + "\n");
-                r.nextLog += LOG_EVERY;
+                while (r.done >= r.nextLog * r.total) r.nextLog += LOG_EVERY;
+                r.sinceLog = 0;
             }
             if (r.done >= r.total) {
                 log(r.launch, "done\n");
@@ -192,8 +202,34 @@ public final class SimulatedExecutor implements Executor {
                 ended.put(r.launch.jobId(), r);
             }
         }
+        sendReadings(now, factors);
         return events;
     }
+
+    /** Sends the simulated GPUs' readings to {@code sink}, as nvidia-smi's would reach the daemon's monitor. */
+    public void sendReadingsTo(java.util.function.Consumer<GpuSample> sink) { this.readings = sink; }
+
+    /**
+     * Once a second, each simulated GPU's reading: the memory of its tenants' measured profiles, and their measured
+     * utilisation scaled by how fast each runs now (capped at 100 %).
+     */
+    private void sendReadings(long now, Map<SimRun, Double> factors) {
+        if (lastReadings != Long.MIN_VALUE && now - lastReadings < 1000) return;
+        lastReadings = now;
+        for (Gpu gpu : cluster.gpus()) {
+            double util = 0, memUtil = 0, mem = 0;
+            for (SimRun r : runs.values()) {
+                if (!r.gpus.contains(gpu.id())) continue;
+                double f = factors.getOrDefault(r, 1.0);
+                util += nanToZero(r.profile.gpuUtil()) * f;
+                memUtil += nanToZero(r.profile.gmemUtil()) * f;
+                mem += nanToZero(r.profile.gmemMiB());
+            }
+            readings.accept(GpuSample.fromSmi(gpu.id(), now, Math.min(100, util), Math.min(100, memUtil), mem));
+        }
+    }
+
+    private static double nanToZero(double v) { return Double.isNaN(v) ? 0 : v; }
 
     /**
      * A profiling run's readings: its measured profile's utilisation and memory on each of its GPUs, at once (the
