@@ -10,7 +10,7 @@ import picocli.CommandLine.Command;
         description = "Co-locating scheduler and simulator for deep-learning training jobs on GPU clusters.",
         subcommands = {SimulateCommand.class, SweepCommand.class, CompatCommand.class, PoliciesCommand.class, ServeCommand.class, SubmitCommand.class,
                 QueueCommand.class, ShowCommand.class, CancelCommand.class, HoldCommand.Hold.class, HoldCommand.Release.class, HistoryCommand.class,
-                LogsCommand.class, GpusCommand.class, UsersCommand.class, CompletionCommand.class, CommandLine.HelpCommand.class})
+                LogsCommand.class, GpusCommand.class, UsersCommand.class, CalibrateCommand.class, CompletionCommand.class, CommandLine.HelpCommand.class})
 public final class TandemCommand implements Runnable {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 

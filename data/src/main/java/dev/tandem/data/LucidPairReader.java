@@ -30,7 +30,8 @@ public final class LucidPairReader {
             double s2 = speedsRequired || row.has("speed2") ? speed(row, "speed2") : Double.NaN;
             double mem = row.optionalNumber("gmem");
             if (mem < 0) throw row.error("gmem", "memory must not be negative, got " + mem);
-            out.add(new MeasuredPair(a, b, g1, s1, s2, mem, false));
+            // both speeds 0: the pair could not run together (out of memory), as Gavel writes it and tandem calibrate does
+            out.add(new MeasuredPair(a, b, g1, s1, s2, mem, s1 == 0 && s2 == 0));
         });
         return out;
     }

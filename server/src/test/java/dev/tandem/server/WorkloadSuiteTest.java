@@ -37,11 +37,11 @@ class WorkloadSuiteTest {
     TandemServer server;
 
     /** Debian's interpreter, where apt puts python3-torch (a python3 earlier on PATH may be another one). */
-    static String python() {
+    public static String python() {
         return Files.isExecutable(Path.of("/usr/bin/python3")) ? "/usr/bin/python3" : "python3";
     }
 
-    static boolean torchInstalled() {
+    public static boolean torchInstalled() {
         try {
             Process p = new ProcessBuilder(python(), "-c", "import torch").redirectErrorStream(true).start();
             return p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0 && Files.exists(SUITE);

@@ -159,7 +159,10 @@ public final class LocalExecutor implements Executor {
 
     public static Path logFile(Path stateDir, long jobId) { return jobDir(stateDir, jobId).resolve("output.log"); }
 
-    @Override public List<GpuDevice> discoverGpus() {
+    @Override public List<GpuDevice> discoverGpus() { return discoverGpus(tools); }
+
+    /** This machine's GPUs as {@code nvidia-smi --query-gpu} lists them. */
+    public static List<GpuDevice> discoverGpus(ToolPath tools) {
         Path smi = tools.require("nvidia-smi", "it comes with the NVIDIA driver");
         List<String> cmd = new ArrayList<>();
         cmd.add(smi.toString());

@@ -48,6 +48,7 @@ final class ExitHandler {
             n.placed(now, null, null);
             String alone = "alone again: job " + run.jobId + " left GPU(s) " + ctx.describe(n.gpus);
             if (ctx.store.transition(n.jobId, EnumSet.of(JobState.PAIRED), JobState.RUNNING, Context.ACTOR, alone, Change.none(), now)) {
+                log.info("job {} {}", n.jobId, alone);
                 ctx.decisions.add(now, n.jobId, "alone", alone);
             }
         }
