@@ -369,7 +369,7 @@ public final class ApiServer implements AutoCloseable {
         String last = null;
         long lastAt = 0, lastSent = 0;
         try {
-            while (!client.terminated()) {
+            while (!client.terminated() && loop.running()) {
                 LiveState live = loop.awaitNewer(lastAt, 15_000);
                 lastAt = live.at();
                 String now = json.writeValueAsString(dashboard.state(user, live));
@@ -401,7 +401,7 @@ public final class ApiServer implements AutoCloseable {
             client.keepAlive();
             long offset = 0;
             try {
-                while (!client.terminated()) {
+                while (!client.terminated() && loop.running()) {
                     boolean finished = store.job(job.id()).map(r -> r.state().terminal() && r.pid() == null).orElse(true);
                     long size = Files.exists(file) ? Files.size(file) : 0;
                     while (offset < size) {

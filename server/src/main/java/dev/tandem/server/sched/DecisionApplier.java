@@ -171,7 +171,7 @@ final class DecisionApplier {
             Run run = new Run(job.id(), job.signature(), attempt, gpus, now);
             ctx.runs.add(run);
             log.info("job {} started on GPU(s) {} ({}, attempt {}): {}", job.id(), ctx.describe(gpus), state.name().toLowerCase(java.util.Locale.ROOT), attempt, reason);
-            ctx.decisions.add(now, job.id(), state == JobState.PAIRED ? "paired" : state == JobState.PROFILING ? "profiling" : "started",
+            ctx.decisions.add(now, job.id(), job.owner(), state == JobState.PAIRED ? "paired" : state == JobState.PROFILING ? "profiling" : "started",
                     "on GPU(s) " + ctx.describe(gpus) + ": " + reason);
             ctx.dirty = true;
             return Optional.of(run);
@@ -212,7 +212,7 @@ final class DecisionApplier {
         if (!ctx.store.transition(job.id(), JobState.ON_GPU, JobState.SUSPENDED, Context.ACTOR, reason,
                 new Change().set(Column.QUEUED_AT, now), now)) return;
         ctx.metrics.decision(why == Run.Stop.MIGRATE ? "migrate" : "preempt");
-        ctx.decisions.add(now, job.id(), why == Run.Stop.MIGRATE ? "migrated" : "preempted", reason);
+        ctx.decisions.add(now, job.id(), job.owner(), why == Run.Stop.MIGRATE ? "migrated" : "preempted", reason);
         run.stop = why;
         run.migrateTo = List.copyOf(migrateTo);
         ctx.executor.stop(job.id());

@@ -11,14 +11,17 @@ import java.util.List;
  * in memory only (the store's job events are the durable history); thread-safe, as the API reads it.
  */
 public final class DecisionLog {
-    /** One entry; {@code kind} is a short word (paired, oom, ...), {@code text} the reason as the job's history has it. */
-    public record Entry(long at, long jobId, String kind, String text) {}
+    /**
+     * One entry; {@code kind} is a short word (paired, oom, ...), {@code text} the reason as the job's history has it,
+     * {@code owner} the job's owner (who may see the entry), or null where the scheduler did not have it at hand.
+     */
+    public record Entry(long at, long jobId, String owner, String kind, String text) {}
 
     private static final int KEPT = 200;
     private final Deque<Entry> entries = new ArrayDeque<>();
 
-    synchronized void add(long at, long jobId, String kind, String text) {
-        entries.addFirst(new Entry(at, jobId, kind, text));
+    synchronized void add(long at, long jobId, String owner, String kind, String text) {
+        entries.addFirst(new Entry(at, jobId, owner, kind, text));
         if (entries.size() > KEPT) entries.removeLast();
     }
 

@@ -49,7 +49,7 @@ final class ExitHandler {
             String alone = "alone again: job " + run.jobId + " left GPU(s) " + ctx.describe(n.gpus);
             if (ctx.store.transition(n.jobId, EnumSet.of(JobState.PAIRED), JobState.RUNNING, Context.ACTOR, alone, Change.none(), now)) {
                 log.info("job {} {}", n.jobId, alone);
-                ctx.decisions.add(now, n.jobId, "alone", alone);
+                ctx.decisions.add(now, n.jobId, null, "alone", alone);
             }
         }
         JobRecord job = ctx.store.job(e.jobId()).orElse(null);
@@ -71,7 +71,7 @@ final class ExitHandler {
             ctx.store.transition(job.id(), JobState.ON_GPU, JobState.SUCCEEDED, Context.ACTOR, "exited with code 0",
                     ended.set(Column.FINISHED_AT, now), now);
             log.info("job {} succeeded (attempt {}, {} s on GPU(s) {})", job.id(), run.attempt, (now - run.startedAt) / 1000, ctx.describe(run.gpus));
-            ctx.decisions.add(now, job.id(), "succeeded", "after " + (now - run.startedAt) / 1000 + " s on GPU(s) " + ctx.describe(run.gpus));
+            ctx.decisions.add(now, job.id(), job.owner(), "succeeded", "after " + (now - run.startedAt) / 1000 + " s on GPU(s) " + ctx.describe(run.gpus));
             return Optional.empty();
         }
         boolean oom = code != null && (e.oomInLog() || memoryFull(run, now));
@@ -99,7 +99,7 @@ final class ExitHandler {
                         + "memory estimate of %s raised to %d MiB and this pair of workloads is never formed again",
                 partner.id(), ctx.describe(run.gpus), job.signature().label(), raised);
         log.info("job {}: {}", job.id(), reason);
-        ctx.decisions.add(now, job.id(), "oom", reason);
+        ctx.decisions.add(now, job.id(), job.owner(), "oom", reason);
         ctx.store.transition(job.id(), JobState.ON_GPU, JobState.PENDING, Context.ACTOR, reason,
                 ended.set(Column.EXCLUSIVE, true).set(Column.QUEUED_AT, now), now);
     }
@@ -111,12 +111,12 @@ final class ExitHandler {
             ctx.store.transition(jobId, EnumSet.of(from), JobState.PENDING, Context.ACTOR,
                     why + "; attempt " + attempt + " of " + ctx.cfg.maxAttempts() + ", requeued", new Change().set(Column.QUEUED_AT, now), now);
             log.info("job {} requeued: {} (attempt {} of {})", jobId, why, attempt, ctx.cfg.maxAttempts());
-            ctx.decisions.add(now, jobId, "requeued", why + " (attempt " + attempt + " of " + ctx.cfg.maxAttempts() + ")");
+            ctx.decisions.add(now, jobId, null, "requeued", why + " (attempt " + attempt + " of " + ctx.cfg.maxAttempts() + ")");
         } else {
             ctx.store.transition(jobId, EnumSet.of(from), JobState.FAILED, Context.ACTOR,
                     why + "; failed after " + attempt + " attempt(s)", new Change().set(Column.FINISHED_AT, now), now);
             log.info("job {} failed: {} (after {} attempt(s))", jobId, why, attempt);
-            ctx.decisions.add(now, jobId, "failed", why + " (after " + attempt + " attempt(s))");
+            ctx.decisions.add(now, jobId, null, "failed", why + " (after " + attempt + " attempt(s))");
         }
         ctx.dirty = true;
     }

@@ -94,7 +94,7 @@ final class QueueGate {
                 if (ctx.store.transition(r.id(), JobState.QUEUED, JobState.CANCELLED, Context.ACTOR, why,
                         new Change().set(Change.Column.FINISHED_AT, now), now)) {
                     log.info("job {} {}", r.id(), why);
-                    ctx.decisions.add(now, r.id(), "cancelled", why);
+                    ctx.decisions.add(now, r.id(), r.owner(), "cancelled", why);
                     ctx.dirty = true;
                 }
                 return Optional.of(why);

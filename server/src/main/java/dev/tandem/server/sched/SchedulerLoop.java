@@ -81,6 +81,9 @@ public final class SchedulerLoop implements AutoCloseable {
 
     public LiveState live() { return live; }
 
+    /** Whether the loop runs (false once the daemon shuts down: live views end). */
+    public boolean running() { return running; }
+
     public DecisionLog decisions() { return ctx.decisions; }
 
     public Timeline timeline() { return ctx.timeline; }
@@ -94,7 +97,7 @@ public final class SchedulerLoop implements AutoCloseable {
     public LiveState awaitNewer(long at, long timeoutMs) throws InterruptedException {
         long end = System.currentTimeMillis() + timeoutMs;
         synchronized (published) {
-            while (live.at() <= at) {
+            while (live.at() <= at && running) {
                 long left = end - System.currentTimeMillis();
                 if (left <= 0) break;
                 published.wait(left);
@@ -242,7 +245,7 @@ public final class SchedulerLoop implements AutoCloseable {
             String why = "time limit of " + limitText(r.timeLimitMs()) + " reached; stopped";
             if (ctx.store.transition(r.id(), JobState.ON_GPU, JobState.FAILED, Context.ACTOR, why, Change.none(), now)) {
                 log.info("job {}: {}", r.id(), why);
-                ctx.decisions.add(now, r.id(), "failed", why);
+                ctx.decisions.add(now, r.id(), r.owner(), "failed", why);
                 ctx.store.job(r.id()).ifPresent(updated -> jobs.put(updated.id(), updated));
                 ctx.dirty = true;
             }
@@ -289,6 +292,9 @@ public final class SchedulerLoop implements AutoCloseable {
     public void shutdown(boolean stopJobs) {
         running = false;
         wake();
+        synchronized (published) {
+            published.notifyAll(); // live views waiting for the next state end
+        }
         if (thread != null) {
             try {
                 thread.join(30_000);
