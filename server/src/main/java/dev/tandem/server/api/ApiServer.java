@@ -288,33 +288,42 @@ public final class ApiServer implements AutoCloseable {
         long offset = queryLong(ctx, "offset", 0, 0, Long.MAX_VALUE);
         int limit = (int) queryLong(ctx, "limit", MAX_LOG_CHUNK, 1, MAX_LOG_CHUNK);
         Path file = LocalExecutor.logFile(stateDir, r.id());
-        byte[] data = new byte[0];
-        long size = 0;
+        LogChunk chunk;
         try {
-            if (Files.exists(file)) {
-                try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "r")) {
-                    size = f.length();
-                    if (offset < size) {
-                        data = new byte[(int) Math.min(limit, size - offset)];
-                        f.seek(offset);
-                        f.readFully(data);
-                    }
-                }
-            }
+            chunk = LogChunk.read(file, offset, limit);
         } catch (IOException e) {
             throw new ApiError(500, null, "cannot read the job's output: " + e.getMessage());
         }
-        int usable = utf8Boundary(data, offset + data.length < size);
-        long next = offset + usable;
+        long next = offset + chunk.bytes();
+        long size = chunk.size();
         ObjectNode o = json.createObjectNode();
         o.put("job_id", r.id());
         o.put("offset", offset);
         o.put("next_offset", next);
         o.put("size", size);
-        o.put("data", new String(data, 0, usable, StandardCharsets.UTF_8));
+        o.put("data", chunk.text());
         // complete: the job has finished and its output has been read to the end; followers stop here
         o.put("complete", r.state().terminal() && r.pid() == null && next >= size);
         send(ctx, o);
+    }
+
+    /**
+     * Up to {@code limit} bytes of a job's output from {@code offset}, cut at a character boundary (the rest comes
+     * with the next read): the text, how many bytes it is, and the file's size when read (0 when it does not exist).
+     */
+    record LogChunk(long size, int bytes, String text) {
+        static LogChunk read(Path file, long offset, int limit) throws IOException {
+            if (!Files.exists(file)) return new LogChunk(0, 0, "");
+            try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "r")) {
+                long size = f.length();
+                if (offset >= size) return new LogChunk(size, 0, "");
+                byte[] data = new byte[(int) Math.min(limit, size - offset)];
+                f.seek(offset);
+                f.readFully(data);
+                int usable = utf8Boundary(data, offset + data.length < size);
+                return new LogChunk(size, usable, new String(data, 0, usable, StandardCharsets.UTF_8));
+            }
+        }
     }
 
     /** How many bytes of a chunk end on a character boundary, so a follower never gets half a UTF-8 character. */
@@ -403,21 +412,16 @@ public final class ApiServer implements AutoCloseable {
             try {
                 while (!client.terminated() && loop.running()) {
                     boolean finished = store.job(job.id()).map(r -> r.state().terminal() && r.pid() == null).orElse(true);
-                    long size = Files.exists(file) ? Files.size(file) : 0;
-                    while (offset < size) {
-                        byte[] data;
-                        try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "r")) {
-                            data = new byte[(int) Math.min(MAX_LOG_CHUNK, size - offset)];
-                            f.seek(offset);
-                            f.readFully(data);
-                        }
-                        int usable = utf8Boundary(data, offset + data.length < size);
-                        if (usable == 0) break;
+                    long size;
+                    for (;;) {
+                        LogChunk chunk = LogChunk.read(file, offset, MAX_LOG_CHUNK);
+                        size = chunk.size();
+                        if (chunk.bytes() == 0) break;
                         ObjectNode o = json.createObjectNode();
                         o.put("offset", offset);
-                        o.put("data", new String(data, 0, usable, StandardCharsets.UTF_8));
+                        o.put("data", chunk.text());
                         client.sendEvent("log", json.writeValueAsString(o));
-                        offset += usable;
+                        offset += chunk.bytes();
                     }
                     if (finished && offset >= size) {
                         client.sendEvent("end", "{\"offset\": " + offset + "}");

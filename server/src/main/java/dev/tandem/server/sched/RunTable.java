@@ -33,6 +33,13 @@ final class RunTable {
 
     int gpuCount() { return byGpu.size(); }
 
+    /** GPUs running at least {@code tenants} jobs (1: busy, 2: shared). */
+    int gpusWithAtLeast(int tenants) {
+        int n = 0;
+        for (List<Run> on : byGpu) if (on.size() >= tenants) n++;
+        return n;
+    }
+
     /** Runs on any of these GPUs. */
     List<Run> neighboursOn(List<Integer> gpus) {
         List<Run> out = new ArrayList<>();

@@ -181,13 +181,7 @@ public final class SchedulerLoop implements AutoCloseable {
                 applier.apply(decisions, snapshot, jobs, now);
             }
             lastSnapshot = snapshot;
-            int busy = 0, shared = 0;
-            for (int g = 0; g < ctx.runs.gpuCount(); g++) {
-                int n = ctx.runs.on(g).size();
-                if (n > 0) busy++;
-                if (n > 1) shared++;
-            }
-            ctx.metrics.round(System.nanoTime() - t0, queued.size(), ctx.devices.size(), busy, shared);
+            ctx.metrics.round(System.nanoTime() - t0, queued.size(), ctx.devices.size(), ctx.runs.gpusWithAtLeast(1), ctx.runs.gpusWithAtLeast(2));
             ctx.metrics.jobsByState(ctx.store.countByState());
         }
         LiveState next = explainer.publish(lastSnapshot, jobs, verdict, now);
@@ -202,12 +196,8 @@ public final class SchedulerLoop implements AutoCloseable {
     /** The dashboard's series: GPUs busy and shared, utilisation, each running job's speed, the gain from sharing. */
     private void sampleTimeline(LiveState state, long now) {
         List<double[]> tenantSpeeds = new java.util.ArrayList<>(ctx.runs.gpuCount());
-        int busy = 0, shared = 0;
         for (int g = 0; g < ctx.runs.gpuCount(); g++) {
-            List<Run> on = ctx.runs.on(g);
-            if (!on.isEmpty()) busy++;
-            if (on.size() > 1) shared++;
-            tenantSpeeds.add(on.stream().mapToDouble(r -> r.partner != null ? r.observed : 1.0).toArray());
+            tenantSpeeds.add(ctx.runs.on(g).stream().mapToDouble(r -> r.partner != null ? r.observed : 1.0).toArray());
         }
         ctx.timeline.account(now, tenantSpeeds);
         List<Double> util = new java.util.ArrayList<>();
@@ -216,7 +206,7 @@ public final class SchedulerLoop implements AutoCloseable {
         for (Run r : ctx.runs.all()) {
             speeds.put(r.jobId, new Timeline.SpeedPoint(now, r.partner != null ? r.observed : Double.NaN, r.iterationsPerSecond));
         }
-        ctx.timeline.sample(now, busy, shared, util, speeds);
+        ctx.timeline.sample(now, ctx.runs.gpusWithAtLeast(1), ctx.runs.gpusWithAtLeast(2), util, speeds);
     }
 
     /** Per-GPU readings and the speeds of co-located jobs, for Prometheus. */
