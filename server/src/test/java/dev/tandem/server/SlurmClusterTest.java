@@ -337,7 +337,8 @@ class SlurmClusterTest {
         try {
             sh(ctl.toString(), "stop");
             // nothing runs, so the daemon learns that slurmctld is down only when it tries to start this job
-            id = submit(List.of(host.trainScript(), "10", "0.1"), Map.of("model", "Patient"));
+            // 3 s of work: longer than the 1 s profiling window, so the run is seen profiling, then running
+            id = submit(List.of(host.trainScript(), "30", "0.1"), Map.of("model", "Patient"));
             TestApi.await(Duration.ofSeconds(40), "the start to fail", () -> states(id).contains("profiling") && api.state(admin, id).equals("pending"));
             assertThat(reasonOfFirst(id, "pending")).startsWith("not started (").contains("Unable to contact slurm controller");
             assertThat(api.job(admin, id).get("attempts").asInt()).isZero();
