@@ -103,6 +103,33 @@ class JobControlsTest {
         assertThat(reasons.subList(0, 2)).containsExactly("submitted held", "released by admin");
     }
 
+    /**
+     * A queue longer than the jobs the daemon explains in words (200): each job still has a reason, the ones far back
+     * their position (told lazily), and a held job its hold; the dashboard lists them all in that order.
+     */
+    @Test
+    void everyJobOfALongQueueKnowsWhyItWaitsOrWhereItStands() throws Exception {
+        start("h100x1", 0);
+        long running = submit(admin, List.of("sleep", "60"), Map.of());
+        TestApi.await(LONG, "the first job to start", () -> !api.state(admin, running).equals("pending"));
+        TestApi.Response r = api.post("/jobs", admin, TestApi.json(Map.of("argv", List.of("true"), "workdir", dir.toString(), "array", "0-239")));
+        assertThat(r.status()).as(r.body()).isEqualTo(201);
+        List<Long> ids = new ArrayList<>();
+        r.json().get("array_job_ids").forEach(n -> ids.add(n.asLong()));
+        long held = submit(admin, List.of("true"), Map.of("hold", true));
+        TestApi.await(LONG, "the last member to be told its position", () -> reason(ids.getLast()).equals("position 240 in the queue"));
+        assertThat(reason(ids.getFirst())).as("the head is explained in words").doesNotStartWith("position").startsWith("waits");
+        assertThat(reason(ids.get(199))).doesNotStartWith("position");
+        assertThat(reason(ids.get(200))).isEqualTo("position 201 in the queue");
+        assertThat(reason(held)).isEqualTo("held; `tandem release " + held + "` lets it run");
+        JsonNode queue = api.get("/dashboard", admin).json().get("queue");
+        assertThat(queue).hasSize(241);
+        assertThat(queue.get(239).get("reason").asText()).isEqualTo("position 240 in the queue");
+        assertThat(queue.get(240).get("reason").asText()).startsWith("held;");
+        api.post("/jobs/" + running + "/cancel", admin, "");
+        TestApi.await(LONG, "the queue to move up", () -> reason(ids.getLast()).equals("position 239 in the queue"));
+    }
+
     @Test
     void anArrayRunsEachIndexWithItsVariablesAndAUserLimitKeepsItToOneGpuAtATime() throws Exception {
         start("h100x2", 0);

@@ -158,7 +158,7 @@ public final class ApiServer implements AutoCloseable {
     private void ready(Context ctx) {
         String problem;
         try {
-            store.countByState();
+            store.ping();
             problem = loop.notReady(System.currentTimeMillis()).orElse(null);
         } catch (RuntimeException e) {
             problem = "the store does not answer: " + e.getMessage();

@@ -114,8 +114,7 @@ final class DashboardJson {
     }
 
     private void queue(ArrayNode out, LiveState live, Map<Long, JobRecord> jobs, User user) {
-        List<LiveState.JobLive> waiting = live.jobs().values().stream().filter(j -> j.queuePosition() != null)
-                .sorted(java.util.Comparator.comparingInt(LiveState.JobLive::queuePosition)).toList();
+        List<LiveState.JobLive> waiting = live.waiting().inOrder();
         for (LiveState.JobLive l : waiting) {
             JobRecord r = jobs.get(l.jobId());
             if (r == null || !visible(user, r) || !JobState.QUEUED.contains(r.state())) continue;
@@ -127,7 +126,7 @@ final class DashboardJson {
             o.put("priority", r.controls().priority());
             o.put("position", l.queuePosition());
             o.put("waited_s", Math.max(0, live.at() - r.queuedAt()) / 1000.0);
-            o.put("reason", l.explanation());
+            o.put("reason", l.reason());
         }
     }
 

@@ -48,7 +48,7 @@ final class JobJson {
         o.put("started_at", r.startedAt() == null ? null : time(r.startedAt()));
         o.put("finished_at", r.finishedAt() == null ? null : time(r.finishedAt()));
         boolean queued = JobState.QUEUED.contains(r.state());
-        String reason = queued && live != null && live.explanation() != null ? live.explanation() : r.reason();
+        String reason = queued && live != null && live.reason() != null ? live.reason() : r.reason();
         o.put("reason", reason);
         if (!queued && !r.state().terminal()) o.put("last_transition", r.reason());
         ArrayNode partners = o.putArray("partners");

@@ -11,7 +11,8 @@ import java.net.http.HttpResponse;
 /** The few API calls the benchmarks make against a running daemon. */
 final class BenchClient {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final HttpClient HTTP = HttpClient.newHttpClient();
+    /** HTTP/1.1 as the daemon speaks it: the default (HTTP/2) would offer an h2c upgrade on each new connection. */
+    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
     private BenchClient() {}
 

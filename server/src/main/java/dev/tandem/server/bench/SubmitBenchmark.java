@@ -16,16 +16,22 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 /**
- * Measures tandem serve on loopback (not a test): submit throughput of concurrent clients into the SQLite store,
- * and submit-to-start latency on idle GPUs (submission until the job's process is started, from the daemon's
- * own timestamps). Needs nvidia-smi on PATH: a real one, or the test double, e.g.
+ * Measures tandem serve on loopback (not a test), every figure beside a baseline of the same run:
+ * <ol>
+ * <li>baseline: {@code GET /jobs/ID} from concurrent clients (authentication, a store read, JSON; no write);</li>
+ * <li>submissions from the same clients into an empty queue, then into a queue of {@code queued} waiting jobs;</li>
+ * <li>the scheduling rounds while that queue waits (from the daemon's own round histogram);</li>
+ * <li>submit-to-start latency on idle GPUs (submission until the job's process is started, the daemon's timestamps).</li>
+ * </ol>
+ * Needs nvidia-smi on PATH: a real one, or the test double, e.g.
  * {@code PATH=server/src/test/resources/fake/bin:$PATH java -cp cli/target/tandem.jar dev.tandem.server.bench.SubmitBenchmark}.
- * Arguments: {@code [clients] [jobs] [latency-jobs]}, default 20 2000 50.
+ * Arguments: {@code [clients] [jobs] [queued] [latency-jobs]}, default 20 2000 10000 50.
  */
 public final class SubmitBenchmark {
 
@@ -34,11 +40,13 @@ public final class SubmitBenchmark {
     public static void main(String[] args) throws Exception {
         int clients = args.length > 0 ? Integer.parseInt(args[0]) : 20;
         int jobs = args.length > 1 ? Integer.parseInt(args[1]) : 2000;
-        int latencyJobs = args.length > 2 ? Integer.parseInt(args[2]) : 50;
+        int queued = args.length > 2 ? Integer.parseInt(args[2]) : 10_000;
+        int latencyJobs = args.length > 3 ? Integer.parseInt(args[3]) : 50;
         ServerLogging.configure(Level.WARN);
         Path root = Files.createTempDirectory("tandem-bench");
-        System.out.printf(Locale.ROOT, "tandem serve benchmark: %d clients, %d jobs; %d jobs for latency; state under %s%n", clients, jobs, latencyJobs, root);
-        throughput(root.resolve("throughput"), clients, jobs);
+        System.out.printf(Locale.ROOT, "tandem serve benchmark: %d clients, %d jobs per phase, %d queued; %d jobs for latency; state under %s%n",
+                clients, jobs, queued, latencyJobs, root);
+        throughput(root.resolve("throughput"), clients, jobs, queued);
         latency(root.resolve("latency"), latencyJobs);
     }
 
@@ -47,32 +55,66 @@ public final class SubmitBenchmark {
                 new SchedulerConfig(100, 1000, 1000, 1000, 3, 512), 2000, 64 * 1024, true, ToolPath.fromEnvironment());
     }
 
-    private static void throughput(Path state, int clients, int jobs) throws Exception {
+    /** Requests per second and latency percentiles of one phase. */
+    private record Phase(String name, int requests, double seconds, double[] sortedMs) {
+        double perSecond() { return requests / seconds; }
+
+        double p(double q) { return sortedMs[Math.min(sortedMs.length - 1, (int) (sortedMs.length * q))]; }
+
+        void print(Phase baseline) {
+            System.out.printf(Locale.ROOT, "%-38s %6d requests in %6.2f s = %6.0f /s (%.2fx the baseline); latency p50 %6.1f ms, p99 %6.1f ms%n",
+                    name, requests, seconds, perSecond(), baseline == null ? 1.0 : perSecond() / baseline.perSecond(), p(0.5), p(0.99));
+        }
+    }
+
+    @FunctionalInterface
+    private interface Request {
+        void run(int i) throws Exception;
+    }
+
+    /** Runs {@code n} requests from {@code clients} threads, each timing its own. */
+    private static Phase phase(String name, int clients, int n, Request request) throws Exception {
+        double[] ms = new double[n];
+        long t0 = System.nanoTime();
+        try (ExecutorService pool = Executors.newFixedThreadPool(clients)) {
+            List<Future<?>> fs = new ArrayList<>();
+            for (int c = 0; c < clients; c++) {
+                int client = c;
+                fs.add(pool.submit(() -> {
+                    for (int i = client; i < n; i += clients) {
+                        long s = System.nanoTime();
+                        request.run(i);
+                        ms[i] = (System.nanoTime() - s) / 1e6;
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : fs) f.get();
+        }
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        Arrays.sort(ms);
+        return new Phase(name, n, seconds, ms);
+    }
+
+    private static void throughput(Path state, int clients, int jobs, int queued) throws Exception {
         try (TandemServer server = TandemServer.start(config(state))) {
             String token = Files.readString(server.adminTokenFile()).strip();
             String body = "{\"argv\": [\"sleep\", \"3600\"], \"workdir\": \"" + state + "\", \"signature\": {\"model\": \"bench\"}}";
-            for (int i = 0; i < 50; i++) BenchClient.submit(server.url(), token, body); // warm-up: JIT, connections
-            double[] micros = new double[jobs];
-            long t0 = System.nanoTime();
-            try (ExecutorService pool = Executors.newFixedThreadPool(clients)) {
-                List<Future<?>> fs = new ArrayList<>();
-                for (int c = 0; c < clients; c++) {
-                    int client = c;
-                    fs.add(pool.submit(() -> {
-                        for (int i = client; i < jobs; i += clients) {
-                            long s = System.nanoTime();
-                            BenchClient.submit(server.url(), token, body);
-                            micros[i] = (System.nanoTime() - s) / 1e3;
-                        }
-                        return null;
-                    }));
-                }
-                for (Future<?> f : fs) f.get();
-            }
-            double seconds = (System.nanoTime() - t0) / 1e9;
-            Arrays.sort(micros);
-            System.out.printf(Locale.ROOT, "submit throughput: %d jobs from %d clients in %.2f s = %.0f jobs/s; request latency p50 %.1f ms, p99 %.1f ms%n",
-                    jobs, clients, seconds, jobs / seconds, micros[jobs / 2] / 1e3, micros[(int) (jobs * 0.99)] / 1e3);
+            long first = BenchClient.submit(server.url(), token, body).get("id").asLong();
+            // warm-up (JIT, connections), as a long-running daemon is: the same requests from the same clients, not measured
+            phase("warm-up", clients, 2 * jobs, i -> BenchClient.get(server.url(), token, "/jobs/" + first));
+            phase("warm-up", clients, 50, i -> BenchClient.submit(server.url(), token, body));
+            Phase baseline = phase("baseline: GET /jobs/ID", clients, jobs, i -> BenchClient.get(server.url(), token, "/jobs/" + first));
+            baseline.print(null);
+            phase("submit into an empty queue", clients, jobs, i -> BenchClient.submit(server.url(), token, body)).print(baseline);
+            int fill = Math.max(0, queued - jobs - 51);
+            if (fill > 0) phase("submit, filling the queue to " + queued, clients, fill, i -> BenchClient.submit(server.url(), token, body)).print(baseline);
+            Map<Double, Double> before = RoundHistogram.scrape(server.url());
+            Thread.sleep(5000);
+            RoundHistogram.between(before, RoundHistogram.scrape(server.url())).print("scheduling rounds, " + queued + " queued, no submissions (5 s)");
+            before = RoundHistogram.scrape(server.url());
+            phase("submit with " + queued + " queued", clients, jobs, i -> BenchClient.submit(server.url(), token, body)).print(baseline);
+            RoundHistogram.between(before, RoundHistogram.scrape(server.url())).print("scheduling rounds during those submissions");
         }
     }
 

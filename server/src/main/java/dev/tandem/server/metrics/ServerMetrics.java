@@ -67,7 +67,7 @@ public final class ServerMetrics {
             jobsByState.put(s, v);
             Gauge.builder("tandem.jobs", v, AtomicLong::get).tag("state", s.dbName()).description("jobs by state").register(registry);
         }
-        schedulingLatency = Timer.builder("tandem.scheduling.latency").description("one scheduling round: snapshot, policy decision, applying it")
+        schedulingLatency = Timer.builder("tandem.scheduling.latency").description("one scheduling round that decides: executor events, queue gate, snapshot, policy decision, applying it, the waiting jobs' reasons")
                 .publishPercentiles(0.5, 0.99).publishPercentileHistogram().minimumExpectedValue(Duration.ofNanos(100_000))
                 .maximumExpectedValue(Duration.ofSeconds(10)).register(registry);
         jobWait = Timer.builder("tandem.job.wait").description("from a job's submission to the start of its first run")

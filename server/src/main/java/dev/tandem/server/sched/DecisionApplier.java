@@ -46,8 +46,7 @@ final class DecisionApplier {
     }
 
     void apply(List<Decision> decisions, SchedulerSnapshot snapshot, Map<Long, JobRecord> jobs, long now) {
-        Set<Long> queued = new HashSet<>();
-        snapshot.queue().forEach(p -> queued.add(Long.parseLong(p.id())));
+        Set<Long> queued = null; // the jobs the policy may start, gathered when it starts one
         Boolean ready = null; // asked once per round, and only when something is to start
         for (Decision d : decisions) {
             long id;
@@ -61,6 +60,10 @@ final class DecisionApplier {
             if (job == null) continue;
             switch (d) {
                 case Decision.Start s -> {
+                    if (queued == null) {
+                        queued = new HashSet<>();
+                        for (var p : snapshot.queue()) queued.add(Long.parseLong(p.id()));
+                    }
                     if (!queued.remove(id)) continue;
                     if (ready == null) ready = ctx.executor.ready();
                     if (!ready) continue; // the jobs wait in the queue; the policy is asked again next round

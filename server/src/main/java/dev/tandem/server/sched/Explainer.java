@@ -30,39 +30,51 @@ final class Explainer {
     }
 
     /**
-     * @param verdict the waiting jobs: those the policy saw in serving order (their queue positions), and why the
-     *                others were held back (they come after, in submission order)
+     * The live view of this tick: the GPUs and the running jobs as they are now, the waiting jobs as the last
+     * decision left them ({@link #waiting}).
      */
-    LiveState publish(SchedulerSnapshot snapshot, Map<Long, JobRecord> jobs, QueueGate.Verdict verdict, long now) {
+    LiveState publish(LiveState.Waiting waiting, long now) {
         List<LiveState.GpuLive> gpus = new ArrayList<>();
-        int busy = 0;
         for (int g = 0; g < ctx.devices.size(); g++) {
             List<Long> on = ctx.runs.on(g).stream().map(r -> r.jobId).toList();
-            if (!on.isEmpty()) busy++;
             gpus.add(new LiveState.GpuLive(g, ctx.devices.get(g), on, ctx.monitor.latest(ctx.devices.get(g).index()).orElse(null)));
         }
-        Map<Long, LiveState.JobLive> live = new HashMap<>();
+        Map<Long, LiveState.JobLive> running = new HashMap<>();
         for (Run r : ctx.runs.all()) {
             List<Long> partners = ctx.runs.neighbours(r).stream().map(n -> n.jobId).toList();
             PairPrediction p = r.predicted;
-            live.put(r.jobId, new LiveState.JobLive(r.jobId, partners, p == null ? null : p.speedA(), p == null ? null : p.combined(),
+            running.put(r.jobId, new LiveState.JobLive(r.jobId, partners, p == null ? null : p.speedA(), p == null ? null : p.combined(),
                     p == null ? null : p.basis(), finite(r.observed), finite(r.iterationsPerSecond),
                     r.meter.lastIteration() >= 0 ? r.meter.lastIteration() : null, null, null));
         }
+        return new LiveState(now, List.copyOf(gpus), Map.copyOf(running), waiting);
+    }
+
+    /**
+     * Why each waiting job waits, after a decision.
+     *
+     * @param verdict the waiting jobs: those the policy saw in serving order (their queue positions), and why the
+     *                others were held back (they come after, in submission order)
+     */
+    LiveState.Waiting waiting(SchedulerSnapshot snapshot, Map<Long, JobRecord> jobs, QueueGate.Verdict verdict) {
+        int busy = ctx.runs.gpusWithAtLeast(1);
+        List<LiveState.JobLive> out = new ArrayList<>(verdict.admitted().size() + verdict.waiting().size());
         int position = 0, idleOnOneNode = mostIdleOnOneNode();
         for (PendingJob p : verdict.admitted()) {
-            JobRecord q = jobs.get(Long.parseLong(p.id()));
-            if (q == null || live.containsKey(q.id())) continue;
+            long id = Long.parseLong(p.id());
+            if (ctx.runs.get(id) != null) continue;
             position++;
-            String why = position <= EXPLAINED && snapshot != null ? explain(q, snapshot, jobs, busy, idleOnOneNode) : "position " + position + " in the queue";
-            live.put(q.id(), new LiveState.JobLive(q.id(), List.of(), null, null, null, null, null, null, why, position));
+            JobRecord q = position <= EXPLAINED && snapshot != null ? jobs.get(id) : null;
+            // beyond the first few, a job is told its position only (JobLive.reason), and nothing is built for it here
+            String why = q != null ? explain(q, snapshot, jobs, busy, idleOnOneNode) : null;
+            out.add(new LiveState.JobLive(id, List.of(), null, null, null, null, null, null, why, position));
         }
         for (var held : verdict.waiting().entrySet()) {
-            if (live.containsKey(held.getKey())) continue;
+            if (ctx.runs.get(held.getKey()) != null) continue;
             position++;
-            live.put(held.getKey(), new LiveState.JobLive(held.getKey(), List.of(), null, null, null, null, null, null, held.getValue(), position));
+            out.add(new LiveState.JobLive(held.getKey(), List.of(), null, null, null, null, null, null, held.getValue(), position));
         }
-        return new LiveState(now, List.copyOf(gpus), Map.copyOf(live), position);
+        return new LiveState.Waiting(out);
     }
 
     /** @param idleOnOneNode the most idle GPUs any one node has */

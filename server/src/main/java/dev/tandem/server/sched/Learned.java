@@ -25,6 +25,8 @@ final class Learned {
     private final Map<WorkloadSignature, ProfileRecord> records = new HashMap<>();
     private final Map<WorkloadSignature, Long> memoryEstimates;
     private final Set<String> oomPairs;
+    /** Counts what was learned: a job's view built at an older version may be out of date. */
+    private long version;
 
     Learned(Store store, java.util.List<JobProfile> known) {
         this.store = store;
@@ -39,6 +41,8 @@ final class Learned {
 
     ProfileStore profiles() { return profiles; }
 
+    long version() { return version; }
+
     Optional<JobProfile> profile(WorkloadSignature sig) { return profiles.find(sig); }
 
     /** The profile measured here, if any (a known profile has none). */
@@ -51,6 +55,7 @@ final class Learned {
         store.saveProfile(r);
         profiles.put(r.profile());
         records.put(r.profile().signature(), r);
+        version++;
     }
 
     Map<WorkloadSignature, Long> memoryEstimates() { return Collections.unmodifiableMap(memoryEstimates); }
@@ -61,11 +66,13 @@ final class Learned {
         if (memoryEstimates.getOrDefault(sig, 0L) >= mib) return;
         store.raiseMemoryEstimate(sig, mib, now);
         memoryEstimates.put(sig, mib);
+        version++;
     }
 
     void addOomPair(WorkloadSignature a, WorkloadSignature b, long now) {
         store.addOomPair(a, b, now);
         oomPairs.add(a.label() + "|" + b.label());
         oomPairs.add(b.label() + "|" + a.label());
+        version++;
     }
 }

@@ -85,6 +85,7 @@ final class QueueGate {
      * or was cancelled cancels the job (then also empty: it no longer waits).
      */
     private Optional<String> dependencies(JobRecord r, Map<Long, JobRecord> jobs, long now) {
+        if (r.controls().dependsOn().isEmpty()) return Optional.empty();
         List<String> open = new ArrayList<>();
         for (long dep : r.controls().dependsOn()) {
             JobState state = stateOf(dep, jobs);

@@ -43,11 +43,16 @@ public final class SchedulerLoop implements AutoCloseable {
     private final Object signal = new Object();
     private final Object published = new Object();
     private volatile boolean woken;
+    /** Wake-ups since the last round began: more than one means a stream of them (see {@link #settle}). */
+    private final java.util.concurrent.atomic.AtomicInteger wakes = new java.util.concurrent.atomic.AtomicInteger();
     private volatile boolean running;
     private volatile LiveState live = LiveState.EMPTY;
     private Thread thread;
     private SchedulerSnapshot lastSnapshot;
+    private LiveState.Waiting waiting = LiveState.Waiting.NONE;
     private long lastDecision;
+    /** When the last decision ended and how long it took (System.nanoTime): the next one waits at least as long. */
+    private long lastDecisionEnd, lastDecisionNanos;
 
     /** @param knownProfiles solo profiles known in advance ({@link KnownProfiles}) */
     public SchedulerLoop(Store store, Executor executor, List<GpuDevice> devices, OnlineCorrectedModel oracle, GpuMonitor monitor,
@@ -73,6 +78,7 @@ public final class SchedulerLoop implements AutoCloseable {
 
     /** Asks for a round now (new job, cancel). */
     public void wake() {
+        wakes.incrementAndGet();
         woken = true;
         synchronized (signal) {
             signal.notifyAll();
@@ -143,12 +149,33 @@ public final class SchedulerLoop implements AutoCloseable {
                     }
                 }
             }
+            if (!settle()) return;
+        }
+    }
+
+    /**
+     * Under a stream of submissions every one wakes the loop: when more than one wake-up came since the last round
+     * began, the next decision waits until as long as the last one took has passed since it ended, so that the
+     * wake-ups arriving meanwhile share one decision and deciding takes at most half the loop's time. A single
+     * wake-up (one submission to a quiet daemon) is decided at once. False when interrupted.
+     */
+    private boolean settle() {
+        long wait = lastDecisionNanos - (System.nanoTime() - lastDecisionEnd);
+        if (!woken || wakes.get() < 2 || wait <= 0) return true;
+        try {
+            Thread.sleep(java.time.Duration.ofNanos(wait));
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
         }
     }
 
     private void round() {
+        long t0 = System.nanoTime();
         if (woken) {
             woken = false;
+            wakes.set(0);
             ctx.dirty = true;
         }
         long now = ctx.now();
@@ -169,22 +196,24 @@ public final class SchedulerLoop implements AutoCloseable {
         stopWhatWasCancelled(jobs);
         profiling.check(jobs, now);
         observations.update(now);
-        List<JobRecord> queued = snapshots.queued(unfinished);
-        QueueGate.Verdict verdict = gate.apply(queued, jobs, snapshots::pending, now);
         if (ctx.dirty || now - lastDecision >= ctx.cfg.roundMs()) {
-            long t0 = System.nanoTime();
             ctx.dirty = false;
             lastDecision = now;
+            List<JobRecord> queued = snapshots.queued(unfinished);
+            QueueGate.Verdict verdict = gate.apply(queued, jobs, snapshots::pending, now);
             SchedulerSnapshot snapshot = snapshots.build(jobs, verdict.admitted(), now);
             if (!snapshot.queue().isEmpty() || (policy.actsOnRunningJobs() && !snapshot.running().isEmpty())) {
                 List<Decision> decisions = policy.decide(snapshot);
                 applier.apply(decisions, snapshot, jobs, now);
             }
             lastSnapshot = snapshot;
-            ctx.metrics.round(System.nanoTime() - t0, queued.size(), ctx.devices.size(), ctx.runs.gpusWithAtLeast(1), ctx.runs.gpusWithAtLeast(2));
+            waiting = explainer.waiting(snapshot, jobs, verdict);
+            lastDecisionEnd = System.nanoTime();
+            lastDecisionNanos = lastDecisionEnd - t0;
+            ctx.metrics.round(lastDecisionNanos, queued.size(), ctx.devices.size(), ctx.runs.gpusWithAtLeast(1), ctx.runs.gpusWithAtLeast(2));
             ctx.metrics.jobsByState(ctx.store.countByState());
         }
-        LiveState next = explainer.publish(lastSnapshot, jobs, verdict, now);
+        LiveState next = explainer.publish(waiting, now);
         exportGauges(next, jobs);
         sampleTimeline(next, now);
         synchronized (published) {

@@ -9,6 +9,7 @@ import dev.tandem.server.store.JobState;
 
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -19,15 +20,38 @@ import java.util.Set;
  */
 final class SnapshotBuilder {
     private final Context ctx;
+    /** A waiting job's view, built from this record at this version of what was learned. */
+    private record Viewed(JobRecord record, long learned, PendingJob pending) {}
+
+    /**
+     * The views of the last round, kept while a job's record and what was learned stay the same: the store hands out
+     * the same record until the job changes, and a policy may keep state per waiting job across rounds (tandem's
+     * queue order does), which a new object each round would throw away.
+     */
+    private Map<Long, Viewed> views = new HashMap<>();
+    private Map<Long, Viewed> nextViews = new HashMap<>();
 
     SnapshotBuilder(Context ctx) {
         this.ctx = ctx;
     }
 
-    /** A waiting job as the policy sees it. */
+    /** A waiting job as the policy sees it: the same object as last round when nothing about it changed. */
     PendingJob pending(JobRecord r) {
-        Job j = ctx.job(r);
-        return new PendingJob(j, r.queuedAt() / 1000.0, r.attainedGpuMs() / 1000.0, remaining(r, j), r.attempts());
+        Viewed v = views.get(r.id());
+        if (v == null || v.record() != r || v.learned() != ctx.learned.version()) {
+            Job j = ctx.job(r);
+            v = new Viewed(r, ctx.learned.version(), new PendingJob(j, r.queuedAt() / 1000.0, r.attainedGpuMs() / 1000.0, remaining(r, j), r.attempts()));
+        }
+        nextViews.put(r.id(), v);
+        return v.pending();
+    }
+
+    /** Ends a round's views: those not asked for this round (the job started or left) are forgotten. */
+    private void endViews() {
+        Map<Long, Viewed> done = views;
+        views = nextViews;
+        nextViews = done;
+        nextViews.clear();
     }
 
     /**
@@ -36,6 +60,7 @@ final class SnapshotBuilder {
      * @param queue the jobs the policy may start, in serving order ({@link QueueGate})
      */
     SchedulerSnapshot build(Map<Long, JobRecord> jobs, List<PendingJob> queue, long now) {
+        endViews();
         List<RunningJob> running = new ArrayList<>();
         for (Run run : ctx.runs.all()) {
             JobRecord r = jobs.get(run.jobId);

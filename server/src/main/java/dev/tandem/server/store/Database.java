@@ -40,6 +40,8 @@ public final class Database implements AutoCloseable {
     private final String description;
     private final ReentrantLock lock = new ReentrantLock();
     private Connection connection;
+    /** This daemon holds the store's advisory lock (PostgreSQL), and takes it again on each new connection. */
+    private volatile boolean daemonLock;
 
     private Database(Kind kind, String jdbcUrl, String user, String password, String description) {
         this.kind = kind;
@@ -115,11 +117,20 @@ public final class Database implements AutoCloseable {
     }
 
     /**
-     * Fails when another process holds the SQLite file's write lock, which the daemon would otherwise find only at its
-     * first write (after {@code busy_timeout}); a no-op for PostgreSQL, which has no such lock.
+     * Fails when another process writes this store. SQLite: another process holds the file's write lock, which the
+     * daemon would otherwise find only at its first write (after {@code busy_timeout}). PostgreSQL: another daemon
+     * holds the store's advisory lock, which this one then takes and keeps (taken again after a reconnection). The
+     * daemon keeps its jobs in memory and writes them through, so two daemons on one store would not see each other.
      */
     public void checkWritable() {
-        if (kind != Kind.SQLITE) return;
+        if (kind == Kind.POSTGRESQL) {
+            tx(c -> {
+                takeDaemonLock(c);
+                return null;
+            });
+            daemonLock = true;
+            return;
+        }
         tx(c -> {
             try (var s = c.createStatement()) {
                 s.execute("DELETE FROM flyway_schema_history WHERE 0"); // takes the write lock, changes nothing
@@ -148,6 +159,15 @@ public final class Database implements AutoCloseable {
 
     /** Runs {@code work} in one transaction. */
     public <T> T tx(Work<T> work) {
+        return tx(work, t -> { });
+    }
+
+    /**
+     * Runs {@code work} in one transaction, then {@code committed} with its result after the commit and before the
+     * lock is released: what the store keeps in memory follows the database in commit order. Not run when the
+     * transaction fails.
+     */
+    public <T> T tx(Work<T> work, java.util.function.Consumer<? super T> committed) {
         lock.lock();
         try {
             Connection c = connection();
@@ -155,6 +175,7 @@ public final class Database implements AutoCloseable {
             try {
                 T t = work.run(c);
                 c.commit();
+                committed.accept(t);
                 return t;
             } catch (SQLException | RuntimeException e) {
                 try {
@@ -173,6 +194,21 @@ public final class Database implements AutoCloseable {
         }
     }
 
+    /** The key of the PostgreSQL advisory lock a daemon holds on its store ("tandem" in ASCII). */
+    private static final long DAEMON_LOCK_KEY = 0x74616e64656dL;
+
+    private void takeDaemonLock(Connection c) throws SQLException {
+        try (var ps = c.prepareStatement("SELECT pg_try_advisory_lock(?)")) {
+            ps.setLong(1, DAEMON_LOCK_KEY);
+            try (var rs = ps.executeQuery()) {
+                rs.next();
+                if (!rs.getBoolean(1)) {
+                    throw new SQLException("another tandem daemon uses this store (it holds the store's lock); one daemon per store");
+                }
+            }
+        }
+    }
+
     private Connection connection() throws SQLException {
         if (connection != null && kind == Kind.POSTGRESQL && !connection.isValid(2)) {
             log.warn("store {}: connection lost, reconnecting", description);
@@ -188,6 +224,14 @@ public final class Database implements AutoCloseable {
                     s.execute("PRAGMA synchronous=NORMAL");
                     s.execute("PRAGMA foreign_keys=ON");
                     s.execute("PRAGMA busy_timeout=10000");
+                }
+            }
+            if (daemonLock) {
+                try {
+                    takeDaemonLock(connection);
+                } catch (SQLException e) {
+                    closeQuietly();
+                    throw e;
                 }
             }
         }

@@ -26,7 +26,9 @@ import java.util.stream.Collectors;
 /**
  * Everything tandem serve keeps: users, jobs with their full transition history, solo profiles, and what
  * crashes and co-location taught. Plain JDBC on {@link Database}; every job transition and its event are
- * written in one transaction, so the history never disagrees with the job.
+ * written in one transaction, so the history never disagrees with the job. The unfinished jobs and the count of
+ * jobs per state are also kept in memory ({@link LiveJobs}, written through after each commit), so that the
+ * scheduler's rounds and the API's reads of the queue do not query the database; it is read at open, for recovery.
  */
 public final class Store implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -39,9 +41,74 @@ public final class Store implements AutoCloseable {
     public record Observation(WorkloadSignature a, WorkloadSignature b, int gpus, double speedA, double speedB) {}
 
     private final Database db;
+    private final LiveJobs live = new LiveJobs();
+
+    /** A job row as a transaction wrote it, with the job's state before the write (null for a new job). */
+    private record Written(JobState from, JobRecord row) {}
+
+    /** A transaction that writes jobs and lists each one it wrote in {@code written}. */
+    @FunctionalInterface
+    private interface JobWork<T> {
+        T run(Connection c, List<Written> written) throws SQLException;
+    }
+
+    /** The users, by name and by token hash: every request's authentication reads them, so they are in memory too. */
+    private record Users(Map<String, User> byName, Map<String, User> byTokenHash) {}
+
+    private volatile Users users;
 
     public Store(Database db) {
         this.db = db;
+        db.tx(c -> {
+            live.load(jobsWhere(c, null, JobState.NOT_TERMINAL, 0, Integer.MAX_VALUE), countByState(c));
+            users = loadUsers(c);
+            return null;
+        });
+    }
+
+    /** Runs a transaction that writes users; after its commit the users in memory are those it left. */
+    private <T> T writeUsers(Database.Work<T> work) {
+        Users[] after = new Users[1];
+        return db.tx(c -> {
+            T t = work.run(c);
+            after[0] = loadUsers(c);
+            return t;
+        }, t -> users = after[0]);
+    }
+
+    private static Users loadUsers(Connection c) throws SQLException {
+        Map<String, User> byName = new java.util.TreeMap<>(), byToken = new java.util.HashMap<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT " + USER_COLUMNS + ", token_hash FROM users"); ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                User u = user(rs);
+                byName.put(u.name(), u);
+                byToken.put(rs.getString(7), u);
+            }
+        }
+        return new Users(java.util.Collections.unmodifiableMap(byName), Map.copyOf(byToken));
+    }
+
+    /** Runs a transaction that writes jobs; after its commit the rows it wrote replace their in-memory copies. */
+    private <T> T writeJobs(JobWork<T> work) {
+        List<Written> written = new ArrayList<>();
+        return db.tx(c -> work.run(c, written), t -> {
+            for (Written w : written) {
+                if (w.from() == null) live.inserted(w.row());
+                else live.changed(w.from(), w.row());
+            }
+        });
+    }
+
+    /** Reads back, inside the transaction, a job row it wrote: {@code from} is the job's state before the write. */
+    private static void wrote(Connection c, List<Written> written, long id, JobState from) throws SQLException {
+        JobRecord row = jobRow(c, id).orElseThrow(() -> new StoreException("job " + id + " vanished while being written"));
+        written.add(new Written(from, row));
+    }
+
+    /** As {@link #wrote(Connection, List, long, JobState)} for a write that did not change the job's state. */
+    private static void wrote(Connection c, List<Written> written, long id) throws SQLException {
+        Optional<JobRecord> row = jobRow(c, id);
+        if (row.isPresent()) written.add(new Written(row.get().state(), row.get()));
     }
 
     public Database database() { return db; }
@@ -59,7 +126,7 @@ public final class Store implements AutoCloseable {
 
     /** Creates a user, recorded in the audit trail as created by {@code actor}; false when the name is taken. */
     public boolean createUser(String name, Role role, String tokenHash, String unixUser, String actor, long now) {
-        return db.tx(c -> {
+        return writeUsers(c -> {
             try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM users WHERE name = ?")) {
                 ps.setString(1, name);
                 try (ResultSet rs = ps.executeQuery()) {
@@ -92,7 +159,7 @@ public final class Store implements AutoCloseable {
 
     /** Disables or enables a user; false when there is no such user. Unchanged state is not recorded again. */
     public boolean setDisabled(String name, boolean disabled, String actor, long now) {
-        return db.tx(c -> {
+        return writeUsers(c -> {
             Optional<User> u = userWhere(c, "name", name);
             if (u.isEmpty()) return false;
             if (u.get().disabled() == disabled) return true;
@@ -108,7 +175,7 @@ public final class Store implements AutoCloseable {
 
     /** Replaces a user's token; false when there is no such user. */
     public boolean rotateToken(String name, String tokenHash, String actor, long now) {
-        return db.tx(c -> {
+        return writeUsers(c -> {
             try (PreparedStatement ps = c.prepareStatement("UPDATE users SET token_hash = ? WHERE name = ?")) {
                 ps.setString(1, tokenHash);
                 ps.setString(2, name);
@@ -121,7 +188,7 @@ public final class Store implements AutoCloseable {
 
     /** Sets how many GPUs a user's jobs may hold at once (null: the daemon's default); false when there is no such user. */
     public boolean setMaxGpus(String name, Integer maxGpus, String actor, long now) {
-        return db.tx(c -> {
+        return writeUsers(c -> {
             try (PreparedStatement ps = c.prepareStatement("UPDATE users SET max_gpus = ? WHERE name = ?")) {
                 if (maxGpus == null) ps.setNull(1, Types.INTEGER);
                 else ps.setInt(1, maxGpus);
@@ -143,14 +210,9 @@ public final class Store implements AutoCloseable {
         });
     }
 
+    /** Every user, by name. */
     public List<User> users() {
-        return db.tx(c -> {
-            List<User> out = new ArrayList<>();
-            try (PreparedStatement ps = c.prepareStatement("SELECT " + USER_COLUMNS + " FROM users ORDER BY name"); ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) out.add(user(rs));
-            }
-            return out;
-        });
+        return List.copyOf(users.byName().values());
     }
 
     /** The audit trail of one user, oldest first. */
@@ -168,18 +230,14 @@ public final class Store implements AutoCloseable {
     }
 
     public Optional<User> userByTokenHash(String tokenHash) {
-        return userWhere("token_hash", tokenHash);
+        return Optional.ofNullable(users.byTokenHash().get(tokenHash));
     }
 
     public Optional<User> user(String name) {
-        return userWhere("name", name);
+        return Optional.ofNullable(users.byName().get(name));
     }
 
     private static final String USER_COLUMNS = "name, role, unix_user, disabled, created_at, max_gpus";
-
-    private Optional<User> userWhere(String column, String value) {
-        return db.tx(c -> userWhere(c, column, value));
-    }
 
     private static Optional<User> userWhere(Connection c, String column, String value) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("SELECT " + USER_COLUMNS + " FROM users WHERE " + column + " = ?")) {
@@ -200,8 +258,10 @@ public final class Store implements AutoCloseable {
 
     /** Stores a submission as a pending job and records its first event. */
     public JobRecord insertJob(NewJob j, String owner, long now) {
-        long id = db.tx(c -> insertJob(c, j, j.controls(), owner, now));
-        return job(id).orElseThrow(() -> new StoreException("job " + id + " vanished after insert"));
+        return writeJobs((c, written) -> {
+            wrote(c, written, insertJob(c, j, j.controls(), owner, now), null);
+            return written.getFirst().row();
+        });
     }
 
     /**
@@ -209,7 +269,7 @@ public final class Store implements AutoCloseable {
      * ({@code array_job} of every member); {@code indices} are the members' {@code TANDEM_ARRAY_INDEX}.
      */
     public List<JobRecord> insertArray(NewJob j, List<Integer> indices, String owner, long now) {
-        List<Long> ids = db.tx(c -> {
+        return writeJobs((c, written) -> {
             List<Long> out = new ArrayList<>();
             for (int index : indices) {
                 NewJob member = new NewJob(j.name() + "[" + index + "]", j.argv(), j.env(), j.workdir(), j.gpus(), j.memoryMiB(), j.iterations(),
@@ -224,11 +284,9 @@ public final class Store implements AutoCloseable {
                 }
                 out.add(id);
             }
-            return out;
+            for (long id : out) wrote(c, written, id, null);
+            return written.stream().map(Written::row).toList();
         });
-        List<JobRecord> out = new ArrayList<>();
-        for (long id : ids) out.add(job(id).orElseThrow(() -> new StoreException("job " + id + " vanished after insert")));
-        return out;
     }
 
     private static long insertJob(Connection c, NewJob j, JobControls ctl, String owner, long now) throws SQLException {
@@ -270,7 +328,7 @@ public final class Store implements AutoCloseable {
      * there is no such job; otherwise the job's state (a job that is not waiting is not changed).
      */
     public Optional<JobState> setHeld(long id, boolean held, String actor, long now) {
-        return db.tx(c -> {
+        return writeJobs((c, written) -> {
             JobState state = stateOf(c, id);
             if (state == null || !JobState.QUEUED.contains(state)) return Optional.ofNullable(state);
             try (PreparedStatement ps = c.prepareStatement("UPDATE jobs SET held = ?, updated_at = ? WHERE id = ? AND held = ?")) {
@@ -278,7 +336,10 @@ public final class Store implements AutoCloseable {
                 ps.setLong(2, now);
                 ps.setLong(3, id);
                 ps.setInt(4, held ? 0 : 1);
-                if (ps.executeUpdate() == 1) insertEvent(c, id, now, state, state, actor, (held ? "held by " : "released by ") + actor);
+                if (ps.executeUpdate() == 1) {
+                    insertEvent(c, id, now, state, state, actor, (held ? "held by " : "released by ") + actor);
+                    wrote(c, written, id);
+                }
             }
             return Optional.of(state);
         });
@@ -286,9 +347,11 @@ public final class Store implements AutoCloseable {
 
     /** Records that jobs {@code a} and {@code b} shared a GPU (each in the other's partners). */
     public void recordPartners(long a, long b, long now) {
-        db.tx(c -> {
+        writeJobs((c, written) -> {
             addPartner(c, a, b);
             addPartner(c, b, a);
+            wrote(c, written, a);
+            wrote(c, written, b);
             return null;
         });
     }
@@ -357,15 +420,19 @@ public final class Store implements AutoCloseable {
         return s == null || s.isBlank() ? List.of() : Arrays.stream(s.split(",")).map(String::trim).map(Long::valueOf).toList();
     }
 
+    /** A job: an unfinished one from memory, a finished one from the database. */
     public Optional<JobRecord> job(long id) {
-        return db.tx(c -> {
-            try (PreparedStatement ps = c.prepareStatement("SELECT " + JOB_COLUMNS + " FROM jobs WHERE id = ?")) {
-                ps.setLong(1, id);
-                try (ResultSet rs = ps.executeQuery()) {
-                    return rs.next() ? Optional.of(mapJob(rs)) : Optional.empty();
-                }
+        Optional<JobRecord> unfinished = live.unfinished(id);
+        return unfinished.isPresent() ? unfinished : db.tx(c -> jobRow(c, id));
+    }
+
+    private static Optional<JobRecord> jobRow(Connection c, long id) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT " + JOB_COLUMNS + " FROM jobs WHERE id = ?")) {
+            ps.setLong(1, id);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? Optional.of(mapJob(rs)) : Optional.empty();
             }
-        });
+        }
     }
 
     /**
@@ -373,29 +440,36 @@ public final class Store implements AutoCloseable {
      * at most {@code limit} jobs with an id above {@code afterId}.
      */
     public List<JobRecord> jobs(String owner, Set<JobState> states, long afterId, int limit) {
+        if (!states.isEmpty() && JobState.NOT_TERMINAL.containsAll(states)) {
+            // only unfinished jobs: from memory
+            return live.unfinished().stream().filter(r -> r.id() > afterId && states.contains(r.state()) && (owner == null || r.owner().equals(owner)))
+                    .limit(limit).toList();
+        }
+        return db.tx(c -> jobsWhere(c, owner, states, afterId, limit));
+    }
+
+    private static List<JobRecord> jobsWhere(Connection c, String owner, Set<JobState> states, long afterId, int limit) throws SQLException {
         StringBuilder sql = new StringBuilder("SELECT " + JOB_COLUMNS + " FROM jobs WHERE id > ?");
         if (owner != null) sql.append(" AND owner = ?");
         if (!states.isEmpty()) sql.append(" AND state IN (").append(states.stream().map(s -> "?").collect(Collectors.joining(", "))).append(")");
         sql.append(" ORDER BY id LIMIT ?");
-        return db.tx(c -> {
-            try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
-                int i = 1;
-                ps.setLong(i++, afterId);
-                if (owner != null) ps.setString(i++, owner);
-                for (JobState s : states) ps.setString(i++, s.dbName());
-                ps.setInt(i, limit);
-                List<JobRecord> out = new ArrayList<>();
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) out.add(mapJob(rs));
-                }
-                return out;
+        try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
+            int i = 1;
+            ps.setLong(i++, afterId);
+            if (owner != null) ps.setString(i++, owner);
+            for (JobState s : states) ps.setString(i++, s.dbName());
+            ps.setInt(i, limit);
+            List<JobRecord> out = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) out.add(mapJob(rs));
             }
-        });
+            return out;
+        }
     }
 
-    /** Every job that has not finished, in submission order: what the scheduler works on. */
+    /** Every job that has not finished, in submission order: what the scheduler works on (from memory). */
     public List<JobRecord> unfinishedJobs() {
-        return jobs(null, JobState.NOT_TERMINAL, 0, Integer.MAX_VALUE);
+        return live.unfinished();
     }
 
     /** Jobs that hold or held a process when the daemon last stopped: what a restarted daemon must look after. */
@@ -419,7 +493,7 @@ public final class Store implements AutoCloseable {
      * it was cancelled meanwhile.
      */
     public boolean transition(long id, Set<JobState> from, JobState to, String actor, String reason, Change change, long now) {
-        return db.tx(c -> {
+        return writeJobs((c, written) -> {
             JobState old = stateOf(c, id);
             if (old == null || !from.contains(old)) return false;
             StringBuilder sql = new StringBuilder("UPDATE jobs SET state = ?, reason = ?, updated_at = ?");
@@ -436,6 +510,7 @@ public final class Store implements AutoCloseable {
                 if (ps.executeUpdate() != 1) return false;
             }
             insertEvent(c, id, now, old, to, actor, reason);
+            wrote(c, written, id, old);
             return true;
         });
     }
@@ -465,14 +540,16 @@ public final class Store implements AutoCloseable {
         StringBuilder sql = new StringBuilder("UPDATE jobs SET updated_at = ?");
         for (Change.Item it : change.items) sql.append(", ").append(it.assignment());
         sql.append(" WHERE id = ?");
-        db.tx(c -> {
+        writeJobs((c, written) -> {
             try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
                 int i = 1;
                 ps.setLong(i++, now);
                 for (Change.Item it : change.items) setValue(ps, i++, it.value());
                 ps.setLong(i, id);
-                return ps.executeUpdate();
+                ps.executeUpdate();
             }
+            wrote(c, written, id);
+            return null;
         });
     }
 
@@ -493,15 +570,27 @@ public final class Store implements AutoCloseable {
         });
     }
 
-    public Map<JobState, Long> countByState() {
-        return db.tx(c -> {
-            Map<JobState, Long> m = new EnumMap<>(JobState.class);
-            for (JobState s : JobState.values()) m.put(s, 0L);
-            try (PreparedStatement ps = c.prepareStatement("SELECT state, COUNT(*) FROM jobs GROUP BY state"); ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) m.put(JobState.parse(rs.getString(1)), rs.getLong(2));
+    /** Asks the database something, so that it fails when the database does not answer. */
+    public void ping() {
+        db.tx(c -> {
+            try (PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM users"); ResultSet rs = ps.executeQuery()) {
+                return rs.next();
             }
-            return m;
         });
+    }
+
+    /** How many jobs are in each state (from memory). */
+    public Map<JobState, Long> countByState() {
+        return live.counts();
+    }
+
+    private static Map<JobState, Long> countByState(Connection c) throws SQLException {
+        Map<JobState, Long> m = new EnumMap<>(JobState.class);
+        for (JobState s : JobState.values()) m.put(s, 0L);
+        try (PreparedStatement ps = c.prepareStatement("SELECT state, COUNT(*) FROM jobs GROUP BY state"); ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) m.put(JobState.parse(rs.getString(1)), rs.getLong(2));
+        }
+        return m;
     }
 
     private static void insertEvent(Connection c, long jobId, long at, JobState from, JobState to, String actor, String reason) throws SQLException {

@@ -14,6 +14,7 @@ import java.sql.Statement;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -30,7 +31,7 @@ class StoreTest {
     @Test
     void sqliteStoreMigratesInWalModeAndKeepsEverything() throws Exception {
         try (Store s = new Store(Database.open(null, dir))) {
-            exercise(s);
+            exercise(s, () -> Database.open(null, dir));
             String mode = s.database().tx(c -> {
                 try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("PRAGMA journal_mode")) {
                     rs.next();
@@ -51,7 +52,36 @@ class StoreTest {
     void postgresqlStoreBehavesTheSame() throws Exception {
         PostgresScratch.reset(System.getenv("TANDEM_TEST_POSTGRES_URL"), dir);
         try (Store s = new Store(Database.open(System.getenv("TANDEM_TEST_POSTGRES_URL"), dir))) {
-            exercise(s);
+            exercise(s, () -> Database.open(System.getenv("TANDEM_TEST_POSTGRES_URL"), dir));
+        }
+    }
+
+    /** A daemon keeps its jobs in memory: a second daemon on the same PostgreSQL store is refused, until the first closes. */
+    @Test
+    @EnabledIfEnvironmentVariable(named = "TANDEM_TEST_POSTGRES_URL", matches = "postgres.*")
+    void onePostgresqlStoreServesOneDaemon() throws Exception {
+        String url = System.getenv("TANDEM_TEST_POSTGRES_URL");
+        PostgresScratch.reset(url, dir);
+        try (Database second = Database.open(url, dir)) {
+            try (Database first = Database.open(url, dir)) {
+                first.checkWritable();
+                assertThatThrownBy(second::checkWritable).hasMessageContaining("another tandem daemon uses this store");
+                first.checkWritable(); // its own lock: still fine
+            }
+            second.checkWritable(); // the first one is gone
+        }
+    }
+
+    /**
+     * The unfinished jobs, the counts per state and the users the store keeps in memory are what a store opened afresh
+     * on the same database reads from it: every write went through.
+     */
+    static void assertMemoryIsTheDatabase(Store s, Supplier<Database> sameDatabase) {
+        try (Store fresh = new Store(sameDatabase.get())) {
+            assertThat(s.unfinishedJobs()).isEqualTo(fresh.unfinishedJobs());
+            assertThat(s.countByState()).isEqualTo(fresh.countByState());
+            assertThat(s.users()).isEqualTo(fresh.users());
+            for (JobRecord r : fresh.jobs(null, EnumSet.noneOf(JobState.class), 0, 1000)) assertThat(s.job(r.id())).contains(r);
         }
     }
 
@@ -62,7 +92,7 @@ class StoreTest {
         }
     }
 
-    static void exercise(Store s) {
+    static void exercise(Store s, Supplier<Database> sameDatabase) {
         assertThat(s.anyAdmin()).isFalse();
         assertThat(s.createUser("admin", Role.ADMIN, "a".repeat(64), "root", "test", 1)).isTrue();
         assertThat(s.createUser("admin", Role.USER, "b".repeat(64), null, "test", 1)).isFalse();
@@ -119,7 +149,11 @@ class StoreTest {
         s.addObservation(new Store.Observation(SIG, SIG, 1, 0.9, 0.8), 5);
         assertThat(s.observations()).containsExactly(new Store.Observation(SIG, SIG, 1, 0.9, 0.8));
 
-        exerciseJobControls(s, nj, j, k);
+        assertMemoryIsTheDatabase(s, sameDatabase);
+        exerciseJobControls(s, nj, j, k, sameDatabase);
+        assertMemoryIsTheDatabase(s, sameDatabase);
+        assertThat(s.unfinishedJobs()).extracting(JobRecord::id).containsExactly(k.id());
+        assertThat(s.countByState()).containsEntry(JobState.SUCCEEDED, 1L).containsEntry(JobState.CANCELLED, 4L).containsEntry(JobState.PENDING, 1L);
 
         JobProfile p = new JobProfile(SIG, 12.5, 31, 12, 2048, 0.3, Double.NaN, -1);
         s.saveProfile(new ProfileRecord(p, true, 0.1, 25, j.id(), "NVIDIA H100", 10));
@@ -132,7 +166,7 @@ class StoreTest {
     }
 
     /** Priority, dependencies, holds, arrays, partners, accounting and user limits survive the store (schema 4). */
-    private static void exerciseJobControls(Store s, NewJob nj, JobRecord running, JobRecord pending) {
+    private static void exerciseJobControls(Store s, NewJob nj, JobRecord running, JobRecord pending, Supplier<Database> sameDatabase) {
         JobControls ctl = new JobControls(-5, List.of(running.id(), pending.id()), true, null, null);
         NewJob controlled = new NewJob("sweep", nj.argv(), nj.env(), nj.workdir(), 1, 0, null, SIG, null, ctl);
         JobRecord c = s.insertJob(controlled, "admin", 3000);
@@ -172,6 +206,7 @@ class StoreTest {
         assertThat(s.user("admin").orElseThrow().maxGpus()).isNull();
         assertThat(s.setMaxGpus("nobody", 1, "ops", 6002)).isFalse();
         assertThat(s.userEvents("admin")).extracting(User.Event::action).endsWith("limit-set", "limit-set");
+        assertMemoryIsTheDatabase(s, sameDatabase); // partners, holds, an array, a finished job
         for (JobRecord r : array) s.transition(r.id(), JobState.QUEUED, JobState.CANCELLED, "test", "tidy", Change.none(), 7000);
         s.transition(c.id(), JobState.QUEUED, JobState.CANCELLED, "test", "tidy", Change.none(), 7000);
     }
