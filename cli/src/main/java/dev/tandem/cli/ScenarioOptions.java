@@ -59,7 +59,7 @@ final class ScenarioOptions {
     String trace;
 
     @Option(names = "--trace-format", defaultValue = "alibaba",
-            description = "alibaba (pod list), philly (cluster_job_log JSON), helios (cluster_log.csv), gavel (.trace), pollux (philly_jobs.csv), muri, tandem (as --workload). Default: ${DEFAULT-VALUE}.")
+            description = "alibaba (pod list), philly (cluster_job_log JSON), helios (cluster_log.csv), gavel (.trace), pollux (philly_jobs.csv), muri, sacct (your Slurm history: sacct -P or sacct --json; see the README), tandem (as --workload). Default: ${DEFAULT-VALUE}.")
     String traceFormat;
 
     @Option(names = "--workload", paramLabel = "FILE",

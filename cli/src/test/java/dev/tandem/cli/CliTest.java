@@ -203,6 +203,32 @@ class CliTest {
         assertThat(tandem("simulate", "--trace", pods.toString(), "--trace-format", "slurm").err()).contains("unknown trace format 'slurm'");
     }
 
+    /** An operator's own Slurm history (sacct -P, the documented field list) replayed under every policy. */
+    @Test
+    void simulateReplaysSlurmAccounting() throws Exception {
+        Path history = dir.resolve("sacct.txt");
+        StringBuilder rows = new StringBuilder("JobID|JobName|User|Account|Partition|State|Submit|Start|End|ElapsedRaw|AllocTRES|ReqTRES\n");
+        for (int i = 0; i < 40; i++) {
+            String submit = String.format("2026-11-%02dT%02d:%02d:00", 1 + i / 20, i % 20, (7 * i) % 60);
+            rows.append(String.format("%d|train-%d|user%d|lab|gpu|%s|%s|Unknown|Unknown|%d|billing=1,cpu=4,gres/gpu=%d,node=1|%n",
+                    1000 + i, i, i % 3, i % 7 == 0 ? "FAILED" : "COMPLETED", submit, 1800 + 600 * (i % 9), 1 << (i % 3)));
+        }
+        rows.append("1040.batch|batch||lab||COMPLETED|2026-11-02T00:00:00|Unknown|Unknown|60|cpu=4,gres/gpu=1|\n");
+        rows.append("1041|pending|user1|lab|gpu|PENDING|2026-11-02T01:00:00|Unknown|Unknown|0||billing=1\n");
+        Files.writeString(history, rows.toString());
+        Run ok = tandem("simulate", "--trace", history.toString(), "--trace-format", "sacct", "--cluster", "1x8:RTX3090-24GB", "--policy", "fifo,tandem",
+                "--no-bound", "--output-json", dir.resolve("sacct.json").toString());
+        assertThat(ok.code()).as(ok.err()).isZero();
+        assertThat(ok.out()).contains("40 jobs, trace sacct");
+        JsonNode w = new ObjectMapper().readTree(dir.resolve("sacct.json").toFile()).get("workload");
+        assertThat(w.get("trace_rows_ignored").asInt()).as("a step and a pending job").isEqualTo(2);
+
+        Files.writeString(history, rows + "1042|x|u|lab|gpu|COMPLETED|yesterday|Unknown|Unknown|60|gres/gpu=1|\n");
+        Run bad = tandem("simulate", "--trace", history.toString(), "--trace-format", "sacct", "--cluster", "1x8:RTX3090-24GB", "--policy", "fifo");
+        assertThat(bad.code()).isEqualTo(2);
+        assertThat(bad.err()).contains("sacct.txt:44").contains("Submit");
+    }
+
     @Test
     void sweepPrintsIntervalsAndWritesItsReport() throws Exception {
         Path html = dir.resolve("sweep.html");

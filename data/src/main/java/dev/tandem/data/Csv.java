@@ -112,6 +112,17 @@ public final class Csv {
     }
 
     /**
+     * Reads a file whose first line names the columns and whose fields are separated by {@code delimiter} and never
+     * quoted (e.g. {@code sacct --parsable2}, '|'); a trailing delimiter ({@code sacct --parsable}) adds an empty,
+     * unnamed column that is ignored.
+     */
+    public static void readDelimited(DataSource source, char delimiter, List<String> requiredColumns, Consumer<Row> rowHandler) {
+        CSVFormat fmt = CSVFormat.DEFAULT.builder().setDelimiter(delimiter).setQuote(null).setHeader().setSkipHeaderRecord(true).setTrim(true)
+                .setIgnoreEmptyLines(true).setAllowMissingColumnNames(true).get();
+        read(source, fmt, requiredColumns, rowHandler);
+    }
+
+    /**
      * Reads a file without header whose fields are separated by {@code delimiter} and never quoted (e.g. Gavel's
      * tab-separated traces, whose commands may hold any character); {@code columns} name the fields in order.
      */

@@ -7,7 +7,8 @@ import java.util.Locale;
 /**
  * A real trace to simulate instead of a generated workload.
  *
- * @param format  alibaba, philly (cluster_job_log JSON), helios, gavel, pollux (Pollux's philly_jobs.csv), muri, or
+ * @param format  alibaba, philly (cluster_job_log JSON), helios, gavel, pollux (Pollux's philly_jobs.csv), muri, sacct
+ *                (Slurm accounting: {@code sacct -P} or {@code sacct --json}), or
  *                tandem: tandem's own job list ({@code WorkloadCsv}), replayed exactly, without profile assignment
  * @param mapping optional CSV {@code pattern,model,dataset,batchsize,amp} assigning profiles to trace jobs
  * @param limit   simulate only the first N jobs (by submission), or all when not positive
@@ -28,7 +29,8 @@ public record TraceSpec(String format, String source, BadRows badRows, String ma
             case "gavel" -> GavelTraceReader.read(src, badRows);
             case "pollux" -> PolluxPhillyCsvReader.read(src, badRows);
             case "muri" -> MuriTraceReader.read(src, badRows);
-            default -> throw new IllegalArgumentException("unknown trace format '" + format + "'; known: alibaba, philly, helios, gavel, pollux, muri, tandem");
+            case "sacct" -> SacctReader.read(src, badRows);
+            default -> throw new IllegalArgumentException("unknown trace format '" + format + "'; known: alibaba, philly, helios, gavel, pollux, muri, sacct, tandem");
         };
     }
 }
