@@ -28,7 +28,20 @@ public final class Sweep {
     public record Point(String policy, String cluster, String load, int seeds, Stats.MeanCi makespanS, Stats.MeanCi avgJctS,
                         Stats.MeanCi p99JctS, Stats.MeanCi busy, Stats.MeanCi speedupVsFifo, double oomEvents) {}
 
+    /** One simulation of the grid: a policy on the workload of (cluster, load, seed). */
+    public record Cell(String cluster, String load, long seed, String policy) {}
+
+    /** One workload of the grid, which all its policies share: what one array task of a sweep on Slurm runs. */
+    public record Workload(String cluster, String load, long seed) {}
+
     private Sweep() {}
+
+    /** The grid's workloads in a fixed order (clusters, then loads, then seeds): task i of a Slurm array runs the i-th. */
+    public static List<Workload> workloads(List<String> clusters, List<String> loads, List<Long> seeds) {
+        List<Workload> out = new ArrayList<>();
+        for (String c : clusters) for (String l : loads) for (long s : seeds) out.add(new Workload(c, l, s));
+        return out;
+    }
 
     /**
      * @param specFor builds the scenario of one (cluster, load, seed); load is an arrival pattern such as poisson:20
@@ -36,19 +49,16 @@ public final class Sweep {
      */
     public static List<Point> run(List<String> policies, List<String> clusters, List<String> loads, List<Long> seeds, int threads,
                                   SpecFactory specFor, IntConsumer done) throws Exception {
-        record Cell(String cluster, String load, long seed, String policy) {}
-        Map<String, Scenario> scenarios = new LinkedHashMap<>();
-        for (String c : clusters) for (String l : loads) for (long s : seeds) {
-            scenarios.put(c + "|" + l + "|" + s, Scenario.load(specFor.spec(Cluster.parse(c), l, s)));
-        }
+        Map<Workload, Scenario> scenarios = new LinkedHashMap<>();
+        for (Workload w : workloads(clusters, loads, seeds)) scenarios.put(w, Scenario.load(specFor.spec(Cluster.parse(w.cluster()), w.load(), w.seed())));
         List<Cell> cells = new ArrayList<>();
-        for (String c : clusters) for (String l : loads) for (long s : seeds) for (String p : policies) cells.add(new Cell(c, l, s, p));
+        for (Workload w : scenarios.keySet()) for (String p : policies) cells.add(new Cell(w.cluster(), w.load(), w.seed(), p));
         ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, threads));
         Map<Cell, Metrics> results = new LinkedHashMap<>();
         try {
             List<Future<Metrics>> futures = new ArrayList<>();
             for (Cell cell : cells) {
-                Scenario sc = scenarios.get(cell.cluster() + "|" + cell.load() + "|" + cell.seed());
+                Scenario sc = scenarios.get(new Workload(cell.cluster(), cell.load(), cell.seed()));
                 futures.add(pool.submit(() -> sc.run(cell.policy(), ProgressListener.NONE).metrics()));
             }
             for (int i = 0; i < cells.size(); i++) {
@@ -63,6 +73,19 @@ public final class Sweep {
         } finally {
             pool.shutdownNow();
         }
+        return aggregate(policies, clusters, loads, seeds, results);
+    }
+
+    /** Runs every policy on one workload, one after the other (an array task of a sweep on Slurm). */
+    public static Map<String, Metrics> runWorkload(List<String> policies, Workload w, SpecFactory specFor) {
+        Scenario sc = Scenario.load(specFor.spec(Cluster.parse(w.cluster()), w.load(), w.seed()));
+        Map<String, Metrics> out = new LinkedHashMap<>();
+        for (String p : policies) out.put(p, sc.run(p, ProgressListener.NONE).metrics());
+        return out;
+    }
+
+    /** Means with 95% confidence intervals across seeds, per (cluster, load, policy), from every cell's result. */
+    public static List<Point> aggregate(List<String> policies, List<String> clusters, List<String> loads, List<Long> seeds, Map<Cell, Metrics> results) {
         List<Point> points = new ArrayList<>();
         for (String c : clusters) for (String l : loads) for (String p : policies) {
             BiFunction<String, java.util.function.ToDoubleFunction<Metrics>, Stats.MeanCi> agg = (pol, f) -> {

@@ -15,26 +15,27 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Runs Slurm's command-line clients as argv lists (never through a shell). The CLI, not slurmrestd, because it
- * is the interface that stays stable across Slurm versions and needs no extra daemon or token.
+ * is the interface that stays stable across Slurm versions and needs no extra daemon or token. Used by the Slurm
+ * executor and by {@code tandem sweep --executor slurm}.
  */
-final class SlurmCli {
+public final class SlurmCli {
     private static final long TIMEOUT_S = 30;
     /** What Slurm's clients print when slurmctld cannot be reached (down, restarting, overloaded), after ~9 s of retries. */
     private static final List<String> UNREACHABLE = List.of("Unable to contact slurm controller", "Socket timed out",
             "Zero Bytes were transmitted or received", "Slurm backup controller in standby mode");
     private final ToolPath tools;
 
-    SlurmCli(ToolPath tools) {
+    public SlurmCli(ToolPath tools) {
         this.tools = tools;
     }
 
-    record Result(int code, String out, String err) {}
+    public record Result(int code, String out, String err) {}
 
     /**
      * Runs the tool and returns stdout; a non-zero exit is an {@link ExecException} with its stderr, an
      * {@link ExecutorUnavailable} when the controller could not be reached (so the tool did nothing).
      */
-    String run(String tool, List<String> args) {
+    public String run(String tool, List<String> args) {
         Result r = tryRun(tool, args);
         if (r.code == 0) return r.out;
         String msg = tool + " " + String.join(" ", args) + " exited with " + r.code + ": " + r.err.strip();
@@ -42,7 +43,7 @@ final class SlurmCli {
         throw new ExecException(msg);
     }
 
-    Result tryRun(String tool, List<String> args) {
+    public Result tryRun(String tool, List<String> args) {
         List<String> cmd = new ArrayList<>();
         cmd.add(tools.require(tool, "--executor slurm needs Slurm's client commands (sbatch, scontrol, scancel)").toString());
         cmd.addAll(args);
