@@ -8,7 +8,7 @@ import java.util.Set;
 
 /**
  * Runs jobs on this machine's GPUs. The scheduler loop is its only caller (one thread), so implementations
- * need not be thread-safe.
+ * need not be thread-safe; the one exception is {@link Binding#call}, which runs elsewhere and touches no state.
  */
 public interface Executor extends AutoCloseable {
     /** The daemon's secrets, which jobs must never inherit from its environment. */
@@ -18,6 +18,12 @@ public interface Executor extends AutoCloseable {
 
     /** Starts a run; throws {@link ExecutorUnavailable} when nothing could be started for now, else {@link ExecException}. */
     Launched start(Launch launch);
+
+    /**
+     * Starts a run whose slow part may finish later, off the loop's thread ({@link Binding}); the quick checks and
+     * preparations happen here and throw as {@link #start} does. By default the run starts here and now.
+     */
+    default Binding<?> bind(Launch launch) { return Binding.done(start(launch)); }
 
     /** Whether new runs can be started now; false while the executor is unreachable (Slurm: slurmctld down). */
     default boolean ready() { return true; }

@@ -4,6 +4,7 @@ import dev.tandem.core.runtime.PlacementRules;
 import dev.tandem.core.compat.PairPrediction;
 import dev.tandem.core.policy.Decision;
 import dev.tandem.core.policy.SchedulerSnapshot;
+import dev.tandem.server.exec.Binding;
 import dev.tandem.server.exec.ExecException;
 import dev.tandem.server.exec.ExecutorUnavailable;
 import dev.tandem.server.exec.GpuDevice;
@@ -39,10 +40,12 @@ final class DecisionApplier {
 
     private final Context ctx;
     private final ExitHandler exits;
+    private final Binder binder;
 
-    DecisionApplier(Context ctx, ExitHandler exits) {
+    DecisionApplier(Context ctx, ExitHandler exits, Binder binder) {
         this.ctx = ctx;
         this.exits = exits;
+        this.binder = binder;
     }
 
     void apply(List<Decision> decisions, SchedulerSnapshot snapshot, Map<Long, JobRecord> jobs, long now) {
@@ -152,11 +155,13 @@ final class DecisionApplier {
     }
 
     /**
-     * Claims a queued job for GPUs (state change first, so a job cancelled meanwhile is not started), starts its
-     * process and records pid and start time. A process that cannot be started counts as a crashed attempt.
+     * Claims a queued job for GPUs (state change first, so a job cancelled meanwhile is not started) and starts its
+     * run: the run holds the GPUs from here on, the executor's quick part runs now, its slow part (sbatch) in the
+     * {@link Binder}, and {@link #bound} records pid and start time. A run that cannot be started counts as a
+     * crashed attempt; one the executor cannot start for now (slurmctld down) goes back to the queue.
      */
     Optional<Run> launch(JobRecord job, List<Integer> gpus, JobState state, String reason, PairPrediction prediction, long roundStart) {
-        long now = Math.max(roundStart, ctx.now()); // the start time users see is when the process starts, not when the round began
+        long now = Math.max(roundStart, ctx.now()); // the start time users see is when the run starts, not when the round began
         Change claim = new Change().add(Column.ATTEMPTS, 1).set(Column.GPU_IDS, Store.gpuIds(ctx.indices(gpus))).set(Column.STARTED_AT, now).setIfNull(Column.FIRST_STARTED_AT, now)
                 .set(Column.PID, null).set(Column.PID_STARTED, null).set(Column.EXIT_CODE, null).set(Column.OBSERVED_SPEED, null)
                 .set(Column.PREDICTED_SPEED, prediction == null ? null : prediction.speedA());
@@ -165,19 +170,11 @@ final class DecisionApplier {
         int tenants = 1 + ctx.runs.neighboursOn(gpus).size();
         List<GpuDevice> devices = gpus.stream().map(ctx.devices::get).toList();
         long budget = ctx.memoryRule.charged(ctx.job(job).memoryMiB());
+        Binding<?> binding;
         try {
-            Launched l = ctx.executor.start(new Launch(job.id(), attempt, job.argv(), envOf(job), job.workdir(), devices, tenants,
+            binding = ctx.executor.bind(new Launch(job.id(), attempt, job.argv(), envOf(job), job.workdir(), devices, tenants,
                     ctx.job(job).memoryMiB() > 0 ? budget : 0, state == JobState.PROFILING ? ctx.cfg.profileMs() : 0, ctx.accountOf(job.owner()),
                     job.signature(), job.iterations()));
-            ctx.store.update(job.id(), new Change().set(Column.PID, l.pid()).set(Column.PID_STARTED, l.startedAt()), now);
-            if (job.firstStartedAt() == null) ctx.metrics.firstStart(now - job.submittedAt());
-            Run run = new Run(job.id(), job.signature(), attempt, gpus, now);
-            ctx.runs.add(run);
-            log.info("job {} started on GPU(s) {} ({}, attempt {}): {}", job.id(), ctx.describe(gpus), state.name().toLowerCase(java.util.Locale.ROOT), attempt, reason);
-            ctx.decisions.add(now, job.id(), job.owner(), state == JobState.PAIRED ? "paired" : state == JobState.PROFILING ? "profiling" : "started",
-                    "on GPU(s) " + ctx.describe(gpus) + ": " + reason);
-            ctx.dirty = true;
-            return Optional.of(run);
         } catch (ExecutorUnavailable e) {
             unclaim(job, state, e, now);
             return Optional.empty();
@@ -185,6 +182,43 @@ final class DecisionApplier {
             exits.crashed(job.id(), attempt, state, e.getMessage(), now);
             return Optional.empty();
         }
+        Run run = new Run(job.id(), job.signature(), attempt, gpus, now);
+        ctx.runs.add(run);
+        ctx.dirty = true;
+        Binder.Start start = new Binder.Start(job, state, reason, attempt, run);
+        if (binding.started()) bound(new Binder.Bound(start, binding, binding.call(), null), now);
+        else binder.bind(start, binding);
+        return Optional.of(run);
+    }
+
+    /**
+     * Finishes a start whose slow part has returned: records pid and start time, or undoes the start (its run leaves
+     * the GPUs). A run stopped while it was being started (cancelled, preempted) is stopped now that it exists.
+     */
+    void bound(Binder.Bound b, long now) {
+        Binder.Start s = b.start();
+        Run run = s.run();
+        Launched l;
+        try {
+            l = b.finish();
+        } catch (ExecutorUnavailable e) {
+            exits.leave(run, now);
+            unclaim(s.job(), s.state(), e, now);
+            return;
+        } catch (ExecException e) {
+            exits.leave(run, now);
+            exits.crashed(s.job().id(), s.attempt(), s.state(), e.getMessage(), now);
+            return;
+        }
+        JobRecord job = s.job();
+        ctx.store.update(job.id(), new Change().set(Column.PID, l.pid()).set(Column.PID_STARTED, l.startedAt()), now);
+        if (job.firstStartedAt() == null) ctx.metrics.firstStart(run.startedAt - job.submittedAt());
+        log.info("job {} started on GPU(s) {} ({}, attempt {}): {}", job.id(), ctx.describe(run.gpus), s.state().name().toLowerCase(java.util.Locale.ROOT),
+                s.attempt(), s.reason());
+        ctx.decisions.add(now, job.id(), job.owner(), s.state() == JobState.PAIRED ? "paired" : s.state() == JobState.PROFILING ? "profiling" : "started",
+                "on GPU(s) " + ctx.describe(run.gpus) + ": " + s.reason());
+        ctx.dirty = true;
+        if (run.stop != Run.Stop.NONE) ctx.executor.stop(job.id());
     }
 
     /** The job's own environment, plus its place in a job array (as Slurm's SLURM_ARRAY_JOB_ID and SLURM_ARRAY_TASK_ID). */

@@ -35,13 +35,10 @@ final class ExitHandler {
         this.profiling = profiling;
     }
 
-    /** Handles an ended run; returns the GPUs to restart it on when it was stopped to migrate. */
-    Optional<List<Integer>> exited(ExecEvent.Exited e, long now) {
-        Run run = ctx.runs.get(e.jobId());
-        if (run == null) return Optional.empty();
+    /** Takes a run off its GPUs (it ended, or never started); a neighbour left alone is no longer paired. */
+    void leave(Run run, long now) {
         List<Run> neighbours = ctx.runs.neighbours(run);
         ctx.runs.remove(run);
-        ctx.metrics.runEnded(now - run.startedAt);
         ctx.dirty = true;
         for (Run n : neighbours) {
             if (!ctx.runs.neighbours(n).isEmpty()) continue;
@@ -52,6 +49,14 @@ final class ExitHandler {
                 ctx.decisions.add(now, n.jobId, null, "alone", alone);
             }
         }
+    }
+
+    /** Handles an ended run; returns the GPUs to restart it on when it was stopped to migrate. */
+    Optional<List<Integer>> exited(ExecEvent.Exited e, long now) {
+        Run run = ctx.runs.get(e.jobId());
+        if (run == null) return Optional.empty();
+        leave(run, now);
+        ctx.metrics.runEnded(now - run.startedAt);
         JobRecord job = ctx.store.job(e.jobId()).orElse(null);
         if (job == null) return Optional.empty();
         if (e.leftovers() != null) ctx.store.note(job.id(), Context.ACTOR, e.leftovers(), now);

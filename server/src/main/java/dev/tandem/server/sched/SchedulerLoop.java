@@ -39,6 +39,7 @@ public final class SchedulerLoop implements AutoCloseable {
     private final Observations observations;
     private final Explainer explainer;
     private final QueueGate gate;
+    private final Binder binder = new Binder(this::wake);
     private final List<ServerMetrics.GpuGauges> gpuGauges = new java.util.ArrayList<>();
     private final Object signal = new Object();
     private final Object published = new Object();
@@ -62,7 +63,7 @@ public final class SchedulerLoop implements AutoCloseable {
         this.snapshots = new SnapshotBuilder(ctx);
         this.profiling = new Profiling(ctx);
         this.exits = new ExitHandler(ctx, profiling);
-        this.applier = new DecisionApplier(ctx, exits);
+        this.applier = new DecisionApplier(ctx, exits, binder);
         this.observations = new Observations(ctx);
         this.explainer = new Explainer(ctx, policy.name());
         this.gate = new QueueGate(ctx);
@@ -179,6 +180,7 @@ public final class SchedulerLoop implements AutoCloseable {
             ctx.dirty = true;
         }
         long now = ctx.now();
+        for (Binder.Bound b : binder.done()) applier.bound(b, now); // starts whose sbatch has returned: before the executor's events about them
         for (ExecEvent e : ctx.executor.poll()) {
             switch (e) {
                 case ExecEvent.Progress p -> {
@@ -321,6 +323,8 @@ public final class SchedulerLoop implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
+        binder.close(); // starts still being bound finish, so that their runs are known and stopped or left running like the rest
+        for (Binder.Bound b : binder.done()) applier.bound(b, ctx.now());
         if (stopJobs) {
             long now = ctx.now();
             for (Run run : ctx.runs.all()) {

@@ -1,6 +1,7 @@
 package dev.tandem.server.exec.slurm;
 
 import dev.tandem.server.exec.ExecEvent;
+import dev.tandem.server.exec.Binding;
 import dev.tandem.server.exec.ExecException;
 import dev.tandem.server.exec.ExecutorUnavailable;
 import dev.tandem.server.exec.Executor;
@@ -152,6 +153,26 @@ public final class SlurmExecutor implements Executor {
     }
 
     @Override public Launched start(Launch l) {
+        Binding<?> b = bind(l);
+        return finishNow(b);
+    }
+
+    private static <T> Launched finishNow(Binding<T> b) {
+        T called;
+        try {
+            called = b.call();
+        } catch (RuntimeException e) {
+            b.failed(e);
+            throw e;
+        }
+        return b.finish(called);
+    }
+
+    /**
+     * Checks and writes the run's files here; {@code sbatch} (about a second) is the binding's slow part, and the
+     * Slurm job is tracked when it is finished, on the loop's thread.
+     */
+    @Override public Binding<?> bind(Launch l) {
         if (tracked.containsKey(l.jobId())) throw new ExecException("job " + l.jobId() + " is already running");
         if (!ready()) throw new ExecutorUnavailable("slurmctld does not answer");
         if (l.runAs() != null && !l.runAs().name().equals(System.getProperty("user.name"))) {
@@ -170,7 +191,7 @@ public final class SlurmExecutor implements Executor {
             Files.createDirectories(dir);
             if (earlier != null && !earlier.finished()) {
                 tracked.put(l.jobId(), new Tracked(l.jobId(), l.attempt(), earlier.id(), new LogScanner(logFile, size(logFile))));
-                return new Launched(earlier.id(), System.currentTimeMillis());
+                return Binding.done(new Launched(earlier.id(), System.currentTimeMillis()));
             }
             Files.deleteIfExists(dir.resolve("exit-" + l.attempt()));
             Files.write(dir.resolve("argv-" + l.attempt()), JobFiles.nulSeparated(l.argv()));
@@ -181,16 +202,29 @@ public final class SlurmExecutor implements Executor {
                     placed.stream().map(g -> String.valueOf(g.local())).collect(Collectors.joining(",")), Instant.now());
             Files.writeString(logFile, header, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
             long offset = Files.size(logFile);
-            // sbatch is not retried here: if it timed out after submitting, the next try of this attempt finds that job above
-            String out = run("sbatch", sbatchArgs(l, node, dir, logFile));
-            long slurmId = Long.parseLong(out.strip().split(";")[0]);
-            tracked.put(l.jobId(), new Tracked(l.jobId(), l.attempt(), slurmId, new LogScanner(logFile, offset)));
-            log.debug("job {} attempt {}: Slurm job {} on {}", l.jobId(), l.attempt(), slurmId, node);
-            return new Launched(slurmId, System.currentTimeMillis());
+            List<String> args = sbatchArgs(l, node, dir, logFile);
+            return new Binding<String>() {
+                // sbatch is not retried here: if it timed out after submitting, the next try of this attempt finds that job above
+                @Override public String call() { return cli.run("sbatch", args); }
+
+                @Override public Launched finish(String out) {
+                    long slurmId;
+                    try {
+                        slurmId = Long.parseLong(out.strip().split(";")[0]);
+                    } catch (NumberFormatException e) {
+                        throw new ExecException("sbatch did not print a job id for job " + l.jobId(), e);
+                    }
+                    tracked.put(l.jobId(), new Tracked(l.jobId(), l.attempt(), slurmId, new LogScanner(logFile, offset)));
+                    log.debug("job {} attempt {}: Slurm job {} on {}", l.jobId(), l.attempt(), slurmId, node);
+                    return new Launched(slurmId, System.currentTimeMillis());
+                }
+
+                @Override public void failed(RuntimeException e) {
+                    if (e instanceof ExecutorUnavailable u) unreachable(u);
+                }
+            };
         } catch (IOException e) {
             throw new ExecException("cannot prepare job " + l.jobId() + " in " + dir + ": " + e.getMessage(), e);
-        } catch (NumberFormatException e) {
-            throw new ExecException("sbatch did not print a job id for job " + l.jobId(), e);
         }
     }
 
@@ -236,14 +270,19 @@ public final class SlurmExecutor implements Executor {
         try {
             return cli.run(tool, args);
         } catch (ExecutorUnavailable e) {
-            long now = System.currentTimeMillis();
-            if (unreachableSince == 0) {
-                unreachableSince = now;
-                log.warn("slurmctld does not answer; not submitting or polling until it does: {}", e.getMessage());
-            }
-            lastProbe = now;
+            unreachable(e);
             throw e;
         }
+    }
+
+    /** slurmctld did not answer: not ready until a ping gets through. */
+    private void unreachable(ExecutorUnavailable e) {
+        long now = System.currentTimeMillis();
+        if (unreachableSince == 0) {
+            unreachableSince = now;
+            log.warn("slurmctld does not answer; not submitting or polling until it does: {}", e.getMessage());
+        }
+        lastProbe = now;
     }
 
     @Override public boolean ready() {
