@@ -24,11 +24,25 @@ public final class SjfPolicy implements Policy {
         if (view.freeCount() == 0) return List.of();
         // shortest first, submission order among equals; a heap, because only the first few fit on the idle GPUs
         List<PendingJob> queue = s.queue();
-        double[] solo = new double[queue.size()];
-        for (int i = 0; i < solo.length; i++) solo[i] = s.soloSeconds(queue.get(i).job(), queue.get(i).remainingIterations());
-        PriorityQueue<Integer> order = new PriorityQueue<>(Math.max(1, solo.length), Comparator.comparingInt((Integer i) -> -queue.get(i).job().priority())
-                .thenComparingDouble(i -> solo[i]).thenComparingDouble(i -> queue.get(i).job().submitTime()).thenComparingInt(i -> i));
-        for (int i = 0; i < solo.length; i++) order.add(i);
+        int n = queue.size();
+        double[] solo = new double[n], submit = new double[n];
+        int[] priority = new int[n];
+        for (int i = 0; i < n; i++) {
+            PendingJob p = queue.get(i);
+            solo[i] = s.soloSeconds(p.job(), p.remainingIterations());
+            submit[i] = p.job().submitTime();
+            priority[i] = p.job().priority();
+        }
+        // one comparison method over arrays: this runs at every scheduling point for every queued job
+        Comparator<Integer> byOrder = (a, b) -> {
+            if (priority[a] != priority[b]) return Integer.compare(priority[b], priority[a]);
+            int c = Double.compare(solo[a], solo[b]);
+            if (c != 0) return c;
+            c = Double.compare(submit[a], submit[b]);
+            return c != 0 ? c : Integer.compare(a, b);
+        };
+        PriorityQueue<Integer> order = new PriorityQueue<>(Math.max(1, n), byOrder);
+        for (int i = 0; i < n; i++) order.add(i);
         List<Decision> out = new ArrayList<>();
         while (!order.isEmpty() && view.freeCount() > 0) Exclusive.startIfIdle(view, queue.get(order.poll()), "sjf shortest", out);
         return out;
