@@ -2,6 +2,7 @@ package dev.tandem.cli;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tandem.server.exec.ExecException;
 import dev.tandem.server.exec.ToolPath;
 import dev.tandem.server.exec.slurm.SlurmCli;
 import dev.tandem.sim.engine.Metrics;
@@ -83,7 +84,7 @@ final class SweepOnSlurm {
             if (!Files.exists(result(i))) missing.add("task " + i + " (" + describe(workloads.get(i)) + "): see " + dir.resolve("task-" + i + ".log"));
         }
         if (!missing.isEmpty()) {
-            throw new IllegalStateException("Slurm job array " + id + ": " + missing.size() + " of " + workloads.size() + " task(s) left no result:\n  "
+            throw new ExecException("Slurm job array " + id + ": " + missing.size() + " of " + workloads.size() + " task(s) left no result:\n  "
                     + String.join("\n  ", missing));
         }
         Map<Sweep.Cell, Metrics> results = new LinkedHashMap<>();
@@ -92,7 +93,7 @@ final class SweepOnSlurm {
             Map<String, Metrics> byPolicy = JSON.readValue(result(i).toFile(), new TypeReference<LinkedHashMap<String, Metrics>>() {});
             for (String p : policies) {
                 Metrics m = byPolicy.get(p);
-                if (m == null) throw new IllegalStateException(result(i) + " has no result for policy " + p);
+                if (m == null) throw new ExecException(result(i) + " has no result for policy " + p);
                 results.put(new Sweep.Cell(w.cluster(), w.load(), w.seed(), p), m);
             }
         }

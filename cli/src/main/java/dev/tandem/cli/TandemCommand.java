@@ -26,7 +26,7 @@ public final class TandemCommand implements Runnable {
                 cmd.getErr().println("tandem: error: " + t.getMessage());
                 return t instanceof SimulationException ? 3 : 2;
             }
-            if (t instanceof java.io.UncheckedIOException || t instanceof java.io.IOException) {
+            if (t instanceof java.io.UncheckedIOException || t instanceof java.io.IOException || t instanceof dev.tandem.server.exec.ExecException) {
                 cmd.getErr().println("tandem: error: " + t.getMessage());
                 return 1;
             }

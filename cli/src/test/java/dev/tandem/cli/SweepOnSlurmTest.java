@@ -53,8 +53,8 @@ class SweepOnSlurmTest {
     @Test
     void whatSlurmRefusesIsReportedAndSlurmOptionsNeedSlurm() {
         CliTest.Run bad = tandem(with("--executor", "slurm", "--partition", "no-such-partition", "--work-dir", dir.resolve("w").toString()));
-        assertThat(bad.code()).isNotZero();
-        assertThat(bad.err()).contains("sbatch").contains("partition");
+        assertThat(bad.code()).isEqualTo(1);
+        assertThat(bad.err()).startsWith("tandem: error: sbatch").contains("partition").doesNotContain("\tat ");
         CliTest.Run local = tandem(with("--partition", "gpu"));
         assertThat(local.code()).isEqualTo(2);
         assertThat(local.err()).contains("--partition and --work-dir are for --executor slurm");
