@@ -18,6 +18,29 @@ public interface Binding<T> {
     /** Bookkeeping after {@link #call} threw (loop thread), e.g. that slurmctld did not answer. */
     default void failed(RuntimeException e) { }
 
+    /**
+     * The record step once the slow part has returned {@code called} or thrown {@code error} (loop thread): the
+     * failure's bookkeeping and the failure itself, or {@link #finish}.
+     */
+    default Launched complete(T called, RuntimeException error) {
+        if (error != null) {
+            failed(error);
+            throw error;
+        }
+        return finish(called);
+    }
+
+    /** Both parts on the caller's thread: a start that waits for its slow part. */
+    default Launched runHere() {
+        T called;
+        try {
+            called = call();
+        } catch (RuntimeException e) {
+            return complete(null, e);
+        }
+        return complete(called, null);
+    }
+
     /** Whether the run has already started: no slow part left, {@link #call} returns at once. */
     default boolean started() { return false; }
 

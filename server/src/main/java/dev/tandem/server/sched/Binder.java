@@ -26,11 +26,7 @@ final class Binder implements AutoCloseable {
         /** The binding's record step, or the failure of its slow part (after its bookkeeping). */
         @SuppressWarnings("unchecked")
         Launched finish() {
-            if (error != null) {
-                binding.failed(error);
-                throw error;
-            }
-            return ((Binding<Object>) binding).finish(called);
+            return ((Binding<Object>) binding).complete(called, error);
         }
     }
 

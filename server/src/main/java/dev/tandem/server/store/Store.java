@@ -115,13 +115,9 @@ public final class Store implements AutoCloseable {
 
     // ---- users
 
+    /** Whether any user is an admin (from memory). */
     public boolean anyAdmin() {
-        return db.tx(c -> {
-            try (PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM users WHERE role = 'admin'"); ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getLong(1) > 0;
-            }
-        });
+        return users.byName().values().stream().anyMatch(User::admin);
     }
 
     /** Creates a user, recorded in the audit trail as created by {@code actor}; false when the name is taken. */
@@ -200,14 +196,9 @@ public final class Store implements AutoCloseable {
         });
     }
 
-    /** How many admins are not disabled. */
+    /** How many admins are not disabled (from memory). */
     public long enabledAdmins() {
-        return db.tx(c -> {
-            try (PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM users WHERE role = 'admin' AND disabled = 0"); ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getLong(1);
-            }
-        });
+        return users.byName().values().stream().filter(u -> u.admin() && !u.disabled()).count();
     }
 
     /** Every user, by name. */

@@ -105,15 +105,33 @@ public final class SacctReader {
         return t;
     }
 
+    /**
+     * The allocated GPUs of one job, from its GRES entries: Slurm lists the untyped count ("gpu") and, where GPUs have
+     * types, each type's ("gpu:a100") as well, so the untyped count wins and the typed ones are summed only without it.
+     */
+    private static final class GpuCount {
+        private Long untyped;
+        private long typed;
+
+        /** @param name a GRES name: "gpu" or "gpu:TYPE" (others are not GPUs and are ignored) */
+        void add(String name, long n) {
+            if (name.equals("gpu")) untyped = n;
+            else if (name.startsWith("gpu:")) typed += n;
+        }
+
+        static boolean isGpu(String name) { return name.equals("gpu") || name.startsWith("gpu:"); }
+
+        int total() { return (int) (untyped != null ? untyped : typed); }
+    }
+
     /** The GPUs in a TRES list such as "billing=1,cpu=1,gres/gpu=2,gres/gpu:a100=2,mem=1000M,node=1". */
     private static int gpusOf(Csv.Row row, String tres) {
-        Integer untyped = null;
-        int typed = 0;
+        GpuCount gpus = new GpuCount();
         for (String item : tres.split(",")) {
             int eq = item.indexOf('=');
             if (eq < 0) continue;
             String key = item.substring(0, eq).trim();
-            if (!key.equals("gres/gpu") && !key.startsWith("gres/gpu:")) continue;
+            if (!key.startsWith("gres/") || !GpuCount.isGpu(key.substring("gres/".length()))) continue;
             int n;
             try {
                 n = Integer.parseInt(item.substring(eq + 1).trim());
@@ -121,10 +139,9 @@ public final class SacctReader {
                 throw row.error("AllocTRES", "'" + item + "' does not give a whole number of GPUs");
             }
             if (n < 0) throw row.error("AllocTRES", "'" + item + "' gives a negative number of GPUs");
-            if (key.equals("gres/gpu")) untyped = n;
-            else typed += n;
+            gpus.add(key.substring("gres/".length()), n);
         }
-        return untyped != null ? untyped : typed;
+        return gpus.total();
     }
 
     // ---- sacct --json
@@ -182,19 +199,16 @@ public final class SacctReader {
         String id = arrayJob != 0 && task >= 0 ? arrayJob + "_" + task : String.valueOf(jobId);
         double submit = wholeNumber(w, job.path("time"), "submission", "time.submission");
         double elapsed = wholeNumber(w, job.path("time"), "elapsed", "time.elapsed");
-        int gpus = 0;
-        Integer untyped = null;
+        GpuCount count = new GpuCount();
         int i = 0;
         for (JsonNode tres : job.path("tres").path("allocated")) {
             String name = tres.path("name").asText("");
-            if (tres.path("type").asText("").equals("gres") && (name.equals("gpu") || name.startsWith("gpu:"))) {
-                long n = optionalWholeNumber(w, tres, "count", "tres.allocated[" + i + "].count");
-                if (name.equals("gpu")) untyped = (int) Math.max(0, n);
-                else gpus += (int) Math.max(0, n);
+            if (tres.path("type").asText("").equals("gres") && GpuCount.isGpu(name)) {
+                count.add(name, Math.max(0, optionalWholeNumber(w, tres, "count", "tres.allocated[" + i + "].count")));
             }
             i++;
         }
-        if (untyped != null) gpus = untyped;
+        int gpus = count.total();
         if (gpus == 0 || elapsed == 0) {
             c.ignore();
             return;

@@ -153,19 +153,7 @@ public final class SlurmExecutor implements Executor {
     }
 
     @Override public Launched start(Launch l) {
-        Binding<?> b = bind(l);
-        return finishNow(b);
-    }
-
-    private static <T> Launched finishNow(Binding<T> b) {
-        T called;
-        try {
-            called = b.call();
-        } catch (RuntimeException e) {
-            b.failed(e);
-            throw e;
-        }
-        return b.finish(called);
+        return bind(l).runHere();
     }
 
     /**
