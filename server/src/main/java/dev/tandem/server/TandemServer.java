@@ -19,6 +19,7 @@ import dev.tandem.server.gpu.NvidiaSmiParser;
 import dev.tandem.server.metrics.ServerMetrics;
 import dev.tandem.server.sched.Oracle;
 import dev.tandem.server.sched.SchedulerLoop;
+import dev.tandem.server.sched.VirtualClock;
 import dev.tandem.server.store.Database;
 import dev.tandem.server.store.Role;
 import dev.tandem.server.store.Store;
@@ -45,6 +46,7 @@ public final class TandemServer implements AutoCloseable {
     private final Store store;
     private final GpuMonitor monitor;
     private final SchedulerLoop loop;
+    private final Executor executor;
     private final ApiServer api;
     private final String url;
     private final FileChannel stateLock;
@@ -53,8 +55,10 @@ public final class TandemServer implements AutoCloseable {
     private final CountDownLatch closed = new CountDownLatch(1);
     private boolean closing;
 
-    private TandemServer(ServerConfig cfg, FileChannel stateLock, GpuLocks gpuLocks, Store store, GpuMonitor monitor, SchedulerLoop loop, ApiServer api, String url) {
+    private TandemServer(ServerConfig cfg, FileChannel stateLock, GpuLocks gpuLocks, Store store, GpuMonitor monitor, SchedulerLoop loop,
+                         Executor executor, ApiServer api, String url) {
         this.cfg = cfg;
+        this.executor = executor;
         this.stateLock = stateLock;
         this.gpuLocks = gpuLocks;
         this.store = store;
@@ -70,6 +74,22 @@ public final class TandemServer implements AutoCloseable {
      * nothing is created (database, admin token) by a start that cannot succeed.
      */
     public static TandemServer start(ServerConfig cfg) {
+        return start(cfg, null);
+    }
+
+    /**
+     * Starts the daemon in virtual time, on simulated GPUs: the whole daemon (API, store, scheduler, executor) as
+     * {@link #start} starts it, except that its clock stands still until the driver moves it and rounds run only when
+     * the driver calls {@link #step}. With it, the same jobs run through {@code tandem simulate} and through the daemon
+     * can be compared decision by decision.
+     */
+    public static TandemServer startInVirtualTime(ServerConfig cfg, VirtualClock clock) {
+        if (!cfg.simulatedExecutor()) throw new IllegalArgumentException("virtual time needs the simulated executor; real runs take real time");
+        return start(cfg, clock);
+    }
+
+    private static TandemServer start(ServerConfig cfg, VirtualClock virtual) {
+        java.time.InstantSource clock = virtual != null ? virtual : java.time.InstantSource.system();
         Policy policy = PolicyCatalog.create(cfg.policy(), cfg.scheduler().tandem());
         List<JobProfile> knownProfiles = KnownProfiles.load(cfg.scheduler().knownProfiles()); // a bad file fails before anything is created
         FileChannel lock = null;
@@ -84,7 +104,7 @@ public final class TandemServer implements AutoCloseable {
             probePort(cfg.host(), cfg.port());
             // Slurm executes on other machines: their GPUs are not this machine's nvidia-smi's to sample
             executor = cfg.slurmExecutor() ? new SlurmExecutor(cfg.stateDir(), cfg.tools(), cfg.slurm(), cfg.stopGraceMs())
-                    : cfg.simulatedExecutor() ? SimulatedExecutor.withBundledData(cfg.stateDir(), cfg.simulated())
+                    : cfg.simulatedExecutor() ? SimulatedExecutor.withBundledData(cfg.stateDir(), cfg.simulated(), clock::millis)
                     : new LocalExecutor(cfg.stateDir(), cfg.tools(), cfg.sharing(), cfg.stopGraceMs(), cfg.mpsThreadPercentage());
             List<GpuDevice> gpus = discover(executor, cfg);
             if (cfg.localExecutor()) {
@@ -104,8 +124,10 @@ public final class TandemServer implements AutoCloseable {
             if (cfg.localExecutor()) monitor.start(cfg.tools());
             if (executor instanceof SimulatedExecutor simulated) simulated.sendReadingsTo(monitor::record);
             ServerMetrics metrics = new ServerMetrics();
-            loop = new SchedulerLoop(store, executor, gpus, Oracle.build(store, cfg.scheduler().model()), monitor, metrics, policy, cfg.scheduler(), knownProfiles);
-            loop.start();
+            loop = new SchedulerLoop(store, executor, gpus, Oracle.build(store, cfg.scheduler().model()), monitor, metrics, policy, cfg.scheduler(),
+                    knownProfiles, clock);
+            if (virtual != null) loop.startInVirtualTime();
+            else loop.start();
             String sharing = cfg.simulatedExecutor() ? "simulated" : cfg.sharing() == Sharing.MPS ? "mps" : "time-slicing";
             ApiServer api = new ApiServer(store, loop, metrics, cfg.stateDir(), sharing, cfg.host(), cfg.port(), cfg.maxBodyBytes());
             String url = "http://" + (cfg.host().contains(":") ? "[" + cfg.host() + "]" : cfg.host()) + ":" + api.port();
@@ -114,7 +136,7 @@ public final class TandemServer implements AutoCloseable {
             if (cfg.simulatedExecutor()) sharing = "simulated (" + cfg.simulated().cluster() + ", " + cfg.simulated().timeScale() + " s per second)";
             log.info("tandem serve: policy {}, {} GPU(s), {} sharing, store {}, listening on {}", policy.name(), gpus.size(), sharing,
                     store.database().description(), url);
-            return new TandemServer(cfg, lock, gpuLocks, store, monitor, loop, api, url);
+            return new TandemServer(cfg, lock, gpuLocks, store, monitor, loop, executor, api, url);
         } catch (IOException e) {
             closeQuietly(loop, executor, monitor, store, lock, gpuLocks);
             throw new StartupException("state directory " + cfg.stateDir() + ": " + e.getMessage(), e);
@@ -195,6 +217,19 @@ public final class TandemServer implements AutoCloseable {
     }
 
     public String url() { return url; }
+
+    /** One scheduling round now (virtual time, {@link #startInVirtualTime}). */
+    public void step() { loop.step(); }
+
+    /**
+     * When something next happens on its own (virtual time): a simulated run ends, a round is due, a speed becomes
+     * measured; Long.MAX_VALUE when nothing will until a job arrives.
+     */
+    public long nextEventMillis() {
+        long next = loop.nextDueMillis();
+        if (executor instanceof SimulatedExecutor simulated) next = Math.min(next, simulated.nextEventMillis());
+        return next;
+    }
 
     public Path adminTokenFile() { return cfg.stateDir().resolve(StateFiles.ADMIN_TOKEN); }
 

@@ -159,7 +159,7 @@ public final class ApiServer implements AutoCloseable {
         String problem;
         try {
             store.ping();
-            problem = loop.notReady(System.currentTimeMillis()).orElse(null);
+            problem = loop.notReady(loop.now()).orElse(null);
         } catch (RuntimeException e) {
             problem = "the store does not answer: " + e.getMessage();
         }
@@ -190,7 +190,7 @@ public final class ApiServer implements AutoCloseable {
                 throw ApiError.badField("after", "job " + dep + " has " + d.state().dbName() + "; a job after it could never start");
             }
         }
-        long now = System.currentTimeMillis();
+        long now = loop.now();
         List<JobRecord> stored = sub.arrayIndices().isEmpty() ? List.of(store.insertJob(j, user.name(), now))
                 : store.insertArray(j, sub.arrayIndices(), user.name(), now);
         for (JobRecord r : stored) metrics.submitted();
@@ -212,7 +212,7 @@ public final class ApiServer implements AutoCloseable {
     private void setHeld(Context ctx, boolean held) {
         User user = ctx.attribute("user");
         JobRecord r = visibleJob(ctx);
-        JobState state = store.setHeld(r.id(), held, user.name(), System.currentTimeMillis()).orElseThrow(() -> ApiError.notFound("job " + r.id()));
+        JobState state = store.setHeld(r.id(), held, user.name(), loop.now()).orElseThrow(() -> ApiError.notFound("job " + r.id()));
         if (!JobState.QUEUED.contains(state)) {
             throw new ApiError(409, null, "job " + r.id() + " is " + state.dbName() + "; only a waiting job can be " + (held ? "held" : "released"));
         }
@@ -229,7 +229,7 @@ public final class ApiServer implements AutoCloseable {
     private void history(Context ctx) {
         User user = ctx.attribute("user");
         String owner = user.admin() ? ctx.queryParam("user") : user.name();
-        long now = System.currentTimeMillis();
+        long now = loop.now();
         long since = TimeQuery.parse(ctx.queryParam("since"), "since", 0, now);
         long until = TimeQuery.parse(ctx.queryParam("until"), "until", Long.MAX_VALUE, now);
         int limit = (int) queryLong(ctx, "limit", 1000, 1, 100_000);
@@ -272,7 +272,7 @@ public final class ApiServer implements AutoCloseable {
     private void cancel(Context ctx) {
         User user = ctx.attribute("user");
         JobRecord r = visibleJob(ctx);
-        long now = System.currentTimeMillis();
+        long now = loop.now();
         if (!store.transition(r.id(), JobState.NOT_TERMINAL, JobState.CANCELLED, user.name(), "cancelled by " + user.name(),
                 new Change().set(Change.Column.FINISHED_AT, now), now)) {
             JobRecord again = store.job(r.id()).orElseThrow(() -> ApiError.notFound("job " + r.id()));
@@ -526,7 +526,7 @@ public final class ApiServer implements AutoCloseable {
             throw ApiError.badField("unix_user", e.getMessage());
         }
         String token = Tokens.generate();
-        if (!store.createUser(name, role, Tokens.hash(token), unixUser, user.name(), System.currentTimeMillis())) throw new ApiError(409, "name", "user '" + name + "' exists");
+        if (!store.createUser(name, role, Tokens.hash(token), unixUser, user.name(), loop.now())) throw new ApiError(409, "name", "user '" + name + "' exists");
         log.info("user {} ({}, Unix account {}) created by {}", name, role.dbName(), unixUser, user.name());
         ObjectNode o = json.createObjectNode();
         o.put("name", name);
@@ -588,7 +588,7 @@ public final class ApiServer implements AutoCloseable {
         if (disabled && u.admin() && !u.disabled() && store.enabledAdmins() <= 1) {
             throw new ApiError(409, null, "user " + name + " is the last enabled admin; create or enable another admin first");
         }
-        store.setDisabled(name, disabled, user.name(), System.currentTimeMillis());
+        store.setDisabled(name, disabled, user.name(), loop.now());
         auth.forget(name);
         log.info("user {} {} by {}", name, disabled ? "disabled" : "enabled", user.name());
         send(ctx, userJson(store.user(name).orElseThrow()));
@@ -601,7 +601,7 @@ public final class ApiServer implements AutoCloseable {
         if (!user.admin() && !user.name().equals(name)) throw new ApiError(403, null, "only an admin rotates another user's token");
         store.user(name).orElseThrow(() -> ApiError.notFound("user " + name));
         String token = Tokens.generate();
-        store.rotateToken(name, Tokens.hash(token), user.name(), System.currentTimeMillis());
+        store.rotateToken(name, Tokens.hash(token), user.name(), loop.now());
         auth.forget(name);
         log.info("token of user {} rotated by {}", name, user.name());
         ObjectNode o = json.createObjectNode();
@@ -630,7 +630,7 @@ public final class ApiServer implements AutoCloseable {
             if (!n.isIntegralNumber() || !n.canConvertToInt() || n.asInt() < 1) throw ApiError.badField("max_gpus", "must be a whole number of at least 1, or null");
             max = n.asInt();
         }
-        store.setMaxGpus(name, max, user.name(), System.currentTimeMillis());
+        store.setMaxGpus(name, max, user.name(), loop.now());
         log.info("GPU limit of user {} set to {} by {}", name, max == null ? "the default" : max, user.name());
         loop.wake();
         send(ctx, userJson(store.user(name).orElseThrow()));

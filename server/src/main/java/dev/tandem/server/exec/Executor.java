@@ -44,6 +44,12 @@ public interface Executor extends AutoCloseable {
      */
     default Optional<GpuReadings> jobReadings(long jobId, int attempt, List<Integer> gpus) { return Optional.empty(); }
 
+    /**
+     * Solo profiles this executor's GPUs are known to run at without measuring them: a simulated executor's ground
+     * truth. Real executors have none: the daemon measures each workload alone here before it judges co-located speeds.
+     */
+    default List<dev.tandem.core.model.JobProfile> hardwareProfiles() { return List.of(); }
+
     /** How runs are kept apart from the daemon and from each other, for the start-up log. */
     String containment();
 

@@ -42,6 +42,8 @@ final class Context {
     final ServerMetrics metrics;
     final SchedulerConfig cfg;
     final MemoryRule memoryRule;
+    /** The wall clock, or a virtual one the driver moves ({@link VirtualClock}). */
+    final java.time.InstantSource clock;
     /** What the scheduler did recently, and the series the dashboard draws (memory only). */
     final DecisionLog decisions = new DecisionLog();
     final Timeline timeline = new Timeline();
@@ -49,13 +51,14 @@ final class Context {
     boolean dirty = true;
 
     Context(Store store, Executor executor, List<GpuDevice> devices, OnlineCorrectedModel oracle, GpuMonitor monitor,
-            ServerMetrics metrics, SchedulerConfig cfg, List<dev.tandem.core.model.JobProfile> knownProfiles) {
+            ServerMetrics metrics, SchedulerConfig cfg, List<dev.tandem.core.model.JobProfile> knownProfiles, java.time.InstantSource clock) {
+        this.clock = clock;
         this.store = store;
         this.executor = executor;
         this.devices = List.copyOf(devices);
         this.cluster = clusterOf(devices);
         this.runs = new RunTable(devices.size());
-        this.learned = new Learned(store, knownProfiles);
+        this.learned = new Learned(store, knownProfiles, executor.hardwareProfiles());
         this.oracle = oracle;
         this.monitor = monitor;
         this.metrics = metrics;
@@ -77,7 +80,7 @@ final class Context {
         return new Cluster(nodes).withGangsOnOneNode();
     }
 
-    long now() { return System.currentTimeMillis(); }
+    long now() { return clock.millis(); }
 
     /** nvidia-smi indices of cluster GPU ids, as the store keeps them. */
     List<Integer> indices(List<Integer> clusterIds) {

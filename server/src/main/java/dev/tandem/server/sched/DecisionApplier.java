@@ -37,6 +37,14 @@ final class DecisionApplier {
     private static final Logger log = LoggerFactory.getLogger(DecisionApplier.class);
     /** The last refusal recorded in each job's history, so that a decision repeated every round is noted once. */
     private final Map<Long, String> lastRefusal = new HashMap<>();
+    /**
+     * Starts the policy decided on GPUs that runs it stopped in the same decision still hold (a preemption takes until
+     * the run has checkpointed and exited): the GPUs are promised to the job, which starts as soon as they are free,
+     * as the simulator, where a preemption frees the GPUs at once, starts it at the moment of the decision.
+     */
+    private final Map<Long, Promised> promised = new java.util.LinkedHashMap<>();
+
+    private record Promised(List<Integer> gpus, String reason, SchedulerSnapshot snapshot) {}
 
     private final Context ctx;
     private final ExitHandler exits;
@@ -71,6 +79,10 @@ final class DecisionApplier {
                     if (ready == null) ready = ctx.executor.ready();
                     if (!ready) continue; // the jobs wait in the queue; the policy is asked again next round
                     Optional<String> refusal = refuseStart(job, s.gpus());
+                    if (refusal.isPresent() && refuseStart(job, s.gpus(), false).isEmpty()) {
+                        promised.put(id, new Promised(List.copyOf(s.gpus()), s.reason(), snapshot)); // its GPUs free up when their runs have stopped
+                        continue;
+                    }
                     if (refusal.isPresent()) {
                         rejected(job, "start on GPU(s) " + ctx.describe(s.gpus()), refusal.get(), now);
                         continue;
@@ -86,16 +98,52 @@ final class DecisionApplier {
 
     /** The placement rules every world applies ({@link PlacementRules}), with what only the live world knows. */
     Optional<String> refuseStart(JobRecord job, List<Integer> gpus) {
-        String alone = ctx.learned.profile(job.signature()).isEmpty() ? "not profiled yet, so it runs alone first"
-                : job.exclusive() ? "runs alone after an out-of-memory crash" : null;
-        return PlacementRules.refusal(job.gpus(), gpus, ctx.cluster, alone, this::tenantsOn);
+        return refuseStart(job, gpus, true);
     }
 
-    private List<PlacementRules.Tenant> tenantsOn(int gpu) {
+    /** @param withStopping false: as if the runs the scheduler is stopping had already left their GPUs */
+    private Optional<String> refuseStart(JobRecord job, List<Integer> gpus, boolean withStopping) {
+        String alone = ctx.learned.profile(job.signature()).isEmpty() ? "not profiled yet, so it runs alone first"
+                : job.exclusive() ? "runs alone after an out-of-memory crash" : null;
+        return PlacementRules.refusal(job.gpus(), gpus, ctx.cluster, alone, gpu -> tenantsOn(gpu, withStopping));
+    }
+
+    /** Jobs waiting for GPUs promised to them ({@link #promised}): no longer the policy's to place. */
+    Set<Long> promised() { return promised.keySet(); }
+
+    /**
+     * Starts the promised jobs whose GPUs are free now, each as the policy decided it (a job cancelled meanwhile, or a
+     * placement the rules now refuse, is dropped, and the policy decides again).
+     */
+    void startPromised(Map<Long, JobRecord> jobs, long now) {
+        for (var it = promised.entrySet().iterator(); it.hasNext(); ) {
+            var e = it.next();
+            Promised p = e.getValue();
+            boolean stillStopping = p.gpus().stream().anyMatch(g -> ctx.runs.on(g).stream().anyMatch(r -> r.stop != Run.Stop.NONE));
+            if (stillStopping) continue;
+            it.remove();
+            JobRecord job = jobs.get(e.getKey());
+            if (job == null || !JobState.QUEUED.contains(job.state())) {
+                ctx.dirty = true; // the GPUs are free for the policy to give to someone else
+                continue;
+            }
+            Optional<String> refusal = refuseStart(job, p.gpus());
+            if (refusal.isPresent()) {
+                rejected(job, "start on GPU(s) " + ctx.describe(p.gpus()), refusal.get(), now);
+                ctx.dirty = true;
+                continue;
+            }
+            startOn(job, p.gpus(), p.reason(), p.snapshot(), jobs, now);
+            ctx.store.job(job.id()).ifPresent(started -> jobs.put(started.id(), started)); // the round goes on with it started
+        }
+    }
+
+    private List<PlacementRules.Tenant> tenantsOn(int gpu, boolean withStopping) {
         List<Run> on = ctx.runs.on(gpu);
         if (on.isEmpty()) return List.of();
         List<PlacementRules.Tenant> out = new ArrayList<>(on.size());
         for (Run r : on) {
+            if (!withStopping && r.stop != Run.Stop.NONE) continue;
             String busy = r.profiling ? "job " + r.jobId + " is being profiled alone" : r.stop != Run.Stop.NONE ? "job " + r.jobId + " is stopping" : null;
             out.add(new PlacementRules.Tenant(Long.toString(r.jobId), r.gpus, busy));
         }
@@ -183,8 +231,7 @@ final class DecisionApplier {
             return Optional.empty();
         }
         Run run = new Run(job.id(), job.signature(), attempt, gpus, now);
-        ctx.runs.add(run);
-        ctx.dirty = true;
+        ctx.runs.add(run); // the policy's own decision: nothing it has not seen, so no new round for it (as in the simulator)
         Binder.Start start = new Binder.Start(job, state, reason, attempt, run);
         if (binding.started()) bound(new Binder.Bound(start, binding, binding.call(), null), now);
         else binder.bind(start, binding);
@@ -217,7 +264,6 @@ final class DecisionApplier {
                 s.attempt(), s.reason());
         ctx.decisions.add(now, job.id(), job.owner(), s.state() == JobState.PAIRED ? "paired" : s.state() == JobState.PROFILING ? "profiling" : "started",
                 "on GPU(s) " + ctx.describe(run.gpus) + ": " + s.reason());
-        ctx.dirty = true;
         if (run.stop != Run.Stop.NONE) ctx.executor.stop(job.id());
     }
 

@@ -25,11 +25,14 @@ final class Learned {
     private final Map<WorkloadSignature, ProfileRecord> records = new HashMap<>();
     private final Map<WorkloadSignature, Long> memoryEstimates;
     private final Set<String> oomPairs;
+    /** Solo speeds this hardware is known to have ({@link dev.tandem.server.exec.Executor#hardwareProfiles}). */
+    private final Map<WorkloadSignature, Double> hardwareSpeeds = new HashMap<>();
     /** Counts what was learned: a job's view built at an older version may be out of date. */
     private long version;
 
-    Learned(Store store, java.util.List<JobProfile> known) {
+    Learned(Store store, java.util.List<JobProfile> known, java.util.List<JobProfile> hardware) {
         this.store = store;
+        for (JobProfile p : hardware) hardwareSpeeds.put(p.signature(), p.soloSpeed());
         for (JobProfile p : known) profiles.put(p);
         for (ProfileRecord r : store.profiles()) {
             profiles.put(r.profile());
@@ -49,7 +52,14 @@ final class Learned {
     Optional<ProfileRecord> record(WorkloadSignature sig) { return Optional.ofNullable(records.get(sig)); }
 
     /** Whether this workload's solo speed was measured here (else co-located speeds cannot be judged yet). */
-    boolean soloSpeedMeasured(WorkloadSignature sig) { return record(sig).map(ProfileRecord::speedMeasured).orElse(false); }
+    boolean soloSpeedMeasured(WorkloadSignature sig) { return measuredSoloSpeed(sig).isPresent(); }
+
+    /** The solo speed measured here, or known of this hardware; empty when co-located speeds cannot be judged yet. */
+    Optional<Double> measuredSoloSpeed(WorkloadSignature sig) {
+        ProfileRecord r = records.get(sig);
+        if (r != null && r.speedMeasured()) return Optional.of(r.profile().soloSpeed());
+        return Optional.ofNullable(hardwareSpeeds.get(sig));
+    }
 
     void saveProfile(ProfileRecord r) {
         store.saveProfile(r);

@@ -1,6 +1,5 @@
 package dev.tandem.server.sched;
 
-import dev.tandem.server.store.ProfileRecord;
 import dev.tandem.server.store.Store;
 
 import java.util.Optional;
@@ -17,11 +16,15 @@ final class Observations {
         this.ctx = ctx;
     }
 
-    void update(long now) {
+    /** @return whether a run's speed became measured (a policy acting on running jobs sees something new) */
+    boolean update(long now) {
+        boolean measured = false;
         for (Run run : ctx.runs.all()) {
             run.iterationsPerSecond = run.meter.rateSince(run.placedAt, ctx.cfg.observeMs());
-            Optional<ProfileRecord> p = ctx.learned.record(run.signature).filter(ProfileRecord::speedMeasured);
-            run.observed = p.isPresent() && !Double.isNaN(run.iterationsPerSecond) ? run.iterationsPerSecond / p.get().profile().soloSpeed() : Double.NaN;
+            Optional<Double> solo = ctx.learned.measuredSoloSpeed(run.signature);
+            boolean before = !Double.isNaN(run.observed);
+            run.observed = solo.isPresent() && !Double.isNaN(run.iterationsPerSecond) ? run.iterationsPerSecond / solo.get() : Double.NaN;
+            measured |= !before && !Double.isNaN(run.observed);
         }
         for (Run a : ctx.runs.all()) {
             if (a.partner == null || a.observationReported || Double.isNaN(a.observed)) continue;
@@ -33,7 +36,7 @@ final class Observations {
             ctx.metrics.colocation(b.predicted == null ? Double.NaN : b.predicted.speedA(), b.observed);
             a.observationReported = true;
             b.observationReported = true;
-            ctx.dirty = true;
         }
+        return measured;
     }
 }

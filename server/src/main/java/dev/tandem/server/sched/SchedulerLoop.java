@@ -47,18 +47,31 @@ public final class SchedulerLoop implements AutoCloseable {
     /** Wake-ups since the last round began: more than one means a stream of them (see {@link #settle}). */
     private final java.util.concurrent.atomic.AtomicInteger wakes = new java.util.concurrent.atomic.AtomicInteger();
     private volatile boolean running;
+    /** Rounds run when the driver of virtual time steps them, not on a thread of the loop's own. */
+    private volatile boolean virtualTime;
     private volatile LiveState live = LiveState.EMPTY;
     private Thread thread;
     private SchedulerSnapshot lastSnapshot;
     private LiveState.Waiting waiting = LiveState.Waiting.NONE;
-    private long lastDecision;
+    /**
+     * When the policy is next asked although nothing changed: a fixed grid of {@code roundMs} from the first round, as
+     * the simulator's rounds (so that both worlds ask a policy at the same moments).
+     */
+    private long nextRound = Long.MIN_VALUE;
     /** When the last decision ended and how long it took (System.nanoTime): the next one waits at least as long. */
     private long lastDecisionEnd, lastDecisionNanos;
 
-    /** @param knownProfiles solo profiles known in advance ({@link KnownProfiles}) */
+    /** On the wall clock. @param knownProfiles solo profiles known in advance ({@link KnownProfiles}) */
     public SchedulerLoop(Store store, Executor executor, List<GpuDevice> devices, OnlineCorrectedModel oracle, GpuMonitor monitor,
                          ServerMetrics metrics, Policy policy, SchedulerConfig cfg, List<dev.tandem.core.model.JobProfile> knownProfiles) {
-        this.ctx = new Context(store, executor, devices, oracle, monitor, metrics, cfg, knownProfiles);
+        this(store, executor, devices, oracle, monitor, metrics, policy, cfg, knownProfiles, java.time.InstantSource.system());
+    }
+
+    /** @param clock the wall clock, or a {@link VirtualClock} for {@link #startInVirtualTime} */
+    public SchedulerLoop(Store store, Executor executor, List<GpuDevice> devices, OnlineCorrectedModel oracle, GpuMonitor monitor,
+                         ServerMetrics metrics, Policy policy, SchedulerConfig cfg, List<dev.tandem.core.model.JobProfile> knownProfiles,
+                         java.time.InstantSource clock) {
+        this.ctx = new Context(store, executor, devices, oracle, monitor, metrics, cfg, knownProfiles, clock);
         this.policy = policy;
         this.snapshots = new SnapshotBuilder(ctx);
         this.profiling = new Profiling(ctx);
@@ -76,6 +89,40 @@ public final class SchedulerLoop implements AutoCloseable {
         running = true;
         thread = Thread.ofPlatform().name("scheduler").start(this::loop);
     }
+
+    /**
+     * Re-adopts what an earlier daemon left running, and starts no thread: rounds run when the driver of virtual time
+     * calls {@link #step}, after it moved the clock to {@link #nextDueMillis} or to the next arrival.
+     */
+    public void startInVirtualTime() {
+        new Recovery(ctx).run(ctx.now());
+        virtualTime = true;
+        running = true;
+    }
+
+    /** One round, on the caller's thread (virtual time only: the loop's own thread runs them otherwise). */
+    public void step() {
+        if (!virtualTime) throw new IllegalStateException("the scheduler runs on its own thread");
+        round();
+    }
+
+    /**
+     * When this loop next has work of its own (virtual time): now when something changed, else the earliest of the next
+     * periodic round, a running job's speed becoming measured and a profiling run's end; Long.MAX_VALUE for none.
+     */
+    public long nextDueMillis() {
+        long now = ctx.now();
+        if (woken || ctx.dirty) return now;
+        long next = nextRound;
+        for (Run r : ctx.runs.all()) {
+            if (Double.isNaN(r.observed)) next = Math.min(next, Math.max(now, r.placedAt + ctx.cfg.observeMs()));
+            if (r.profiling) next = Math.min(next, Math.max(now, r.profileSince + ctx.cfg.profileMs()));
+        }
+        return next;
+    }
+
+    /** The daemon's time: the wall clock, or the virtual one. */
+    public long now() { return ctx.now(); }
 
     /** Asks for a round now (new job, cancel). */
     public void wake() {
@@ -120,7 +167,7 @@ public final class SchedulerLoop implements AutoCloseable {
     public java.util.Optional<String> notReady(long nowMs) {
         if (!running) return java.util.Optional.of("the scheduler is not running");
         Thread t = thread;
-        if (t == null || !t.isAlive()) return java.util.Optional.of("the scheduler's thread has ended");
+        if (!virtualTime && (t == null || !t.isAlive())) return java.util.Optional.of("the scheduler's thread has ended");
         long at = live.at(), limit = Math.max(30_000, 10 * ctx.cfg.roundMs());
         if (at == 0) return java.util.Optional.of("the scheduler has not completed its first round");
         if (nowMs - at > limit) return java.util.Optional.of("no scheduling round for " + (nowMs - at) / 1000 + " s");
@@ -194,14 +241,16 @@ public final class SchedulerLoop implements AutoCloseable {
         Map<Long, JobRecord> jobs = new LinkedHashMap<>();
         for (JobRecord r : unfinished) jobs.put(r.id(), r);
         for (Run run : ctx.runs.all()) if (!jobs.containsKey(run.jobId)) ctx.store.job(run.jobId).ifPresent(r -> jobs.put(r.id(), r));
+        applier.startPromised(jobs, now); // GPUs the policy promised, freed by the runs it stopped
         enforceTimeLimits(jobs, now);
         stopWhatWasCancelled(jobs);
         profiling.check(jobs, now);
-        observations.update(now);
-        if (ctx.dirty || now - lastDecision >= ctx.cfg.roundMs()) {
+        if (observations.update(now) && policy.actsOnRunningJobs()) ctx.dirty = true; // its view of running jobs changed, as the simulator's
+        if (nextRound == Long.MIN_VALUE) nextRound = now + ctx.cfg.roundMs();
+        if (ctx.dirty || now >= nextRound) {
             ctx.dirty = false;
-            lastDecision = now;
-            List<JobRecord> queued = snapshots.queued(unfinished);
+            while (nextRound <= now) nextRound += ctx.cfg.roundMs();
+            List<JobRecord> queued = snapshots.queued(unfinished, applier.promised());
             QueueGate.Verdict verdict = gate.apply(queued, jobs, snapshots::pending, now);
             SchedulerSnapshot snapshot = snapshots.build(jobs, verdict.admitted(), now);
             if (!snapshot.queue().isEmpty() || (policy.actsOnRunningJobs() && !snapshot.running().isEmpty())) {

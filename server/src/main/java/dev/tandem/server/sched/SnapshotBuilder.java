@@ -74,11 +74,11 @@ final class SnapshotBuilder {
                 ctx.learned.profiles(), ctx.oracle, ctx.memoryRule, ctx.learned.memoryEstimates(), ctx.learned.oomPairs());
     }
 
-    /** Which stored jobs wait for the policy: queued and with no process still ending. */
-    List<JobRecord> queued(List<JobRecord> unfinished) {
+    /** Which stored jobs wait for the policy: queued, with no process still ending and no GPUs promised to them. */
+    List<JobRecord> queued(List<JobRecord> unfinished, Set<Long> promised) {
         Set<Long> live = ctx.executor.liveJobs();
         List<JobRecord> out = new ArrayList<>();
-        for (JobRecord r : unfinished) if (JobState.QUEUED.contains(r.state()) && !live.contains(r.id())) out.add(r);
+        for (JobRecord r : unfinished) if (JobState.QUEUED.contains(r.state()) && !live.contains(r.id()) && !promised.contains(r.id())) out.add(r);
         return out;
     }
 

@@ -44,8 +44,12 @@ import java.util.function.LongSupplier;
  * seconds per wall second. Progress is reported as a training script's would be; a profiling run's GPU readings
  * are the profile's utilisation and memory; a pair that does not fit in memory by the simulator's rule
  * ({@link dev.tandem.data.truth.TruthPair#overflows}, with the profiles' peaks) crashes the job that joined with
- * CUDA's out-of-memory message. Runs do
- * not survive the daemon (nothing to re-adopt): after a restart they are requeued.
+ * CUDA's out-of-memory message after {@link SimulatedSettings#oomDetectSeconds()}. A run stopped by the scheduler keeps
+ * its progress (as a training script that checkpoints on SIGTERM), one that crashed loses what it did since it
+ * resumed; a resumed run first repeats {@link SimulatedSettings#restartOverheadSeconds()} of solo work. These are the
+ * simulator's rules ({@code tandem simulate}), so that the daemon on simulated GPUs and the simulator agree job by job
+ * when the daemon runs in virtual time ({@link #nextEventMillis}). Runs do not survive the daemon (nothing to
+ * re-adopt): after a restart they are requeued.
  */
 public final class SimulatedExecutor implements Executor {
     /**
@@ -60,6 +64,9 @@ public final class SimulatedExecutor implements Executor {
     private final Path stateDir;
     private final Cluster cluster;
     private final double timeScale;
+    private final SimulatedSettings settings;
+    /** Where each job's next run resumes (iterations of work, less any restart overhead it has yet to repeat). */
+    private final Map<Long, Double> checkpoints = new java.util.HashMap<>();
     private final ProfileStore profiles;
     private final InterferenceTruth truth;
     private final LongSupplier clock;
@@ -79,6 +86,9 @@ public final class SimulatedExecutor implements Executor {
         final double total;
         final long startedAt;
         final Set<Integer> gpus = new HashSet<>();
+        /** Where it resumed from; a crash falls back here. */
+        final double resumedFrom;
+        /** Iterations done, counting from the job's start; below the checkpoint while it repeats its restart overhead. */
         double done;
         long lastAt;
         double nextLog;
@@ -87,10 +97,12 @@ public final class SimulatedExecutor implements Executor {
         /** Simulated seconds until an out-of-memory crash; infinite when the run fits. */
         double oomIn = Double.POSITIVE_INFINITY;
 
-        SimRun(Launch launch, JobProfile profile, double total, long now) {
+        SimRun(Launch launch, JobProfile profile, double total, double resumedFrom, long now) {
             this.launch = launch;
             this.profile = profile;
             this.total = total;
+            this.resumedFrom = resumedFrom;
+            this.done = resumedFrom;
             this.startedAt = now;
             this.lastAt = now;
             launch.gpus().forEach(g -> gpus.add(g.index()));
@@ -99,13 +111,19 @@ public final class SimulatedExecutor implements Executor {
 
     /** The bundled Lucid data (measured on RTX 3090 GPUs), as {@code tandem simulate} uses by default. */
     public static SimulatedExecutor withBundledData(Path stateDir, SimulatedSettings settings) {
+        return withBundledData(stateDir, settings, System::currentTimeMillis);
+    }
+
+    /** As {@link #withBundledData(Path, SimulatedSettings)}, on the daemon's clock (wall or virtual). */
+    public static SimulatedExecutor withBundledData(Path stateDir, SimulatedSettings settings, LongSupplier clock) {
         ProfileStore profiles = new ProfileStore(ProfileReader.read(DataSource.LUCID_PROFILES, 0));
         InterferenceTruth truth = new MeasuredTruth("lucid", LucidPairReader.read(DataSource.LUCID_PAIRS, true), ContentionFallback.standard());
-        return new SimulatedExecutor(stateDir, settings, profiles, truth, System::currentTimeMillis);
+        return new SimulatedExecutor(stateDir, settings, profiles, truth, clock);
     }
 
     SimulatedExecutor(Path stateDir, SimulatedSettings settings, ProfileStore profiles, InterferenceTruth truth, LongSupplier clock) {
         this.stateDir = stateDir;
+        this.settings = settings;
         this.cluster = Cluster.parse(settings.cluster());
         this.timeScale = settings.timeScale();
         this.profiles = profiles;
@@ -128,16 +146,20 @@ public final class SimulatedExecutor implements Executor {
                 + profiles.all().stream().limit(3).map(x -> x.signature().label()).toList() + " (tandem compat matrix lists them)"));
         long now = clock.getAsLong();
         double total = l.iterations() != null ? l.iterations() : Math.ceil(p.soloSpeed() * DEFAULT_SOLO_SECONDS);
-        SimRun run = new SimRun(l, p, total, now);
+        Double checkpoint = checkpoints.get(l.jobId());
+        // a resumed run repeats its restart overhead first, as the simulator charges it
+        double resumeAt = checkpoint == null ? 0 : checkpoint - settings.restartOverheadSeconds() * p.soloSpeed();
+        SimRun run = new SimRun(l, p, total, resumeAt, now);
         ended.remove(l.jobId());
         long capacity = l.gpus().stream().mapToLong(GpuDevice::memoryMiB).min().orElse(0);
         for (SimRun other : partners(run)) {
             // the simulator's rule, with the profiles' peaks for the jobs' memory
             if (truth.pair(p, other.profile, l.gpus().size()).overflows(capacity, p.gmemMiB(), other.profile.gmemMiB())) {
-                run.oomIn = 5; // the newcomer's allocation fails a few seconds in, as a real one would
+                run.oomIn = settings.oomDetectSeconds(); // the newcomer's allocation fails after a while, as a real one would
             }
         }
         runs.put(l.jobId(), run);
+        pending.add(new ExecEvent.Progress(l.jobId(), reported(run), now)); // where it starts, as a script prints when it resumes
         log(l, String.format(Locale.ROOT, "[tandem] attempt %d of job %d on simulated GPU(s) %s at %s: %s, %.0f iterations at %.2f it/s solo%n",
                 l.attempt(), l.jobId(), run.gpus, Instant.ofEpochMilli(now), p.signature().label(), total, p.soloSpeed()));
         return new Launched(-1, now);
@@ -173,6 +195,7 @@ public final class SimulatedExecutor implements Executor {
             double dt = (now - r.lastAt) / 1000.0 * timeScale;
             r.lastAt = now;
             if (r.stopping) {
+                checkpoints.put(r.launch.jobId(), r.done); // it checkpoints on SIGTERM
                 log(r.launch, "[tandem] stopped (SIGTERM)\n");
                 events.add(new ExecEvent.Exited(r.launch.jobId(), 143, false, null));
                 it.remove();
@@ -180,6 +203,7 @@ public final class SimulatedExecutor implements Executor {
                 continue;
             }
             if (dt >= r.oomIn) {
+                checkpoints.put(r.launch.jobId(), r.resumedFrom + settings.restartOverheadSeconds() * r.profile.soloSpeed()); // what it did since is lost
                 log(r.launch, "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (simulated: the pair does not fit in the GPU's memory)\n");
                 events.add(new ExecEvent.Exited(r.launch.jobId(), 1, true, null));
                 it.remove();
@@ -188,7 +212,8 @@ public final class SimulatedExecutor implements Executor {
             }
             r.oomIn -= dt;
             r.done = Math.min(r.total, r.done + r.profile.soloSpeed() * factors.get(r) * dt);
-            events.add(new ExecEvent.Progress(r.launch.jobId(), (long) Math.floor(r.done), now));
+            if (r.total - r.done <= 1e-9 * r.total) r.done = r.total; // the moment nextEventMillis gave, up to rounding
+            events.add(new ExecEvent.Progress(r.launch.jobId(), reported(r), now));
             r.sinceLog += dt;
             if (r.done >= r.nextLog * r.total || r.sinceLog >= LOG_AT_LEAST_EVERY_S) {
                 log(r.launch, "tandem:progress iter=" + (long) Math.floor(r.done) + "\n");
@@ -196,6 +221,7 @@ public final class SimulatedExecutor implements Executor {
                 r.sinceLog = 0;
             }
             if (r.done >= r.total) {
+                checkpoints.remove(r.launch.jobId());
                 log(r.launch, "done\n");
                 events.add(new ExecEvent.Exited(r.launch.jobId(), 0, false, null));
                 it.remove();
@@ -205,6 +231,26 @@ public final class SimulatedExecutor implements Executor {
         sendReadings(now, factors);
         return events;
     }
+
+    /** The iteration a run reports: none below 0 while it repeats the overhead of a resume from the start. */
+    private static long reported(SimRun r) { return Math.max(0, (long) Math.floor(r.done)); }
+
+    /**
+     * When, on the daemon's clock, the next run ends (it completes, crashes out of memory, or stops as asked) at the
+     * speeds it runs at now; Long.MAX_VALUE when nothing runs. A driver of virtual time moves the clock there.
+     */
+    public long nextEventMillis() {
+        long next = Long.MAX_VALUE;
+        for (SimRun r : runs.values()) {
+            if (r.stopping) return clock.getAsLong();
+            if (Double.isFinite(r.oomIn)) next = Math.min(next, r.lastAt + (long) Math.ceil(r.oomIn * 1000 / timeScale));
+            double rate = r.profile.soloSpeed() * factor(r);
+            if (rate > 0) next = Math.min(next, r.lastAt + (long) Math.ceil((r.total - r.done) / rate * 1000 / timeScale));
+        }
+        return next;
+    }
+
+    @Override public List<JobProfile> hardwareProfiles() { return List.copyOf(profiles.all()); }
 
     /** Sends the simulated GPUs' readings to {@code sink}, as nvidia-smi's would reach the daemon's monitor. */
     public void sendReadingsTo(java.util.function.Consumer<GpuSample> sink) { this.readings = sink; }

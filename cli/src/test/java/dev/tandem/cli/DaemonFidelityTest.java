@@ -1,0 +1,205 @@
+package dev.tandem.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.tandem.core.model.Job;
+import dev.tandem.server.ServerConfig;
+import dev.tandem.server.TandemServer;
+import dev.tandem.server.exec.Sharing;
+import dev.tandem.server.exec.ToolPath;
+import dev.tandem.server.exec.simulated.SimulatedSettings;
+import dev.tandem.server.sched.SchedulerConfig;
+import dev.tandem.server.sched.VirtualClock;
+import dev.tandem.server.store.JobState;
+import dev.tandem.server.testing.TestApi;
+import dev.tandem.sim.engine.JobRecord;
+import dev.tandem.sim.engine.ProgressListener;
+import dev.tandem.sim.engine.SimulationResult;
+import dev.tandem.sim.scenario.Scenario;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The same jobs through {@code tandem simulate} and through the whole daemon: submitted over its HTTP API, stored,
+ * scheduled by its loop, run by the simulated executor, with the daemon's clock moved from event to event as the
+ * simulator's is ({@link TandemServer#startInVirtualTime}). Both worlds must take the same decisions: every job starts
+ * and ends at the same time and shares its GPU with the same partners. One API user submits every job: the simulator
+ * does not yet apply the daemon's fair share between users ({@link dev.tandem.core.runtime.Admission}).
+ */
+class DaemonFidelityTest {
+    /** Where the daemon's virtual clock starts: any instant; the simulator's t=0. */
+    static final long T0 = Instant.parse("2026-01-01T00:00:00Z").toEpochMilli();
+    @TempDir Path dir;
+    /** What the daemon did, as {@link #acts(SimulationResult)} lists the simulator's. */
+    private List<String> daemonActs = List.of();
+
+    /** The README's demo: 200 one-GPU jobs at t=0 on 8 RTX 3090s, with the simulator's defaults. */
+    static final String DEMO = "--jobs 200 --sizes 1";
+    /** Arrivals over time and gangs of 2 and 4 GPUs on the same 8 GPUs. */
+    static final String ARRIVALS = "--jobs 200 --sizes 1:0.7,2:0.2,4:0.1 --arrival poisson:4";
+
+    /**
+     * Not yet the same on {@link #ARRIVALS} (open in issue 10): fifo-packed (from t=329,886 s two jobs starting at the same
+     * instant take each other's hosts: equally good hosts are met in a different order), tiresias (from t=33,829 s a
+     * periodic round of the simulator preempts where the daemon's does not), tandem (from t=13,893 s). The first
+     * differing decision is in the failure message of each, when added here.
+     */
+    @ParameterizedTest(name = "{1} on {0}")
+    @CsvSource(delimiter = '|', value = {DEMO + "|fifo", DEMO + "|tandem", ARRIVALS + "|fifo", ARRIVALS + "|gandiva", ARRIVALS + "|lucid",
+            ARRIVALS + "|sjf", ARRIVALS + "|srtf"})
+    void theDaemonInVirtualTimeTakesTheSimulatorsDecisions(String workload, String policy) throws Exception {
+        List<String> args = new ArrayList<>(List.of(workload.split(" ")));
+        args.addAll(List.of("--policy", policy));
+        SimulateCommand simulate = CommandLine.populateCommand(new SimulateCommand(), args.toArray(String[]::new));
+        Scenario scenario = Scenario.load(simulate.scenario.spec(simulate.cluster, simulate.jobs, simulate.arrival, simulate.seed));
+        SimulationResult simulated = scenario.run(policy, ProgressListener.NONE, Integer.MAX_VALUE);
+        List<String> simulatedActs = acts(simulated);
+
+        Map<String, Outcome> daemon = throughTheDaemon(scenario, policy);
+
+        Map<String, Outcome> sim = new LinkedHashMap<>();
+        for (JobRecord r : simulated.jobs()) sim.put(r.id(), new Outcome(r.firstStart(), r.finish(), new TreeSet<>(r.partners())));
+        List<String> differences = new ArrayList<>();
+        double makespanSim = 0, makespanDaemon = 0;
+        List<Map.Entry<String, Outcome>> byStart = new ArrayList<>(sim.entrySet());
+        byStart.sort(Comparator.comparingDouble(e -> e.getValue().start()));
+        for (var e : byStart) {
+            Outcome s = e.getValue(), d = daemon.get(e.getKey());
+            makespanSim = Math.max(makespanSim, s.end());
+            makespanDaemon = Math.max(makespanDaemon, d.end());
+            if (Math.abs(s.start() - d.start()) > 1 || Math.abs(s.end() - d.end()) > 0.001 * s.end() + 1 || !s.partners().equals(d.partners())) {
+                differences.add(String.format(Locale.ROOT, "job %s: simulate %.0f-%.0f s with %s, daemon %.0f-%.0f s with %s",
+                        e.getKey(), s.start(), s.end(), s.partners(), d.start(), d.end(), d.partners()));
+            }
+        }
+        System.out.printf(Locale.ROOT, "%s, %s: makespan simulate %.1f h, daemon %.1f h; %d of %d jobs differ%n", workload, policy, makespanSim / 3600,
+                makespanDaemon / 3600, differences.size(), sim.size());
+        String firstDifference = firstDifference(simulatedActs, daemonActs);
+        assertThat(differences).as(firstDifference).isEmpty();
+        assertThat(makespanDaemon).isCloseTo(makespanSim, org.assertj.core.data.Percentage.withPercentage(0.5));
+        assertThat(daemon.values().stream().filter(o -> !o.partners().isEmpty()).count())
+                .isEqualTo(sim.values().stream().filter(o -> !o.partners().isEmpty()).count());
+    }
+
+    record Outcome(double start, double end, Set<String> partners) {}
+
+    /** Runs the scenario's jobs through a daemon in virtual time; each job's first start, end and partners, by the simulator's id. */
+    private Map<String, Outcome> throughTheDaemon(Scenario scenario, String policy) throws Exception {
+        SchedulerConfig sched = new SchedulerConfig(100, secondsToMs(scenario.spec().sim().roundSeconds()), 60_000,
+                secondsToMs(scenario.spec().sim().observeAfterSeconds()), 3, scenario.spec().sim().memoryRule().perJobMarginMiB(),
+                scenario.spec().tandem(), scenario.spec().model(), 0, "bundled");
+        String cluster = "1x8:RTX3090-24GB";
+        ServerConfig cfg = new ServerConfig(dir.resolve("state"), "127.0.0.1", 0, null, policy, Sharing.TIME_SLICING, 50, sched, 2000,
+                64 * 1024, false, new ToolPath(dir.toString()), "simulated", null,
+                new SimulatedSettings(cluster, 1, scenario.spec().sim().oomDetectSeconds(), scenario.spec().sim().restartOverheadSeconds()));
+        List<Job> jobs = new ArrayList<>(scenario.jobs());
+        jobs.sort(Comparator.comparingDouble(Job::submitTime)); // stable: the workload's order among equal times
+        // the daemon starts when the first job comes, as the simulator's clock does (its rounds count from there)
+        VirtualClock clock = new VirtualClock(arrival(jobs.getFirst()));
+        Map<Long, String> simId = new LinkedHashMap<>();
+        try (TandemServer server = TandemServer.startInVirtualTime(cfg, clock)) {
+            TestApi api = new TestApi(server.url());
+            String token = Files.readString(server.adminTokenFile()).strip();
+            int next = 0, steps = 0;
+            while (true) {
+                long now = clock.millis();
+                for (; next < jobs.size() && arrival(jobs.get(next)) <= now; next++) {
+                    Job j = jobs.get(next);
+                    simId.put(api.submit(token, request(j)), j.id());
+                }
+                do {
+                    server.step();
+                    if (++steps > 1_000_000) throw new AssertionError("the daemon does not settle at t=" + (now - T0) + " ms");
+                } while (server.nextEventMillis() <= now);
+                if (next == jobs.size() && unfinished(server) == 0) break;
+                long at = Math.min(next < jobs.size() ? arrival(jobs.get(next)) : Long.MAX_VALUE, server.nextEventMillis());
+                clock.moveTo(at);
+            }
+            daemonActs = acts(api, token, simId);
+            // what an operator reads back: tandem history
+            Map<String, Outcome> out = new LinkedHashMap<>();
+            for (JsonNode j : api.get("/history?limit=100000", token).json().get("jobs")) {
+                String id = simId.get(j.get("id").asLong());
+                assertThat(j.get("state").asText()).as("job %s", id).isEqualTo("succeeded");
+                Set<String> partners = new TreeSet<>();
+                for (JsonNode p : j.get("shared_with")) partners.add(simId.get(p.asLong()));
+                out.put(id, new Outcome(seconds(j.get("first_started_at")), seconds(j.get("finished_at")), partners));
+            }
+            assertThat(out).hasSize(jobs.size());
+            return out;
+        }
+    }
+
+    /** Starts and stops (preemptions, migrations, out-of-memory crashes) of the simulator: "SECONDS JOB start|stop", sorted. */
+    private static List<String> acts(SimulationResult r) {
+        java.util.regex.Pattern p = java.util.regex.Pattern.compile("t=(\\d+) (start|preempt|migrate|oom) (\\S+):");
+        List<String> out = new ArrayList<>();
+        for (String d : r.decisions()) {
+            var m = p.matcher(d);
+            if (m.find()) out.add(act(Long.parseLong(m.group(1)), m.group(3), m.group(2).equals("start") ? "start" : "stop"));
+        }
+        java.util.Collections.sort(out);
+        return out;
+    }
+
+    /** The same from the daemon's job histories: a start leaves the queue for a GPU, a stop suspends or crashes a run. */
+    private static List<String> acts(TestApi api, String token, Map<Long, String> simId) {
+        List<String> out = new ArrayList<>();
+        for (var e : simId.entrySet()) {
+            for (JsonNode ev : api.job(token, e.getKey()).get("events")) {
+                String from = ev.get("from").asText(), to = ev.get("to").asText(), why = ev.get("reason").asText();
+                boolean start = Set.of("running", "paired", "profiling").contains(to) && Set.of("pending", "suspended").contains(from);
+                boolean stop = to.equals("suspended") && !why.startsWith("decision refused") || why.startsWith("CUDA out of memory");
+                if (start || stop) out.add(act(Math.round(seconds(ev.get("at"))), e.getValue(), start ? "start" : "stop"));
+            }
+        }
+        java.util.Collections.sort(out);
+        return out;
+    }
+
+    private static String act(long seconds, String job, String what) { return String.format(Locale.ROOT, "%09d %s %s", seconds, job, what); }
+
+    /** Where the two worlds' decisions first part (times rounded to seconds, so a difference of 1 s may be rounding). */
+    private static String firstDifference(List<String> sim, List<String> daemon) {
+        for (int i = 0; i < Math.min(sim.size(), daemon.size()); i++) {
+            if (!sim.get(i).equals(daemon.get(i))) {
+                return "decisions part at #" + i + ": simulate " + sim.subList(i, Math.min(sim.size(), i + 6)) + ", daemon " + daemon.subList(i, Math.min(daemon.size(), i + 6));
+            }
+        }
+        return sim.size() == daemon.size() ? "same decisions" : "decisions: simulate " + sim.size() + ", daemon " + daemon.size();
+    }
+
+    private static long unfinished(TandemServer server) {
+        long n = 0;
+        for (var e : server.store().countByState().entrySet()) if (!e.getKey().terminal()) n += e.getValue();
+        return n;
+    }
+
+    private static long arrival(Job j) { return T0 + Math.round(j.submitTime() * 1000); }
+
+    private static long secondsToMs(double s) { return Math.round(s * 1000); }
+
+    private static double seconds(JsonNode isoInstant) { return (Instant.parse(isoInstant.asText()).toEpochMilli() - T0) / 1000.0; }
+
+    /** The job as {@code tandem submit --model M --dataset D --batch-size B --iterations N --memory M} would send it. */
+    private static String request(Job j) {
+        return TestApi.json(Map.of("name", "sim-" + j.id(), "argv", List.of("train.py"), "gpus", j.gpus(), "iterations", Math.round(j.totalIterations()),
+                "memory_mib", j.memoryMiB(), "signature", Map.of("model", j.signature().model(), "dataset", j.signature().dataset(),
+                        "batch_size", j.signature().batchSize(), "amp", j.signature().amp())));
+    }
+}
