@@ -38,9 +38,6 @@ final class ScenarioOptions {
     @Option(names = "--gavel-gpu", defaultValue = "v100", description = "GPU type to read from a Gavel file (k80, p100, v100). Default: ${DEFAULT-VALUE}.")
     String gavelGpu;
 
-    @Option(names = "--no-online", description = "Do not let the oracle learn from pairs it sees running.")
-    boolean noOnline;
-
     @Option(names = "--mix", defaultValue = "measured",
             description = {"Profiles jobs are drawn from: measured (only workloads with measured pairs in --truth, so every co-located",
                     "speed is a measurement) or all (also the rest, priced by the fallback contention model). Default: ${DEFAULT-VALUE}."})
@@ -99,7 +96,7 @@ final class ScenarioOptions {
             if (mapping != null) throw new IllegalArgumentException("--mapping assigns profiles to trace jobs; a --workload file names each job's workload itself");
             traceSpec = new TraceSpec(TraceSpec.WORKLOAD_FILE, workloadFile, BadRows.REJECT, null, traceLimit);
         }
-        return new ScenarioSpec(profiles, truth, train == null ? truth : train, gavelGpu, policy.model(), !noOnline, cluster, workload, sim,
+        return new ScenarioSpec(profiles, truth, train == null ? truth : train, gavelGpu, policy.model(), policy.online(), cluster, workload, sim,
                 policy.tandem(), traceSpec, trainWithout);
     }
 

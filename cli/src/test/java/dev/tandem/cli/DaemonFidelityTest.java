@@ -50,18 +50,18 @@ class DaemonFidelityTest {
 
     /** The README's demo: 200 one-GPU jobs at t=0 on 8 RTX 3090s, with the simulator's defaults. */
     static final String DEMO = "--jobs 200 --sizes 1";
-    /** Arrivals over time and gangs of 2 and 4 GPUs on the same 8 GPUs. */
-    static final String ARRIVALS = "--jobs 200 --sizes 1:0.7,2:0.2,4:0.1 --arrival poisson:4";
-
     /**
-     * Not yet the same on {@link #ARRIVALS} (open in issue 10): fifo-packed (from t=329,886 s two jobs starting at the same
-     * instant take each other's hosts: equally good hosts are met in a different order), tiresias (from t=33,829 s a
-     * periodic round of the simulator preempts where the daemon's does not), tandem (from t=13,893 s). The first
-     * differing decision is in the failure message of each, when added here.
+     * Arrivals over time (4 per hour), gangs of 2 and 4 GPUs, preemptions, migrations and splits on the same 8 GPUs; the
+     * oracle does not learn online. With learning the worlds part where a choice is closer than what the daemon can
+     * measure: it measures a speed from the whole iterations a job reports (about 0.2% off over 60 s), the simulator
+     * knows it exactly, and the corrected predictions then rank nearly equal hosts differently (fifo-packed from
+     * t=329,886 s, tandem from t=97,429 s on this workload; the demo agrees with learning on).
      */
+    static final String ARRIVALS = "--jobs 200 --sizes 1:0.7,2:0.2,4:0.1 --arrival poisson:4 --no-online";
+
     @ParameterizedTest(name = "{1} on {0}")
-    @CsvSource(delimiter = '|', value = {DEMO + "|fifo", DEMO + "|tandem", ARRIVALS + "|fifo", ARRIVALS + "|gandiva", ARRIVALS + "|lucid",
-            ARRIVALS + "|sjf", ARRIVALS + "|srtf"})
+    @CsvSource(delimiter = '|', value = {DEMO + "|fifo", DEMO + "|tandem", ARRIVALS + "|fifo", ARRIVALS + "|sjf", ARRIVALS + "|srtf",
+            ARRIVALS + "|tiresias", ARRIVALS + "|fifo-packed", ARRIVALS + "|lucid", ARRIVALS + "|gandiva", ARRIVALS + "|tandem"})
     void theDaemonInVirtualTimeTakesTheSimulatorsDecisions(String workload, String policy) throws Exception {
         List<String> args = new ArrayList<>(List.of(workload.split(" ")));
         args.addAll(List.of("--policy", policy));
@@ -102,7 +102,7 @@ class DaemonFidelityTest {
     private Map<String, Outcome> throughTheDaemon(Scenario scenario, String policy) throws Exception {
         SchedulerConfig sched = new SchedulerConfig(100, secondsToMs(scenario.spec().sim().roundSeconds()), 60_000,
                 secondsToMs(scenario.spec().sim().observeAfterSeconds()), 3, scenario.spec().sim().memoryRule().perJobMarginMiB(),
-                scenario.spec().tandem(), scenario.spec().model(), 0, "bundled");
+                scenario.spec().tandem(), scenario.spec().model(), 0, "bundled", scenario.spec().online());
         String cluster = "1x8:RTX3090-24GB";
         ServerConfig cfg = new ServerConfig(dir.resolve("state"), "127.0.0.1", 0, null, policy, Sharing.TIME_SLICING, 50, sched, 2000,
                 64 * 1024, false, new ToolPath(dir.toString()), "simulated", null,
@@ -151,7 +151,10 @@ class DaemonFidelityTest {
         List<String> out = new ArrayList<>();
         for (String d : r.decisions()) {
             var m = p.matcher(d);
-            if (m.find()) out.add(act(Long.parseLong(m.group(1)), m.group(3), m.group(2).equals("start") ? "start" : "stop"));
+            if (!m.find()) continue;
+            var paired = PAIRED.matcher(d);
+            String what = !m.group(2).equals("start") ? "stop" : paired.find() ? "start with " + paired.group(2) : "start";
+            out.add(act(Long.parseLong(m.group(1)), m.group(3), what));
         }
         java.util.Collections.sort(out);
         return out;
@@ -165,12 +168,17 @@ class DaemonFidelityTest {
                 String from = ev.get("from").asText(), to = ev.get("to").asText(), why = ev.get("reason").asText();
                 boolean start = Set.of("running", "paired", "profiling").contains(to) && Set.of("pending", "suspended").contains(from);
                 boolean stop = to.equals("suspended") && !why.startsWith("decision refused") || why.startsWith("CUDA out of memory");
-                if (start || stop) out.add(act(Math.round(seconds(ev.get("at"))), e.getValue(), start ? "start" : "stop"));
+                var paired = PAIRED.matcher(why);
+                String what = stop ? "stop" : paired.find() ? "start with " + simId.get(Long.parseLong(paired.group(2))) : "start";
+                if (start || stop) out.add(act(Math.round(seconds(ev.get("at"))), e.getValue(), what));
             }
         }
         java.util.Collections.sort(out);
         return out;
     }
+
+    /** How a policy names the host a job joins, in its decision's reason. */
+    private static final java.util.regex.Pattern PAIRED = java.util.regex.Pattern.compile("paired (\\S+) with (\\S+?):");
 
     private static String act(long seconds, String job, String what) { return String.format(Locale.ROOT, "%09d %s %s", seconds, job, what); }
 

@@ -40,7 +40,13 @@ public final class PolicyOptions {
                     + "jct (shortest first), balanced (shortest first, each long job started by its latest start under the plan). Default: ${DEFAULT-VALUE}.")
     String objective;
 
+    @Option(names = "--no-online", description = "Do not let the oracle learn from the co-located speeds it measures.")
+    boolean noOnline;
+
     public long memoryMarginMiB() { return memoryMargin; }
+
+    /** Whether the oracle learns from measured co-located speeds. */
+    public boolean online() { return !noOnline; }
 
     /** The compatibility oracle's name (checked where it is built). */
     public String model() { return model; }

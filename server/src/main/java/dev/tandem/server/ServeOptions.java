@@ -111,7 +111,7 @@ public final class ServeOptions {
     public ServerConfig toConfig() {
         return new ServerConfig(stateDir == null ? ServerConfig.defaultStateDir() : stateDir.toAbsolutePath(), host, port,
                 StorePassword.apply(store, storePasswordFile, System.getenv(StorePassword.ENV)), policy,
-                Sharing.parse(sharing), mpsThreadPercentage, new SchedulerConfig(tickMs, roundMs, profileMs, observeMs, maxAttempts, scheduling.memoryMarginMiB(), scheduling.tandem(), scheduling.model(), maxGpusPerUser, knownProfiles),
+                Sharing.parse(sharing), mpsThreadPercentage, new SchedulerConfig(tickMs, roundMs, profileMs, observeMs, maxAttempts, scheduling.memoryMarginMiB(), scheduling.tandem(), scheduling.model(), maxGpusPerUser, knownProfiles, scheduling.online()),
                 stopGraceMs, maxBodyBytes, stopJobsOnShutdown, ToolPath.fromEnvironment(),
                 executor, new SlurmSettings(slurmPartition, slurmNodes, slurmGpusPerNode, slurmGpuMemoryMiB, slurmNvidiaSmi, slurmDcgmi, slurmGres),
                 new SimulatedSettings(simulatedCluster, timeScale));

@@ -124,7 +124,7 @@ public final class TandemServer implements AutoCloseable {
             if (cfg.localExecutor()) monitor.start(cfg.tools());
             if (executor instanceof SimulatedExecutor simulated) simulated.sendReadingsTo(monitor::record);
             ServerMetrics metrics = new ServerMetrics();
-            loop = new SchedulerLoop(store, executor, gpus, Oracle.build(store, cfg.scheduler().model()), monitor, metrics, policy, cfg.scheduler(),
+            loop = new SchedulerLoop(store, executor, gpus, Oracle.build(store, cfg.scheduler().model(), cfg.scheduler().online()), monitor, metrics, policy, cfg.scheduler(),
                     knownProfiles, clock);
             if (virtual != null) loop.startInVirtualTime();
             else loop.start();

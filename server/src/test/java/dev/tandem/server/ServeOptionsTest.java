@@ -30,6 +30,8 @@ class ServeOptionsTest {
         assertThat(c.scheduler().memoryMarginMiB()).isEqualTo(1024);
         assertThat(c.scheduler().model()).isEqualTo("util-sum");
         assertThat(parse().scheduler().model()).isEqualTo("auto");
+        assertThat(parse().scheduler().online()).isTrue();
+        assertThat(parse("--no-online").scheduler().online()).as("as simulate --no-online").isFalse();
         assertThat(c.simulated().cluster()).isEqualTo("2x4:A100-80GB");
         assertThat(c.simulated().timeScale()).isEqualTo(120);
         assertThat(parse().scheduler().tandem()).as("the defaults are simulate's").isEqualTo(TandemPolicy.Config.defaults());

@@ -16,4 +16,15 @@ public record Job(String id, String user, double submitTime, int gpus, WorkloadS
         if (submitTime < 0) throw new IllegalArgumentException("job " + id + ": submit time must not be negative");
         if (memoryMiB < 0) throw new IllegalArgumentException("job " + id + ": memory must not be negative");
     }
+
+    /**
+     * Whether this job came after {@code other}: submitted later, or at the same instant with the later id, ids
+     * compared as numbers would be (shorter first, then by text), so that the daemon's 9 comes before its 10 as the
+     * simulator's j009 before its j010 and both worlds break the tie alike.
+     */
+    public boolean submittedAfter(Job other) {
+        if (submitTime != other.submitTime) return submitTime > other.submitTime;
+        if (id.length() != other.id.length()) return id.length() > other.id.length();
+        return id.compareTo(other.id) > 0;
+    }
 }

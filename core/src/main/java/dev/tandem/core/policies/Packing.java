@@ -37,7 +37,7 @@ final class Packing {
                 if (Double.isNaN(a.observedSpeed()) || Double.isNaN(b.observedSpeed())) continue;
                 seen.add(a.id());
                 seen.add(b.id());
-                boolean aNewer = a.startedAt() > b.startedAt() || (a.startedAt() == b.startedAt() && a.id().compareTo(b.id()) > 0);
+                boolean aNewer = a.startedAt() > b.startedAt() || (a.startedAt() == b.startedAt() && a.job().submittedAfter(b.job()));
                 out.add(aNewer ? new ObservedPair(b, a) : new ObservedPair(a, b));
             }
         }

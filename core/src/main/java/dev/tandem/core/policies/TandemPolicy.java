@@ -203,7 +203,7 @@ public final class TandemPolicy implements Policy {
             if (others.size() != 1 || !seen.add(others.get(0).id())) continue;
             Job partner = others.get(0);
             dev.tandem.core.policy.RunningJob mover = s.occupancy().job(partner.id())
-                    .filter(p -> p.startedAt() > r.startedAt() || (p.startedAt() == r.startedAt() && p.id().compareTo(r.id()) > 0))
+                    .filter(p -> p.startedAt() > r.startedAt() || (p.startedAt() == r.startedAt() && p.job().submittedAfter(r.job())))
                     .orElse(r);
             if (s.soloSeconds(mover.job(), mover.remainingIterations()) < MIN_SPREAD_SECONDS) continue;
             Optional<List<Integer>> idle = view.findIdle(mover.job());

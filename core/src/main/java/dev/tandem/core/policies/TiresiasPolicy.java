@@ -46,9 +46,16 @@ public final class TiresiasPolicy implements Policy {
 
     @Override public boolean actsOnRunningJobs() { return true; }
 
+    /**
+     * Seconds this close below a limit count as reaching it (a queue's threshold, the starvation limit). Jobs start on
+     * round boundaries and thresholds are whole hours, so a job often reaches one exactly at a round; service and waits
+     * are differences of large times, whose rounding (milliseconds live, doubles in the simulator) must not decide.
+     */
+    private static final double SERVICE_EPSILON = 1e-3;
+
     int queueOf(double attained) {
         int q = 0;
-        while (q < thresholdsGpuSeconds.length && attained >= thresholdsGpuSeconds[q]) q++;
+        while (q < thresholdsGpuSeconds.length && attained >= thresholdsGpuSeconds[q] - SERVICE_EPSILON) q++;
         return q;
     }
 
@@ -73,7 +80,7 @@ public final class TiresiasPolicy implements Policy {
             double service = service(p.id(), p.attainedGpuSeconds());
             double waited = s.now() - p.queuedSince();
             double ran = p.attainedGpuSeconds() / p.job().gpus(); // all it ran, promotions included
-            boolean starving = ran > 0 && waited > promoteFactor * ran;
+            boolean starving = ran > 0 && waited > promoteFactor * ran - SERVICE_EPSILON; // at the limit exactly counts, in both worlds
             if (starving) serviceAtPromotion.put(p.id(), p.attainedGpuSeconds());
             c.add(PreemptivePriority.Candidate.waiting(p, rank(starving ? 0 : queueOf(service), false)));
         }

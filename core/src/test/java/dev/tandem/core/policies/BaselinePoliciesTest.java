@@ -69,6 +69,9 @@ class BaselinePoliciesTest {
         assertThat(p.queueOf(0)).isZero();
         assertThat(p.queueOf(3599)).isZero();
         assertThat(p.queueOf(3600)).isEqualTo(1);
+        // a threshold reached exactly, up to the rounding of times that differs between worlds, is reached in both
+        assertThat(p.queueOf(3600 - 1e-7)).isEqualTo(1);
+        assertThat(p.queueOf(3599.99)).isZero();
         Fixture f = new Fixture(1, 1, 24576);
         WorkloadSignature w = f.profile("A", 50, 1000);
         f.running(f.job("old", w, 1, 10_000, 0), List.of(0), 5000, 5000, 1.0); // demoted to queue 1

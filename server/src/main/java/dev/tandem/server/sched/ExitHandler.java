@@ -39,8 +39,8 @@ final class ExitHandler {
     void leave(Run run, long now) {
         List<Run> neighbours = ctx.runs.neighbours(run);
         ctx.runs.remove(run);
-        // GPUs freed by a stop the policy asked for were part of that decision (their new tenants are promised them);
-        // anything else is news to the policy
+        // GPUs freed by a stop the policy asked for were part of that decision (their new tenants are promised them), as
+        // in the simulator; anything else is news to the policy
         if (run.stop != Run.Stop.SUSPEND && run.stop != Run.Stop.MIGRATE) ctx.dirty = true;
         for (Run n : neighbours) {
             if (!ctx.runs.neighbours(n).isEmpty()) continue;

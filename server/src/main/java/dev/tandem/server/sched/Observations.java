@@ -30,7 +30,7 @@ final class Observations {
             if (a.partner == null || a.observationReported || Double.isNaN(a.observed)) continue;
             Run b = ctx.runs.get(a.partner);
             if (b == null || b.observationReported || Double.isNaN(b.observed) || a.stop != Run.Stop.NONE || b.stop != Run.Stop.NONE) continue;
-            ctx.oracle.observe(a.signature, b.signature, a.gpus.size(), a.observed, b.observed);
+            if (ctx.cfg.online()) ctx.oracle.observe(a.signature, b.signature, a.gpus.size(), a.observed, b.observed);
             ctx.store.addObservation(new Store.Observation(a.signature, b.signature, a.gpus.size(), a.observed, b.observed), now);
             ctx.metrics.colocation(a.predicted == null ? Double.NaN : a.predicted.speedA(), a.observed);
             ctx.metrics.colocation(b.predicted == null ? Double.NaN : b.predicted.speedA(), b.observed);

@@ -24,9 +24,15 @@ public final class Oracle {
      * is knn: Lucid's profiles carry utilisation).
      */
     public static OnlineCorrectedModel build(Store store, String name) {
+        return build(store, name, true);
+    }
+
+    /** @param online false: the model is not corrected by measured speeds, as {@code --no-online} ({@link Observations} feeds it none) */
+    public static OnlineCorrectedModel build(Store store, String name, boolean online) {
         ProfileStore lucid = new ProfileStore(ProfileReader.read(DataSource.LUCID_PROFILES, 0));
         List<PairObservation> measured = TrainingPairs.load(DataSource.LUCID_PAIRS, lucid, "v100");
         OnlineCorrectedModel model = new OnlineCorrectedModel(CompatibilityModels.fit(name, measured, false));
+        if (!online) return model; // speeds stored by earlier daemons are not replayed into it either
         for (Store.Observation o : store.observations()) model.observe(o.a(), o.b(), o.gpus(), o.speedA(), o.speedB());
         return model;
     }

@@ -16,22 +16,23 @@ import dev.tandem.core.policies.TandemPolicy;
  * @param model         the compatibility oracle: auto, knn, util-sum or measured (as {@code tandem simulate --model})
  * @param maxGpusPerUser how many GPUs one user's jobs may hold at once unless the user has a limit of its own; 0: no limit
  * @param knownProfiles  solo profiles known before measuring: bundled, none or a profiles file ({@link KnownProfiles})
+ * @param online         whether the oracle learns from the co-located speeds it measures (as {@code tandem simulate} without {@code --no-online})
  */
 public record SchedulerConfig(long tickMs, long roundMs, long profileMs, long observeMs, int maxAttempts, long memoryMarginMiB,
-                              TandemPolicy.Config tandem, String model, int maxGpusPerUser, String knownProfiles) {
+                              TandemPolicy.Config tandem, String model, int maxGpusPerUser, String knownProfiles, boolean online) {
     /** With tandem's defaults, the automatic oracle, no GPU limit per user and the bundled known profiles (as serve's). */
     public SchedulerConfig(long tickMs, long roundMs, long profileMs, long observeMs, int maxAttempts, long memoryMarginMiB) {
-        this(tickMs, roundMs, profileMs, observeMs, maxAttempts, memoryMarginMiB, TandemPolicy.Config.defaults(), "auto", 0, "bundled");
+        this(tickMs, roundMs, profileMs, observeMs, maxAttempts, memoryMarginMiB, TandemPolicy.Config.defaults(), "auto", 0, "bundled", true);
     }
 
     /** The same settings with a default GPU limit per user (0: none). */
     public SchedulerConfig withMaxGpusPerUser(int limit) {
-        return new SchedulerConfig(tickMs, roundMs, profileMs, observeMs, maxAttempts, memoryMarginMiB, tandem, model, limit, knownProfiles);
+        return new SchedulerConfig(tickMs, roundMs, profileMs, observeMs, maxAttempts, memoryMarginMiB, tandem, model, limit, knownProfiles, online);
     }
 
     /** The same settings with other known profiles (none: every new workload is profiled alone first). */
     public SchedulerConfig withKnownProfiles(String known) {
-        return new SchedulerConfig(tickMs, roundMs, profileMs, observeMs, maxAttempts, memoryMarginMiB, tandem, model, maxGpusPerUser, known);
+        return new SchedulerConfig(tickMs, roundMs, profileMs, observeMs, maxAttempts, memoryMarginMiB, tandem, model, maxGpusPerUser, known, online);
     }
 
     public SchedulerConfig {

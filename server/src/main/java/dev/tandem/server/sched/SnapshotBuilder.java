@@ -70,6 +70,9 @@ final class SnapshotBuilder {
             double left = Math.max(1, j.totalIterations() - Math.max(0, run.meter.lastIteration()));
             running.add(new RunningJob(j, run.gpus, run.startedAt / 1000.0, run.placedAt / 1000.0, left, attained, run.observed));
         }
+        // in the order they took their current neighbours, as the simulator keeps them: a policy that takes the first of
+        // equally good hosts then takes the same one in both worlds
+        running.sort(java.util.Comparator.comparingDouble(RunningJob::placedAt));
         return new SchedulerSnapshot(now / 1000.0, ctx.cluster, Collections.unmodifiableList(queue), Collections.unmodifiableList(running),
                 ctx.learned.profiles(), ctx.oracle, ctx.memoryRule, ctx.learned.memoryEstimates(), ctx.learned.oomPairs());
     }

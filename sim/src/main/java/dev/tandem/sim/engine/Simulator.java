@@ -304,6 +304,9 @@ public final class Simulator {
             List<Decision> decisions = policy.decide(snap);
             newlyObserved.clear();
             for (Decision d : decisions) apply(d);
+            // the jobs it suspended are back in the queue by its own decision: nothing it has not seen, so no decision at the
+            // next event for them (that event may be a stale completion of a suspended job, a moment the daemon never sees)
+            dirty = false;
         }
 
         /** The remaining work the policies see, by what they know about length ({@link SimConfig#knowledge()}). */
