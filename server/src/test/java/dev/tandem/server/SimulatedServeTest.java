@@ -89,6 +89,49 @@ class SimulatedServeTest {
         assertThat(log).contains("on simulated GPU(s) [0]").contains("tandem:progress iter=").endsWith("done\n");
     }
 
+    /**
+     * In virtual time (the clock moves only when this test moves it), srtf suspends a long job for a short one: the
+     * short one's GPU is promised to it while the long one stops, `tandem show` says so, and it starts the moment the
+     * long one has exited, without a refused decision in anyone's history; the long one resumes from its checkpoint.
+     */
+    @Test
+    void aStartOnAGpuBeingFreedIsPromisedSaysSoAndHappensWhenTheRunHasExited() throws Exception {
+        long t0 = 1_767_225_600_000L;
+        dev.tandem.server.sched.VirtualClock clock = new dev.tandem.server.sched.VirtualClock(t0);
+        ServerConfig cfg = new ServerConfig(dir.resolve("state"), "127.0.0.1", 0, null, "srtf", Sharing.TIME_SLICING, 50,
+                new SchedulerConfig(100, 300_000, 60_000, 60_000, 3, 512), 2000, 64 * 1024, false, new ToolPath(dir.toString()),
+                "simulated", null, new SimulatedSettings("1x1:RTX3090-24GB", 1));
+        server = TandemServer.startInVirtualTime(cfg, clock);
+        TestApi api = new TestApi(server.url());
+        String admin = Files.readString(server.adminTokenFile()).strip();
+        JobProfile resnet = new ProfileStore(ProfileReader.read(DataSource.LUCID_PROFILES, 0)).find(RESNET).orElseThrow();
+        long longJob = api.submit(admin, job(RESNET, (long) (resnet.soloSpeed() * 36_000)));
+        server.step();
+        assertThat(api.state(admin, longJob)).isEqualTo("running");
+        clock.moveTo(t0 + 3_600_000);
+        long shortJob = api.submit(admin, job(RESNET, (long) (resnet.soloSpeed() * 600)));
+        server.step(); // srtf suspends the long job for the short one
+        assertThat(api.state(admin, longJob)).isEqualTo("suspended");
+        JsonNode promised = api.job(admin, shortJob);
+        assertThat(promised.get("state").asText()).isEqualTo("pending");
+        assertThat(promised.get("reason").asText()).isEqualTo("starting on GPU(s) 0 as soon as the runs the scheduler stopped there have exited");
+        assertThat(server.nextEventMillis()).as("the stopping run ends now").isEqualTo(t0 + 3_600_000);
+        server.step(); // the long job's run exits, the short one starts on its GPU at the same instant
+        assertThat(api.state(admin, shortJob)).isEqualTo("running");
+        assertThat(api.job(admin, shortJob).get("started_at").asText()).isEqualTo(java.time.Instant.ofEpochMilli(t0 + 3_600_000).toString());
+        for (long id : List.of(longJob, shortJob)) {
+            for (JsonNode e : api.job(admin, id).get("events")) assertThat(e.get("reason").asText()).doesNotContain("refused");
+        }
+        while (!api.state(admin, longJob).equals("succeeded")) {
+            clock.moveTo(server.nextEventMillis());
+            server.step();
+        }
+        // 10 h of work, an hour of it done before the suspension: resumed from its checkpoint with 30 s of overhead, the
+        // short job's 10 minutes in between
+        double endH = (java.time.Instant.parse(api.job(admin, longJob).get("finished_at").asText()).toEpochMilli() - t0) / 3_600_000.0;
+        assertThat(endH).isCloseTo(10 + 600 / 3600.0 + 30 / 3600.0, within(0.001));
+    }
+
     @Test
     void aWorkloadTheDataDoesNotKnowFailsWithTheReasonAndBadSettingsAreRefused() throws Exception {
         server = TandemServer.start(config("1x2:RTX3090-24GB", 3600));

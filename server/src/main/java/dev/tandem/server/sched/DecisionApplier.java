@@ -111,6 +111,13 @@ final class DecisionApplier {
     /** Jobs waiting for GPUs promised to them ({@link #promised}): no longer the policy's to place. */
     Set<Long> promised() { return promised.keySet(); }
 
+    /** The GPUs promised to each such job. */
+    Map<Long, List<Integer>> promisedGpus() {
+        Map<Long, List<Integer>> out = new java.util.LinkedHashMap<>();
+        promised.forEach((id, p) -> out.put(id, p.gpus()));
+        return out;
+    }
+
     /**
      * Starts the promised jobs whose GPUs are free now, each as the policy decided it (a job cancelled meanwhile, or a
      * placement the rules now refuse, is dropped, and the policy decides again).

@@ -55,14 +55,20 @@ final class Explainer {
      *
      * @param verdict the waiting jobs: those the policy saw in serving order (their queue positions), and why the
      *                others were held back (they come after, in submission order)
+     * @param promised jobs the policy started on GPUs still being freed, and those GPUs (they come first)
      */
-    LiveState.Waiting waiting(SchedulerSnapshot snapshot, Map<Long, JobRecord> jobs, QueueGate.Verdict verdict) {
+    LiveState.Waiting waiting(SchedulerSnapshot snapshot, Map<Long, JobRecord> jobs, QueueGate.Verdict verdict, Map<Long, List<Integer>> promised) {
         int busy = ctx.runs.gpusWithAtLeast(1);
-        List<LiveState.JobLive> out = new ArrayList<>(verdict.admitted().size() + verdict.waiting().size());
+        List<LiveState.JobLive> out = new ArrayList<>(promised.size() + verdict.admitted().size() + verdict.waiting().size());
         int position = 0, idleOnOneNode = mostIdleOnOneNode();
+        for (var p : promised.entrySet()) {
+            position++;
+            out.add(new LiveState.JobLive(p.getKey(), List.of(), null, null, null, null, null, null,
+                    "starting on GPU(s) " + ctx.describe(p.getValue()) + " as soon as the runs the scheduler stopped there have exited", position));
+        }
         for (PendingJob p : verdict.admitted()) {
             long id = Long.parseLong(p.id());
-            if (ctx.runs.get(id) != null) continue;
+            if (ctx.runs.get(id) != null || promised.containsKey(id)) continue; // started, or its start waits for its GPUs
             position++;
             JobRecord q = position <= EXPLAINED && snapshot != null ? jobs.get(id) : null;
             // beyond the first few, a job is told its position only (JobLive.reason), and nothing is built for it here
