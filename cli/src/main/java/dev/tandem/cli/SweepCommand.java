@@ -81,12 +81,13 @@ final class SweepCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--partition and --work-dir are for --executor slurm");
         }
         int total = policies.size() * clusters.size() * loads.size() * seeds;
+        String size = String.format(Locale.ROOT, "%d simulations (%d policies x %d clusters x %d loads x %d seeds)",
+                total, policies.size(), clusters.size(), loads.size(), seeds);
         List<Sweep.Point> points;
         switch (executor) {
             case "local" -> {
                 int cores = threads != null ? threads : Runtime.getRuntime().availableProcessors();
-                System.out.printf(Locale.ROOT, "sweep: %d simulations (%d policies x %d clusters x %d loads x %d seeds) on %d threads%n",
-                        total, policies.size(), clusters.size(), loads.size(), seeds, cores);
+                System.out.printf(Locale.ROOT, "sweep: %s on %d threads%n", size, cores);
                 boolean tty = System.console() != null;
                 points = Sweep.run(policies, clusters, loads, seedList, cores, specs,
                         done -> { if (tty) System.err.printf(Locale.ROOT, "\r%d/%d simulations done", done, total); });
@@ -94,8 +95,8 @@ final class SweepCommand implements Callable<Integer> {
             }
             case "slurm" -> {
                 Path dir = workDir != null ? workDir : Path.of("tandem-sweep-" + java.time.LocalDateTime.now().withNano(0).toString().replace(':', '-'));
-                System.out.printf(Locale.ROOT, "sweep: %d simulations (%d policies x %d clusters x %d loads x %d seeds) as a Slurm array of %d tasks; results in %s%n",
-                        total, policies.size(), clusters.size(), loads.size(), seeds, clusters.size() * loads.size() * seeds, dir.toAbsolutePath());
+                System.out.printf(Locale.ROOT, "sweep: %s as a Slurm array of %d tasks; results in %s%n", size, clusters.size() * loads.size() * seeds,
+                        dir.toAbsolutePath());
                 Map<Sweep.Cell, dev.tandem.sim.engine.Metrics> results = new SweepOnSlurm(dir, partition)
                         .run(spec.commandLine().getParseResult().originalArgs(), policies, Sweep.workloads(clusters, loads, seedList));
                 points = Sweep.aggregate(policies, clusters, loads, seedList, results);

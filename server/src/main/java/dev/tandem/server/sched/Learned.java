@@ -3,6 +3,7 @@ package dev.tandem.server.sched;
 import dev.tandem.core.model.JobProfile;
 import dev.tandem.core.model.ProfileStore;
 import dev.tandem.core.model.WorkloadSignature;
+import dev.tandem.core.runtime.OutOfMemoryRule;
 import dev.tandem.server.store.ProfileRecord;
 import dev.tandem.server.store.Store;
 
@@ -81,8 +82,8 @@ final class Learned {
 
     void addOomPair(WorkloadSignature a, WorkloadSignature b, long now) {
         store.addOomPair(a, b, now);
-        oomPairs.add(a.label() + "|" + b.label());
-        oomPairs.add(b.label() + "|" + a.label());
+        oomPairs.add(OutOfMemoryRule.pairKey(a, b));
+        oomPairs.add(OutOfMemoryRule.pairKey(b, a));
         version++;
     }
 }

@@ -108,17 +108,22 @@ public final class SchedulerLoop implements AutoCloseable {
 
     /**
      * When this loop next has work of its own (virtual time): now when something changed, else the earliest of the next
-     * periodic round, a running job's speed becoming measured and a profiling run's end; Long.MAX_VALUE for none.
+     * periodic round, a running job's speed becoming measured and a profiling run's end. Moments already past were
+     * looked at by the round that just ran at this instant, so they do not keep the driver stepping in place.
      */
     public long nextDueMillis() {
         long now = ctx.now();
         if (woken || ctx.dirty) return now;
         long next = nextRound;
         for (Run r : ctx.runs.all()) {
-            if (Double.isNaN(r.observed)) next = Math.min(next, Math.max(now, r.placedAt + ctx.cfg.observeMs()));
-            if (r.profiling) next = Math.min(next, Math.max(now, r.profileSince + ctx.cfg.profileMs()));
+            if (Double.isNaN(r.observed)) next = earliestAfter(now, next, r.placedAt + ctx.cfg.observeMs());
+            if (r.profiling) next = earliestAfter(now, next, r.profileSince + ctx.cfg.profileMs());
         }
         return next;
+    }
+
+    private static long earliestAfter(long now, long next, long due) {
+        return due > now ? Math.min(next, due) : next;
     }
 
     /** The daemon's time: the wall clock, or the virtual one. */

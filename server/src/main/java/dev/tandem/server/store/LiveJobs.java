@@ -47,6 +47,11 @@ final class LiveJobs {
         return new ArrayList<>(unfinished.values());
     }
 
+    /** The unfinished jobs with an id above {@code afterId}, in id order: a view, not a copy. */
+    java.util.Collection<JobRecord> unfinishedAfter(long afterId) {
+        return unfinished.tailMap(afterId, false).values();
+    }
+
     /** An unfinished job; empty for a finished or unknown one (which the database has). */
     Optional<JobRecord> unfinished(long id) {
         return Optional.ofNullable(unfinished.get(id));

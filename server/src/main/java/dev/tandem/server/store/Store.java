@@ -433,7 +433,7 @@ public final class Store implements AutoCloseable {
     public List<JobRecord> jobs(String owner, Set<JobState> states, long afterId, int limit) {
         if (!states.isEmpty() && JobState.NOT_TERMINAL.containsAll(states)) {
             // only unfinished jobs: from memory
-            return live.unfinished().stream().filter(r -> r.id() > afterId && states.contains(r.state()) && (owner == null || r.owner().equals(owner)))
+            return live.unfinishedAfter(afterId).stream().filter(r -> states.contains(r.state()) && (owner == null || r.owner().equals(owner)))
                     .limit(limit).toList();
         }
         return db.tx(c -> jobsWhere(c, owner, states, afterId, limit));
