@@ -25,11 +25,16 @@ import java.util.Locale;
  *   <li>tandem's event-driven simulator against a naive one-second-tick loop (Lucid's style) on the same
  *       smaller workload and policy: both makespans (they agree to within a tick per job) and the speed-up.</li>
  * </ol>
- * Usage: {@code java -Xmx2g -cp bench/target/tandem-bench.jar dev.tandem.bench.WholeRunBenchmark [policies]}
+ * Usage: {@code java -Xmx2g -cp bench/target/tandem-bench.jar dev.tandem.bench.WholeRunBenchmark [policies]}; with
+ * {@code POLICIES --million} (and {@code -Xmx8g}) only 1,000,000 jobs on 20,000 GPUs, each policy once, FIFO first.
  */
 public final class WholeRunBenchmark {
     public static void main(String[] args) {
         List<String> policies = List.of((args.length > 0 ? args[0] : "fifo,gandiva,tandem").split(","));
+        if (args.length > 1 && args[1].equals("--million")) { // the largest scale alone (needs -Xmx8g)
+            scaleRun(1_000_000, "2500x8:RTX3090-24GB", "poisson:5000", policies, false);
+            return;
+        }
         // about 80 % offered load: mean 3.4 GPU-hours per job with the Philly gang mix
         scaleRun(10_000, "64x8:RTX3090-24GB", "poisson:120", policies, true);
         scaleRun(100_000, "250x8:RTX3090-24GB", "poisson:500", List.of("fifo", "tandem"), false);

@@ -18,6 +18,7 @@ public final class Cluster {
     private final List<Gpu> gpus;
     private final int[] nodeIndexOfGpu;
     private final long maxGpuMemoryMiB;
+    private final long minGpuMemoryMiB;
     private final int maxGpusPerNode;
     private final boolean gangsSpanNodes;
 
@@ -38,6 +39,7 @@ public final class Cluster {
         this.nodeIndexOfGpu = new int[all.size()];
         for (int n = 0; n < nodes.size(); n++) for (Gpu g : nodes.get(n).gpus()) nodeIndexOfGpu[g.id()] = n;
         this.maxGpuMemoryMiB = all.stream().mapToLong(g -> g.type().memoryMiB()).max().orElse(0);
+        this.minGpuMemoryMiB = all.stream().mapToLong(g -> g.type().memoryMiB()).min().orElse(0);
         this.maxGpusPerNode = nodes.stream().mapToInt(n -> n.gpus().size()).max().orElse(0);
     }
 
@@ -103,6 +105,9 @@ public final class Cluster {
 
     /** The memory of the largest GPU: what any single job may need at most. */
     public long maxGpuMemoryMiB() { return maxGpuMemoryMiB; }
+
+    /** The smallest GPU's memory: a job needing no more fits on every GPU. */
+    public long minGpuMemoryMiB() { return minGpuMemoryMiB; }
 
     /** Index into {@link #nodes()} of the node that holds this GPU. */
     public int nodeIndexOf(int gpuId) { return nodeIndexOfGpu[gpuId]; }

@@ -17,4 +17,17 @@ public record WorkloadSignature(String model, String dataset, int batchSize, boo
     }
 
     @Override public String toString() { return label(); }
+
+    /**
+     * The value the record's generated hashCode gives (so no map's iteration order moves), written out: signatures key
+     * the profile look-ups of every scheduling round, where the generated method's indirect calls showed in profiles.
+     */
+    @Override public int hashCode() {
+        return ((model.hashCode() * 31 + dataset.hashCode()) * 31 + batchSize) * 31 + Boolean.hashCode(amp);
+    }
+
+    @Override public boolean equals(Object o) {
+        return this == o || (o instanceof WorkloadSignature w && batchSize == w.batchSize && amp == w.amp && model.equals(w.model)
+                && dataset.equals(w.dataset));
+    }
 }

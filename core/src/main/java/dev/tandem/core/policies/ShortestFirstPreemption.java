@@ -128,22 +128,37 @@ final class ShortestFirstPreemption {
             summarised[g] = true;
             boolean ok = true;
             double least = Double.POSITIVE_INFINITY, latest = Double.NEGATIVE_INFINITY;
-            List<Job> on = view.occupants(g);
-            for (Job j : on) {
-                Optional<RunningJob> r = s.occupancy().job(j.id());
-                // placed this round, or GPUs held for a gang: not suspendable
-                double left = r.isEmpty() ? Double.NaN : s.soloSeconds(j, r.get().remainingIterations());
-                if (r.isEmpty() || s.now() - r.get().startedAt() < MIN_RUN_SECONDS || left > keepBeyondSeconds) {
-                    ok = false;
-                    break;
+            // as the world has it, unless this round changed it (then per occupant: placed this round, or GPUs held
+            // for a gang, are not running in the world, so not suspendable)
+            List<RunningJob> on;
+            int count;
+            if (view.unchanged(g)) {
+                on = s.occupancy().runningOn(g);
+                count = on.size();
+            } else {
+                List<Job> jobs = view.occupants(g);
+                count = jobs.size();
+                on = new ArrayList<>(jobs.size());
+                for (Job j : jobs) {
+                    Optional<RunningJob> r = s.occupancy().job(j.id());
+                    if (r.isEmpty()) {
+                        ok = false;
+                        break;
+                    }
+                    on.add(r.get());
                 }
+            }
+            for (int k = 0; k < on.size() && ok; k++) {
+                RunningJob r = on.get(k);
+                double left = s.soloSeconds(r.job(), r.remainingIterations());
+                if (s.now() - r.startedAt() < MIN_RUN_SECONDS || left > keepBeyondSeconds) ok = false;
                 least = Math.min(least, left);
-                latest = Math.max(latest, j.submitTime());
+                latest = Math.max(latest, r.job().submitTime());
             }
             suspendable[g] = ok; // an idle GPU too: with GPUs freed beside it, it can complete a gang's room
             leastLeft[g] = least;
             latestSubmit[g] = latest;
-            occupants[g] = on.size();
+            occupants[g] = count;
         }
 
         /** Its occupants were suspended: the GPU is idle. */

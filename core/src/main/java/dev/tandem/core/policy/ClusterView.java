@@ -45,12 +45,12 @@ public final class ClusterView {
 
     public void place(Job job, List<Integer> gpus) {
         for (int g : gpus) {
-            if (occupants(g).isEmpty()) changeIdle(g, -1);
+            if (idle(g)) changeIdle(g, -1);
             added.computeIfAbsent(g, x -> new ArrayList<>(2)).add(job);
         }
         placedJobs.put(job.id(), job);
         placedGpus.put(job.id(), List.copyOf(gpus));
-        removed.remove(job.id());
+        if (!removed.isEmpty()) removed.remove(job.id());
     }
 
     public void remove(String jobId) {
@@ -62,7 +62,7 @@ public final class ClusterView {
         } else {
             removed.add(jobId);
         }
-        for (int g : gpus) if (occupants(g).isEmpty()) changeIdle(g, +1);
+        for (int g : gpus) if (idle(g)) changeIdle(g, +1);
     }
 
     private void changeIdle(int gpu, int by) {
@@ -83,7 +83,7 @@ public final class ClusterView {
     /** The jobs on a GPU as this round stands. */
     public List<Job> occupants(int gpu) {
         List<String> ids = base.jobsOn(gpu);
-        List<Job> extra = added.getOrDefault(gpu, List.of());
+        List<Job> extra = addedOn(gpu);
         if (extra.isEmpty() && removed.isEmpty()) {
             if (ids.isEmpty()) return List.of();
             List<Job> out = new ArrayList<>(ids.size());
@@ -96,8 +96,24 @@ public final class ClusterView {
         return out;
     }
 
+    /** Jobs this round placed on a GPU (most views place few or none: no look-up then). */
+    private List<Job> addedOn(int gpu) {
+        if (added.isEmpty()) return List.of();
+        List<Job> on = added.get(gpu);
+        return on == null ? List.of() : on;
+    }
+
+    /** Whether this round has placed or removed any job on a GPU: if not, the world's view of it holds. */
+    public boolean unchanged(int gpu) {
+        if (!addedOn(gpu).isEmpty()) return false;
+        if (removed.isEmpty()) return true;
+        for (String id : base.jobsOn(gpu)) if (removed.contains(id)) return false;
+        return true;
+    }
+
     private boolean idle(int gpu) {
-        if (!added.getOrDefault(gpu, List.of()).isEmpty()) return false;
+        if (!addedOn(gpu).isEmpty()) return false;
+        if (removed.isEmpty()) return base.jobsOn(gpu).isEmpty();
         for (String id : base.jobsOn(gpu)) if (!removed.contains(id)) return false;
         return true;
     }
@@ -138,22 +154,41 @@ public final class ClusterView {
             pick.clear();
         }
         if (!cluster.gangsSpanNodes()) return Optional.empty();
-        // no single node can take it: spread, if the nodes with room have enough idle GPUs together (a full scan,
-        // needed only for gangs wider than any node's idle GPUs)
-        int nodes = cluster.nodes().size(), eligibleIdle = 0;
-        for (int i = 0; i < nodes; i++) {
-            int idle = idleOnNode(i);
-            if (idle > 0 && roomFor(i, memoryMiB)) eligibleIdle += idle;
+        // no single node can take it: spread over the nodes with most idle GPUs (lowest index among equals), if those
+        // with room have enough together
+        if (memoryMiB > cluster.minGpuMemoryMiB()) {
+            int eligibleIdle = 0;
+            for (int i = 0; i < cluster.nodes().size(); i++) {
+                int idle = idleOnNode(i);
+                if (idle > 0 && roomFor(i, memoryMiB)) eligibleIdle += idle;
+            }
+            if (eligibleIdle < n) return Optional.empty();
         }
-        if (eligibleIdle < n) return Optional.empty();
-        Integer[] order = new Integer[nodes];
-        for (int i = 0; i < nodes; i++) order[i] = i;
-        java.util.Arrays.sort(order, (a, b) -> Integer.compare(idleOnNode(b), idleOnNode(a)));
-        for (int node : order) {
-            if (pick.size() == n) break;
-            if (roomFor(node, memoryMiB)) collectIdle(node, n, memoryMiB, pick);
+        // the world's buckets give the untouched nodes by idle count in index order; the few nodes this round touched
+        // are merged in by their current count
+        int[] touchedByIndex = java.util.Arrays.copyOf(touched, touchedCount);
+        java.util.Arrays.sort(touchedByIndex);
+        for (int c = cluster.maxGpusPerNode(); c >= 1 && pick.size() < n; c--) {
+            int fromBucket = nextUntouched(c, 0), t = 0;
+            while (pick.size() < n) {
+                while (t < touchedByIndex.length && idleOnNode(touchedByIndex[t]) != c) t++;
+                int fromTouched = t < touchedByIndex.length ? touchedByIndex[t] : Integer.MAX_VALUE;
+                int node = Math.min(fromBucket, fromTouched);
+                if (node == Integer.MAX_VALUE) break;
+                if (node == fromBucket) fromBucket = nextUntouched(c, node + 1);
+                else t++;
+                if (roomFor(node, memoryMiB)) collectIdle(node, n, memoryMiB, pick);
+            }
         }
         return pick.size() == n ? Optional.of(List.copyOf(pick)) : Optional.empty();
+    }
+
+    /** The first node at or after {@code from} that the world counts {@code idle} idle GPUs on and this round has not touched, or MAX_VALUE. */
+    private int nextUntouched(int idle, int from) {
+        for (int node = base.nodeWithIdle(idle, from); node >= 0; node = base.nodeWithIdle(idle, node + 1)) {
+            if (isTouched == null || !isTouched[node]) return node;
+        }
+        return Integer.MAX_VALUE;
     }
 
     /**
@@ -165,7 +200,7 @@ public final class ClusterView {
         int best = -1, bestIdle = Integer.MAX_VALUE;
         search:
         for (int c = n; c <= cluster.maxGpusPerNode(); c++) {
-            for (int node : base.nodesWithIdle(c)) {
+            for (int node = base.nodeWithIdle(c, 0); node >= 0; node = base.nodeWithIdle(c, node + 1)) {
                 if ((isTouched != null && isTouched[node]) || !roomFor(node, memoryMiB)) continue;
                 best = node;
                 bestIdle = c;

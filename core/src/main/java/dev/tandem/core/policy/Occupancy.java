@@ -21,16 +21,25 @@ public interface Occupancy {
     int idleOnNode(int node);
 
     /**
-     * The nodes with exactly {@code count} idle GPUs, in ascending index order (0 < count <= the largest node's
-     * GPU count). Worlds keep these buckets up to date as jobs start and stop, so that finding a node for a job
-     * does not scan every node.
+     * The first node at or after {@code from} with exactly {@code count} idle GPUs (0 < count <= the largest node's
+     * GPU count), or -1 if none: read in ascending order from 0. Worlds keep these groups up to date as jobs start and
+     * stop ({@link IdleNodeBuckets}), so that finding a node for a job does not scan every node.
      */
-    java.util.NavigableSet<Integer> nodesWithIdle(int count);
+    int nodeWithIdle(int count, int from);
 
     /** Ids of the jobs on a GPU; empty when it is idle. */
     List<String> jobsOn(int gpu);
 
     Optional<RunningJob> job(String id);
+
+    /** The running jobs on a GPU, without a look-up per id where the world holds them per GPU. */
+    default List<RunningJob> runningOn(int gpu) {
+        List<String> ids = jobsOn(gpu);
+        if (ids.isEmpty()) return List.of();
+        List<RunningJob> out = new ArrayList<>(ids.size());
+        for (String id : ids) out.add(job(id).orElseThrow());
+        return out;
+    }
 
     /** The job itself, without building its full running view. */
     default Optional<Job> jobOf(String id) { return job(id).map(RunningJob::job); }
@@ -71,7 +80,7 @@ public interface Occupancy {
         return new Occupancy() {
             @Override public int idleTotal() { return total; }
             @Override public int idleOnNode(int node) { return idle[node]; }
-            @Override public java.util.NavigableSet<Integer> nodesWithIdle(int count) { return buckets.withIdle(count); }
+            @Override public int nodeWithIdle(int count, int from) { return buckets.next(count, from); }
             @Override public List<String> jobsOn(int gpu) { return on.getOrDefault(gpu, List.of()); }
             @Override public Optional<RunningJob> job(String id) { return Optional.ofNullable(byId.get(id)); }
             @Override public Collection<RunningJob> soleTenants() { return sole; }

@@ -35,6 +35,7 @@ public final class SchedulerSnapshot {
     private final Map<WorkloadSignature, Long> memoryEstimates;
     private final Set<String> oomPairs;
     private Occupancy occupancy;
+    private QueueJournal queueJournal;
     /**
      * The oracle's answers during this decision, by gang size, then each signature of the pair: packing rules ask
      * about the same signature pairs many times (nested maps, so that a lookup allocates no key).
@@ -67,6 +68,18 @@ public final class SchedulerSnapshot {
                              Set<String> oomPairs) {
         this(now, cluster, queue, running, profiles, compatibility, memoryRule, memoryEstimates, oomPairs, null);
     }
+
+    /**
+     * Tells policies how the queue changed since earlier rounds ({@link QueueJournal}); worlds whose queue order is
+     * fixed call this before handing the snapshot to the policy.
+     */
+    public SchedulerSnapshot withQueueJournal(QueueJournal journal) {
+        this.queueJournal = journal;
+        return this;
+    }
+
+    /** The world's journal of queue changes, or null if it keeps none (policies then rescan the queue). */
+    public QueueJournal queueJournal() { return queueJournal; }
 
     public double now() { return now; }
     public Cluster cluster() { return cluster; }

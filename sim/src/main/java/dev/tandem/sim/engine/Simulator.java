@@ -11,6 +11,7 @@ import dev.tandem.core.policy.Decision;
 import dev.tandem.core.policy.IdleNodeBuckets;
 import dev.tandem.core.policy.Occupancy;
 import dev.tandem.core.policy.PendingJob;
+import dev.tandem.core.policy.QueueJournal;
 import dev.tandem.core.policy.Policy;
 import dev.tandem.core.policy.RunningJob;
 import dev.tandem.core.policy.SchedulerSnapshot;
@@ -126,10 +127,15 @@ public final class Simulator {
         private final CompatibilityModel oracle;
         private final ProgressListener progress;
         private final EventQueue<JobState> events = new EventQueue<>();
-        private final List<PendingJob> queue = new ArrayList<>();
+        private final List<PendingJob> queue = new RingList<>();
         private final List<PendingJob> queueView = Collections.unmodifiableList(queue);
+        /** The queue's changes, so that policies keeping their own index of it follow them instead of rescanning. */
+        private final QueueJournal queueJournal = new QueueJournal(queueOrder, 1 << 16);
         private final Set<JobState> running = new LinkedHashSet<>();
         private final List<List<JobState>> occupants = new ArrayList<>();
+        /** The same, as the ids {@link Occupancy#jobsOn} hands out: kept, so that policies asking per GPU allocate nothing. */
+        private final List<List<String>> occupantIds = new ArrayList<>();
+        private final List<List<String>> occupantIdViews = new ArrayList<>();
         private final boolean[] fallbackGpu;
         /** Each GPU's last counted state, so that the busy/shared counters change by the difference. */
         private final boolean[] busyFlags = new boolean[cluster.gpuCount()];
@@ -172,7 +178,11 @@ public final class Simulator {
             }
             this.meanSoloSeconds = list.isEmpty() ? 0 : soloSum / list.size();
             this.arrivals = list;
-            for (int i = 0; i < cluster.gpuCount(); i++) occupants.add(new ArrayList<>(PlacementRules.MAX_JOBS_PER_GPU));
+            for (int i = 0; i < cluster.gpuCount(); i++) {
+                occupants.add(new ArrayList<>(PlacementRules.MAX_JOBS_PER_GPU));
+                occupantIds.add(new ArrayList<>(PlacementRules.MAX_JOBS_PER_GPU));
+                occupantIdViews.add(Collections.unmodifiableList(occupantIds.get(i)));
+            }
             this.fallbackGpu = new boolean[cluster.gpuCount()];
             this.idlePerNode = new int[cluster.nodes().size()];
             for (int n = 0; n < idlePerNode.length; n++) idlePerNode[n] = cluster.nodes().get(n).gpus().size();
@@ -277,15 +287,20 @@ public final class Simulator {
             js.status = Status.QUEUED;
             js.queuedSince = clock;
             js.pending = new PendingJob(js.job, clock, js.attained, seenRemaining(js, js.done), js.restarts);
-            int at = Collections.binarySearch(queue, js.pending, queueOrder);
+            // arrivals come in submission order: most go to the tail without a search
+            int at = queue.isEmpty() || queueOrder.compare(queue.get(queue.size() - 1), js.pending) < 0 ? queue.size()
+                    : Collections.binarySearch(queue, js.pending, queueOrder);
             queue.add(at < 0 ? -at - 1 : at, js.pending);
+            queueJournal.entered(js.pending);
             dirty = true;
         }
 
         private void dequeue(JobState js) {
-            int at = Collections.binarySearch(queue, js.pending, queueOrder);
+            // most starts are from the head: no search through a long queue for them
+            int at = queue.get(0) == js.pending ? 0 : Collections.binarySearch(queue, js.pending, queueOrder);
             if (at < 0 || queue.get(at) != js.pending) throw new IllegalStateException("queue lost job " + js.job.id());
             queue.remove(at);
+            queueJournal.left(js.pending);
             js.queueTotal += clock - js.queuedSince;
             js.longestWait = Math.max(js.longestWait, clock - js.queuedSince);
             js.pending = null;
@@ -299,7 +314,7 @@ public final class Simulator {
             }
             List<RunningJob> all = new LazyList<>(() -> running.stream().map(this::view).toList());
             SchedulerSnapshot snap = new SchedulerSnapshot(clock, cluster, queueView, all, profiles, oracle, cfg.memoryRule(),
-                    Collections.unmodifiableMap(memoryEstimates), Collections.unmodifiableSet(oomPairs), new SimOccupancy());
+                    Collections.unmodifiableMap(memoryEstimates), Collections.unmodifiableSet(oomPairs), new SimOccupancy()).withQueueJournal(queueJournal);
             policyCalls++;
             List<Decision> decisions = policy.decide(snap);
             newlyObserved.clear();
@@ -328,14 +343,16 @@ public final class Simulator {
 
             @Override public int idleOnNode(int node) { return idlePerNode[node]; }
 
-            @Override public java.util.NavigableSet<Integer> nodesWithIdle(int count) { return nodesByIdle.withIdle(count); }
+            @Override public int nodeWithIdle(int count, int from) { return nodesByIdle.next(count, from); }
 
-            @Override public List<String> jobsOn(int gpu) {
+            @Override public List<String> jobsOn(int gpu) { return occupantIdViews.get(gpu); }
+
+            @Override public List<RunningJob> runningOn(int gpu) {
                 List<JobState> occ = occupants.get(gpu);
                 if (occ.isEmpty()) return List.of();
-                List<String> ids = new ArrayList<>(occ.size());
-                for (JobState j : occ) ids.add(j.job.id());
-                return ids;
+                List<RunningJob> out = new ArrayList<>(occ.size());
+                for (JobState j : occ) out.add(view(j));
+                return out;
             }
 
             @Override public Optional<RunningJob> job(String id) {
@@ -444,6 +461,7 @@ public final class Simulator {
                 if (!occ.isEmpty()) pairings++;
                 for (JobState o : occ) meet(js, o);
                 occ.add(js);
+                occupantIds.get(g).add(js.job.id());
                 overflow |= overflows(g);
                 updateGpuCounters(g);
             }
@@ -468,6 +486,7 @@ public final class Simulator {
             for (int g : js.gpus) {
                 List<JobState> occ = occupants.get(g);
                 occ.remove(js);
+                occupantIds.get(g).remove(js.job.id());
                 for (JobState o : occ) {
                     advance(o);
                     neighbours.add(o);
@@ -632,9 +651,10 @@ public final class Simulator {
         @Override public int size() { return list().size(); }
     }
 
+    /** Immutable, so that every {@link RunningJob} view of the job shares it instead of copying it. */
     private static List<Integer> toList(int[] a) {
-        List<Integer> l = new ArrayList<>(a.length);
-        for (int x : a) l.add(x);
-        return l;
+        Integer[] boxed = new Integer[a.length];
+        for (int i = 0; i < a.length; i++) boxed[i] = a[i];
+        return List.of(boxed);
     }
 }

@@ -1,0 +1,112 @@
+package dev.tandem.core.policies;
+
+import dev.tandem.core.model.Job;
+import dev.tandem.core.model.WorkloadSignature;
+import dev.tandem.core.policy.PendingJob;
+import dev.tandem.core.policy.QueueJournal;
+import dev.tandem.core.policy.SchedulerSnapshot;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The shortest-first order followed through a world's {@link QueueJournal} must be exactly the order found by
+ * rescanning the queue every round: the same jobs in the same order, through queues that grow past the window
+ * (4,096 jobs) and shrink back, jobs leaving from anywhere, suspended jobs coming back in the middle, equal lengths,
+ * several priorities, starving and urgent jobs, and rounds the policy skips.
+ */
+class QueueOrderTest {
+    private static final double STARVATION = 50_000;
+
+    /** A queue kept in submission order, as the simulator keeps it, with its journal. */
+    private static final class World {
+        final Comparator<PendingJob> order = Comparator.comparingDouble((PendingJob p) -> p.job().submitTime())
+                .thenComparing(p -> Integer.parseInt(p.id()));
+        final QueueJournal journal = new QueueJournal(order, 1 << 16);
+        final List<PendingJob> queue = new ArrayList<>();
+
+        void enter(PendingJob p) {
+            int at = Collections.binarySearch(queue, p, order);
+            queue.add(-at - 1, p);
+            journal.entered(p);
+        }
+
+        PendingJob leave(int at) {
+            PendingJob p = queue.remove(at);
+            journal.left(p);
+            return p;
+        }
+    }
+
+    @Test void followingTheJournalGivesTheOrderOfARescanEveryRound() {
+        for (long seed = 1; seed <= 3; seed++) compare(seed, seed == 3);
+    }
+
+    private static void compare(long seed, boolean priorities) {
+        Random rnd = new Random(seed);
+        Fixture f = new Fixture(4, 8, 80_000);
+        WorkloadSignature[] sigs = {f.profile("a", 0.3, 1000), f.profile("b", 0.5, 1000), f.profile("c", 0.8, 1000)};
+        World world = new World();
+        QueueOrder followed = new QueueOrder(), rescanned = new QueueOrder();
+        List<PendingJob> suspended = new ArrayList<>();
+        int nextId = 0, compared = 0, longRounds = 0;
+        double now = 0;
+        for (int round = 0; round < 400; round++) {
+            now += 60 + rnd.nextInt(600);
+            // arrivals: mostly a few, sometimes a burst that takes the queue past the window
+            int arrivals = rnd.nextInt(20) == 0 ? 1500 + rnd.nextInt(2500) : rnd.nextInt(6);
+            for (int k = 0; k < arrivals; k++) {
+                double solo = 600 * (1 + rnd.nextInt(8)); // few distinct lengths: ties decided by queue order
+                Job j = new Job(Integer.toString(nextId++), "u", now, 1 + rnd.nextInt(2) * 3, sigs[rnd.nextInt(3)], solo * 10, 1000,
+                        priorities && rnd.nextInt(10) == 0 ? 5 : 0);
+                world.enter(new PendingJob(j, now, 0, j.totalIterations(), 0));
+            }
+            // starts: from the head, the tail and anywhere; sometimes most of the queue drains
+            int starts = rnd.nextInt(12) == 0 ? world.queue.size() * 3 / 4 : rnd.nextInt(8);
+            for (int k = 0; k < starts && !world.queue.isEmpty(); k++) {
+                int n = world.queue.size();
+                int at = switch (rnd.nextInt(3)) { case 0 -> rnd.nextInt(Math.min(n, 50)); case 1 -> n - 1 - rnd.nextInt(Math.min(n, 50)); default -> rnd.nextInt(n); };
+                PendingJob p = world.leave(at);
+                if (rnd.nextInt(4) == 0) suspended.add(p);
+            }
+            // suspended jobs come back in the middle of the queue (their submission time), with attained service
+            for (int k = suspended.size() - 1; k >= 0 && rnd.nextBoolean(); k--) {
+                PendingJob p = suspended.remove(k);
+                world.enter(new PendingJob(p.job(), now, 100 + rnd.nextInt(1000), p.remainingIterations() / 2, p.restarts() + 1));
+            }
+            if (world.queue.size() > QueueOrder.WINDOW) longRounds++;
+            if (rnd.nextInt(5) == 0) continue; // a round the policy is not asked (nothing new for it)
+            double horizon = rnd.nextBoolean() ? Double.NaN : 4000 + rnd.nextInt(40_000);
+            int limit = rnd.nextBoolean() ? 512 : 5000;
+            SchedulerSnapshot withJournal = snapshot(f, now, world.queue).withQueueJournal(world.journal);
+            SchedulerSnapshot without = snapshot(f, now, world.queue);
+            List<PendingJob> a = followed.select(withJournal, Objective.BALANCED, limit, STARVATION, horizon, 0.5);
+            List<PendingJob> b = rescanned.select(without, Objective.BALANCED, limit, STARVATION, horizon, 0.5);
+            assertEquals(b.size(), a.size(), "seed " + seed + " round " + round + " queue " + world.queue.size());
+            for (int i = 0; i < a.size(); i++) assertSame(b.get(i), a.get(i), "seed " + seed + " round " + round + " position " + i);
+            compared++;
+        }
+        assertTrue(compared > 250, "rounds compared: " + compared);
+        assertTrue(longRounds > 20 && longRounds < compared - 20, "rounds with a queue longer than the window: " + longRounds);
+        // the journal is what made the difference: most rounds followed it instead of passing over the window
+        assertTrue(followed.rescans() < compared / 4, "rescans with a journal: " + followed.rescans() + " of " + compared);
+        assertEquals(compared, rescanned.rescans());
+    }
+
+    private static SchedulerSnapshot snapshot(Fixture f, double now, List<PendingJob> queue) {
+        f.now = now;
+        SchedulerSnapshot s = f.snapshot();
+        return new SchedulerSnapshot(now, s.cluster(), Collections.unmodifiableList(queue), List.of(), s.profiles(), s.compatibility(),
+                s.memoryRule(), Map.of(), Set.of());
+    }
+}
