@@ -11,7 +11,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
-import java.util.PriorityQueue;
+import java.util.Iterator;
 import java.util.Set;
 
 /**
@@ -21,46 +21,69 @@ import java.util.Set;
  * Running jobs outside that set are preempted, queued jobs inside it are started.
  */
 final class PreemptivePriority {
-    /** A job's rank key (lower sorts first); {@code queued} is the waiting job, null for a running one. */
-    record Candidate(Job job, double key, PendingJob queued) {
-        static Candidate running(RunningJob r, double key) { return new Candidate(r.job(), key, null); }
-
-        static Candidate waiting(PendingJob p, double key) { return new Candidate(p.job(), key, p); }
-
-        boolean isRunning() { return queued == null; }
-    }
+    /** A running job's rank key (lower sorts first). */
+    record Candidate(RunningJob running, double key) {}
 
     private PreemptivePriority() {}
 
-    static List<Decision> schedule(SchedulerSnapshot s, List<Candidate> candidates, String policy) {
-        // Rank by priority, key, submission, then the candidates' order (running jobs first, then queue order). Only the
-        // best-ranked jobs up to the cluster's GPU count matter, so they come off a heap instead of a sort of every
-        // queued job at every scheduling point.
-        Comparator<Integer> rank = Comparator.comparingInt((Integer i) -> -candidates.get(i).job().priority())
-                .thenComparingDouble(i -> candidates.get(i).key())
-                .thenComparingDouble(i -> candidates.get(i).job().submitTime()).thenComparingInt(i -> i);
-        PriorityQueue<Integer> heap = new PriorityQueue<>(Math.max(1, candidates.size()), rank);
-        for (int i = 0; i < candidates.size(); i++) heap.add(i);
+    /** Priority, key, submission: one comparison written out (every round sorts every running job). */
+    private static final Comparator<Candidate> RUNNING_ORDER = (a, b) -> {
+        Job x = a.running().job(), y = b.running().job();
+        if (x.priority() != y.priority()) return Integer.compare(y.priority(), x.priority());
+        int byKey = Double.compare(a.key(), b.key());
+        return byKey != 0 ? byKey : Double.compare(x.submitTime(), y.submitTime());
+    };
+
+    /**
+     * Rank by priority, key, submission, then running jobs before waiting ones (running jobs in the snapshot's order,
+     * waiting ones in queue order). Only the best-ranked jobs up to the cluster's GPU count matter: the running jobs
+     * (at most one per GPU) are sorted, the waiting ones come in order from {@code queued}, and the two are merged
+     * until the GPUs are all given out.
+     */
+    static List<Decision> schedule(SchedulerSnapshot s, List<Candidate> running, RankedQueue queued, String policy) {
+        List<Candidate> sorted = new ArrayList<>(running); // a stable sort: the snapshot's order among equals
+        sorted.sort(RUNNING_ORDER);
+        Iterator<RankedQueue.Entry> waiting = queued.inOrder().iterator();
+        RankedQueue.Entry nextWaiting = waiting.hasNext() ? waiting.next() : null;
+        int nextRunning = 0;
         int capacity = s.cluster().gpuCount();
         Set<String> admitted = new HashSet<>();
         List<PendingJob> toStart = new ArrayList<>();
-        while (capacity > 0 && !heap.isEmpty()) {
-            Candidate c = candidates.get(heap.poll());
-            if (c.job().gpus() <= capacity) {
-                admitted.add(c.job().id());
-                if (!c.isRunning()) toStart.add(c.queued());
-                capacity -= c.job().gpus();
+        while (capacity > 0 && (nextRunning < sorted.size() || nextWaiting != null)) {
+            boolean runningFirst = nextWaiting == null || (nextRunning < sorted.size() && ranksFirst(sorted.get(nextRunning), nextWaiting));
+            Job job;
+            PendingJob toQueue = null;
+            if (runningFirst) {
+                job = sorted.get(nextRunning++).running().job();
+            } else {
+                toQueue = nextWaiting.job;
+                job = toQueue.job();
+                nextWaiting = waiting.hasNext() ? waiting.next() : null;
+            }
+            if (job.gpus() <= capacity) {
+                admitted.add(job.id());
+                if (toQueue != null) toStart.add(toQueue);
+                capacity -= job.gpus();
             }
         }
         List<Decision> out = new ArrayList<>();
         ClusterView view = new ClusterView(s);
-        for (RunningJob r : s.running()) {
-            if (!admitted.contains(r.id())) {
-                view.remove(r.id());
-                out.add(new Decision.Preempt(r.id(), policy + ": outranked by a queued job"));
+        for (Candidate c : running) {
+            if (!admitted.contains(c.running().id())) {
+                view.remove(c.running().id());
+                out.add(new Decision.Preempt(c.running().id(), policy + ": outranked by a queued job"));
             }
         }
         Exclusive.startInOrder(view, toStart, false, policy + " rank", out);
         return out;
+    }
+
+    /** Whether a running job ranks before a waiting one (among equals it does). */
+    private static boolean ranksFirst(Candidate r, RankedQueue.Entry w) {
+        Job a = r.running().job(), b = w.job.job();
+        if (a.priority() != b.priority()) return a.priority() > b.priority();
+        int byKey = Double.compare(r.key(), w.key);
+        if (byKey != 0) return byKey < 0;
+        return Double.compare(a.submitTime(), b.submitTime()) <= 0;
     }
 }

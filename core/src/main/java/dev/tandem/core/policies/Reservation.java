@@ -82,6 +82,11 @@ final class Reservation {
      */
     Optional<List<Integer>> backfill(SchedulerSnapshot s, ClusterView view, dev.tandem.core.policy.PendingJob p) {
         if (jobId == null || isFor(p) || s.now() + s.soloSeconds(p.job(), p.remainingIterations()) > readyAt) return Optional.empty();
+        // the caller found no idle GPUs for p: releasing the hold frees only reserved GPUs the hold alone is on, so
+        // without one nothing changes (checked before the release and re-hold, which every waiting job would pay)
+        boolean anyHeldAlone = false;
+        for (int g : gpus) anyHeldAlone |= view.occupantCount(g) == 1;
+        if (!anyHeldAlone) return Optional.empty();
         release(view);
         Optional<List<Integer>> idle = view.findIdle(p.job());
         idle.ifPresent(g -> view.place(p.job(), g));

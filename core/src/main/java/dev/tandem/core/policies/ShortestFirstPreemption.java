@@ -59,15 +59,15 @@ final class ShortestFirstPreemption {
      * @param keepBeyondSeconds running jobs with more solo time left than this are not suspended (the critical path)
      */
     static void makeRoom(SchedulerSnapshot s, ClusterView view, List<PendingJob> waiting, double keepBeyondSeconds,
-                         List<Decision> out) {
-        GpuSummary gpus = null; // built on the first overdue job: most rounds have none
+                         List<Decision> out, GpuSummary summary) {
+        GpuSummary gpus = null; // started on the first overdue job: most rounds have none
         int tries = 0, failures = 0;
         for (PendingJob q : waiting) {
             double waited = s.now() - q.queuedSince();
             if (waited < MIN_RUN_SECONDS) continue; // a suspension is worth its restart only after a wait this long
             double remaining = s.soloSeconds(q.job(), q.remainingIterations());
             if (!Double.isFinite(remaining) || waited < remaining || !view.gpusOf(q.id()).isEmpty()) continue; // not overdue, or paired
-            if (gpus == null) gpus = new GpuSummary(s, view, keepBeyondSeconds);
+            if (gpus == null) gpus = summary.begin(s, view, keepBeyondSeconds);
             if (++tries > TRIES_PER_ROUND) return;
             Optional<List<Integer>> room = gpus.bestRoom(q, remaining);
             if (room.isEmpty()) {
@@ -99,33 +99,44 @@ final class ShortestFirstPreemption {
      * can then take the GPU if the least time left is at least {@link #RATIO} x q's and every occupant was submitted
      * before q: two comparisons per GPU instead of a look-up per occupant and try.
      */
-    private static final class GpuSummary {
-        private final boolean[] suspendable;
-        private final double[] leastLeft;
-        private final double[] latestSubmit;
-        private final int[] occupants;
+    static final class GpuSummary {
+        private boolean[] suspendable = new boolean[0];
+        private double[] leastLeft = new double[0];
+        private double[] latestSubmit = new double[0];
+        private int[] occupants = new int[0];
+        /**
+         * The round a GPU was last summarised in: the arrays are kept across rounds (one policy owns the summary), so a
+         * round costs the GPUs it looks at, not an allocation of every GPU's entry.
+         */
+        private int[] summarisedIn = new int[0];
+        private int round;
 
-        private final boolean[] summarised;
-        private final SchedulerSnapshot s;
-        private final ClusterView view;
-        private final double keepBeyondSeconds;
+        private SchedulerSnapshot s;
+        private ClusterView view;
+        private double keepBeyondSeconds;
 
-        GpuSummary(SchedulerSnapshot s, ClusterView view, double keepBeyondSeconds) {
+        /** Starts a round's summary: nothing summarised yet. */
+        GpuSummary begin(SchedulerSnapshot s, ClusterView view, double keepBeyondSeconds) {
             int n = s.cluster().gpuCount();
+            if (summarisedIn.length != n) {
+                suspendable = new boolean[n];
+                leastLeft = new double[n];
+                latestSubmit = new double[n];
+                occupants = new int[n];
+                summarisedIn = new int[n];
+                round = 0;
+            }
+            round++;
             this.s = s;
             this.view = view;
             this.keepBeyondSeconds = keepBeyondSeconds;
-            summarised = new boolean[n];
-            suspendable = new boolean[n];
-            leastLeft = new double[n];
-            latestSubmit = new double[n];
-            occupants = new int[n];
+            return this;
         }
 
         /** Summarises a GPU on first use: a round looks at a bounded number of nodes, not the whole cluster. */
         private void summarise(int g) {
-            if (summarised[g]) return;
-            summarised[g] = true;
+            if (summarisedIn[g] == round) return;
+            summarisedIn[g] = round;
             boolean ok = true;
             double least = Double.POSITIVE_INFINITY, latest = Double.NEGATIVE_INFINITY;
             // as the world has it, unless this round changed it (then per occupant: placed this round, or GPUs held
@@ -163,7 +174,7 @@ final class ShortestFirstPreemption {
 
         /** Its occupants were suspended: the GPU is idle. */
         void vacate(int g) {
-            summarised[g] = true;
+            summarisedIn[g] = round;
             suspendable[g] = true;
             occupants[g] = 0;
             leastLeft[g] = Double.POSITIVE_INFINITY;
@@ -172,7 +183,7 @@ final class ShortestFirstPreemption {
 
         /** A job started on it this round. */
         void occupy(int g) {
-            summarised[g] = true;
+            summarisedIn[g] = round;
             suspendable[g] = false;
             occupants[g] = 1;
         }

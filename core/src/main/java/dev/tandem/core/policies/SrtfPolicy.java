@@ -1,7 +1,6 @@
 package dev.tandem.core.policies;
 
 import dev.tandem.core.policy.Decision;
-import dev.tandem.core.policy.PendingJob;
 import dev.tandem.core.policy.Policy;
 import dev.tandem.core.policy.RunningJob;
 import dev.tandem.core.policy.SchedulerSnapshot;
@@ -15,6 +14,8 @@ import java.util.List;
  * suspended to make room.
  */
 public final class SrtfPolicy implements Policy {
+    private final RankedQueue queued = new RankedQueue();
+
     @Override public String name() { return "srtf"; }
 
     @Override public boolean actsOnRunningJobs() { return true; }
@@ -22,8 +23,8 @@ public final class SrtfPolicy implements Policy {
     @Override public List<Decision> decide(SchedulerSnapshot s) {
         if (s.queue().isEmpty()) return List.of();
         List<PreemptivePriority.Candidate> c = new ArrayList<>();
-        for (RunningJob r : s.running()) c.add(PreemptivePriority.Candidate.running(r, s.soloSeconds(r.job(), r.remainingIterations())));
-        for (PendingJob p : s.queue()) c.add(PreemptivePriority.Candidate.waiting(p, s.soloSeconds(p.job(), p.remainingIterations())));
-        return PreemptivePriority.schedule(s, c, "srtf");
+        for (RunningJob r : s.running()) c.add(new PreemptivePriority.Candidate(r, s.soloSeconds(r.job(), r.remainingIterations())));
+        queued.update(s, p -> s.soloSeconds(p.job(), p.remainingIterations())); // fixed while a job waits
+        return PreemptivePriority.schedule(s, c, queued, "srtf");
     }
 }

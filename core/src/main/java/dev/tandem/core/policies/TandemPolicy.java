@@ -117,6 +117,7 @@ public final class TandemPolicy implements Policy {
     private final WorkPrices prices = new WorkPrices(this::sharingRates);
     private final Reservation reservation = new Reservation();
     private final QueueOrder queueOrder = new QueueOrder();
+    private final ShortestFirstPreemption.GpuSummary preemptionSummary = new ShortestFirstPreemption.GpuSummary();
     /** Unfinished solo GPU-seconds per GPU, and when they were summed (see {@link #criticalAfter}). */
     private double workPerGpu = Double.NaN;
     private double workPerGpuAt = Double.NEGATIVE_INFINITY;
@@ -181,7 +182,7 @@ public final class TandemPolicy implements Policy {
             double criticalAfter = criticalAfter(s, price);
             match(s, view, waiting, price, criticalAfter, out);
             if (cfg.objective() != Objective.MAKESPAN) {
-                ShortestFirstPreemption.makeRoom(s, view, waiting, criticalAfter, out);
+                ShortestFirstPreemption.makeRoom(s, view, waiting, criticalAfter, out, preemptionSummary);
             }
         }
         if (waiting.isEmpty()) spreadOut(s, view, out);

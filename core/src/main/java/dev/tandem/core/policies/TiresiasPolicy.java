@@ -32,6 +32,7 @@ public final class TiresiasPolicy implements Policy {
     private final double promoteFactor;
     /** Attained service at each promotion: service counts from there. */
     private final Map<String, Double> serviceAtPromotion = new HashMap<>();
+    private final RankedQueue queued = new RankedQueue();
 
     public TiresiasPolicy() {
         this(new double[] {3250, 7200}, 8.0);
@@ -74,18 +75,35 @@ public final class TiresiasPolicy implements Policy {
         if (s.queue().isEmpty()) return List.of();
         List<PreemptivePriority.Candidate> c = new ArrayList<>();
         for (RunningJob r : s.running()) {
-            c.add(PreemptivePriority.Candidate.running(r, rank(queueOf(service(r.id(), r.attainedGpuSeconds())), true)));
+            c.add(new PreemptivePriority.Candidate(r, rank(queueOf(service(r.id(), r.attainedGpuSeconds())), true)));
         }
-        for (PendingJob p : s.queue()) {
-            double service = service(p.id(), p.attainedGpuSeconds());
-            double waited = s.now() - p.queuedSince();
-            double ran = p.attainedGpuSeconds() / p.job().gpus(); // all it ran, promotions included
-            boolean starving = ran > 0 && waited > promoteFactor * ran - SERVICE_EPSILON; // at the limit exactly counts, in both worlds
-            if (starving) serviceAtPromotion.put(p.id(), p.attainedGpuSeconds());
-            c.add(PreemptivePriority.Candidate.waiting(p, rank(starving ? 0 : queueOf(service), false)));
-        }
+        queued.update(s, new RankedQueue.Keys() {
+            @Override public double key(PendingJob p) {
+                boolean starving = starving(s, p);
+                if (starving) serviceAtPromotion.put(p.id(), p.attainedGpuSeconds());
+                return rank(starving ? 0 : queueOf(service(p.id(), p.attainedGpuSeconds())), false);
+            }
+
+            /**
+             * A waiting job's bin changes only when it starts to starve: looked at again from a microsecond before that
+             * (the sum here may round differently from the difference {@link #starving} compares), then every round.
+             */
+            @Override public double recheckAt(PendingJob p) {
+                double ran = ran(p);
+                return ran > 0 && !starving(s, p) ? p.queuedSince() + promoteFactor * ran - SERVICE_EPSILON - 1e-6 : Double.POSITIVE_INFINITY;
+            }
+        });
         forgetFinished(s);
-        return PreemptivePriority.schedule(s, c, "tiresias");
+        return PreemptivePriority.schedule(s, c, queued, "tiresias");
+    }
+
+    /** All a job ran, promotions included (GPU-seconds over its GPUs). */
+    private static double ran(PendingJob p) { return p.attainedGpuSeconds() / p.job().gpus(); }
+
+    /** Waited longer than {@code promoteFactor} times all it ran; at the limit exactly counts, in both worlds. */
+    private boolean starving(SchedulerSnapshot s, PendingJob p) {
+        double ran = ran(p);
+        return ran > 0 && s.now() - p.queuedSince() > promoteFactor * ran - SERVICE_EPSILON;
     }
 
     /** Drops promotions of jobs that are gone, once the map outgrows the live jobs. */

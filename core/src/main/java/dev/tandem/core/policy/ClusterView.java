@@ -96,6 +96,14 @@ public final class ClusterView {
         return out;
     }
 
+    /** How many jobs are on a GPU as this round stands (without listing them). */
+    public int occupantCount(int gpu) {
+        int n = addedOn(gpu).size();
+        if (removed.isEmpty()) return n + base.jobsOn(gpu).size();
+        for (String id : base.jobsOn(gpu)) if (!removed.contains(id)) n++;
+        return n;
+    }
+
     /** Jobs this round placed on a GPU (most views place few or none: no look-up then). */
     private List<Job> addedOn(int gpu) {
         if (added.isEmpty()) return List.of();
