@@ -86,7 +86,6 @@ final class HistoryCommand implements Callable<Integer> {
 
     private static String hms(JsonNode seconds) {
         if (seconds == null || seconds.isNull()) return "-";
-        long s = Math.round(seconds.asDouble());
-        return String.format("%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60);
+        return dev.tandem.core.model.DurationText.hms(Math.round(seconds.asDouble()));
     }
 }

@@ -54,7 +54,6 @@ final class QueueCommand implements Callable<Integer> {
         String from = !j.get("started_at").isNull() && j.get("state").asText().matches("profiling|running|paired")
                 ? j.get("started_at").asText() : j.get("submitted_at").asText();
         Instant end = j.get("finished_at").isNull() ? Instant.now() : Instant.parse(j.get("finished_at").asText());
-        long s = Math.max(0, Duration.between(Instant.parse(from), end).toSeconds());
-        return String.format("%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60);
+        return dev.tandem.core.model.DurationText.hms(Math.max(0, Duration.between(Instant.parse(from), end).toSeconds()));
     }
 }

@@ -35,4 +35,9 @@ public final class DurationText {
     public static long millis(String text) {
         return Math.round(seconds(text) * 1000);
     }
+
+    /** Whole seconds as {@code h:mm:ss} (hours unbounded), the way the CLI's tables show elapsed times. */
+    public static String hms(long seconds) {
+        return String.format(Locale.ROOT, "%d:%02d:%02d", seconds / 3600, seconds / 60 % 60, seconds % 60);
+    }
 }

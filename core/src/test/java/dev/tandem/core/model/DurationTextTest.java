@@ -28,4 +28,12 @@ class DurationTextTest {
                     .hasMessageContaining("'" + bad + "'").hasMessageContaining("500ms, 90s, 30m, 16h, 7d");
         }
     }
+
+    @Test
+    void elapsedTimesAsHoursMinutesSeconds() {
+        assertThat(DurationText.hms(0)).isEqualTo("0:00:00");
+        assertThat(DurationText.hms(59)).isEqualTo("0:00:59");
+        assertThat(DurationText.hms(3_661)).isEqualTo("1:01:01");
+        assertThat(DurationText.hms(100 * 3600 + 5)).isEqualTo("100:00:05");
+    }
 }

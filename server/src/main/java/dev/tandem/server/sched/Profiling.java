@@ -59,9 +59,13 @@ final class Profiling {
             if (job == null) continue;
             GpuReadings readings = readings(run, since);
             if (!readings.complete()) continue;
+            Optional<ProfileRecord> p = complete(run, job, readings, since, now);
+            // a stretch that gave too little (no progress line or reading in it yet, e.g. on a loaded host) is looked at
+            // again as it grows, up to three profile times, as a profiling run is
+            if (p.isEmpty() && now - since < 3 * ctx.cfg.profileMs()) continue;
             run.measuredAlone = true;
-            complete(run, job, readings, since, now).ifPresent(p -> {
-                ctx.store.note(job.id(), Context.ACTOR, "measured alone: " + describe(p), now);
+            p.ifPresent(profile -> {
+                ctx.store.note(job.id(), Context.ACTOR, "measured alone: " + describe(profile), now);
                 ctx.dirty = true;
             });
         }
