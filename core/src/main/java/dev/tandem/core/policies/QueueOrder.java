@@ -268,14 +268,12 @@ final class QueueOrder {
         for (Entry e : leaving) {
             byJob.remove(e.job);
             forget(e);
-            if (e.side == Side.OLDEST) oldestCount--;
-            else if (e.side == Side.NEWEST) newestCount--;
+            count(e.side, -1);
         }
         for (Map.Entry<PendingJob, Integer> p : entering) {
             Side side = whole ? Side.WHOLE : p.getValue() < WINDOW / 2 ? Side.OLDEST : Side.NEWEST;
             add(s, p.getKey(), side);
-            if (side == Side.OLDEST) oldestCount++;
-            else if (side == Side.NEWEST) newestCount++;
+            count(side, +1);
         }
         journalAt = journal.count();
         return true;

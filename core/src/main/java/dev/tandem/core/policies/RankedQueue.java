@@ -100,6 +100,4 @@ final class RankedQueue {
 
     /** The waiting jobs, best rank first. */
     Iterable<Entry> inOrder() { return ordered; }
-
-    int size() { return byJob.size(); }
 }
