@@ -76,9 +76,10 @@ function JobChip({ j }) {
 
 function GpuGrid({ gpus }) {
   return html`<section><h2>GPUs</h2><div class="grid">
-    ${gpus.map((g) => html`<div class="gpu ${g.jobs.length > 1 ? 'shared' : g.jobs.length ? 'busy' : 'idle'}" data-test="gpu-${g.index}">
+    ${gpus.map((g) => html`<div class="gpu ${g.unavailable ? 'unavailable' : g.jobs.length > 1 ? 'shared' : g.jobs.length ? 'busy' : 'idle'}" data-test="gpu-${g.index}">
       <div class="gpu-head"><b>GPU ${g.index}</b> <small>${g.node} · ${g.name}</small>
-        <span class="badge">${g.jobs.length > 1 ? 'shared' : g.jobs.length ? 'busy' : 'idle'}</span></div>
+        <span class="badge">${g.jobs.length > 1 ? 'shared' : g.jobs.length ? 'busy' : g.unavailable ? 'not scheduled' : 'idle'}</span></div>
+      ${g.unavailable && html`<div class="unavailable" data-test="gpu-${g.index}-unavailable">${g.unavailable}</div>`}
       <div class="mem"><div class="bar" style=${{ width: g.memory_used_mib == null ? 0 : Math.min(100, (100 * g.memory_used_mib) / g.memory_total_mib) + '%' }}></div>
         <span>${fmt.gb(g.memory_used_mib)} of ${fmt.gb(g.memory_total_mib)}</span></div>
       <div class="util"><${Sparkline} values=${g.utilization_history} /> <span>${g.utilization == null ? '–' : g.utilization + ' %'}</span></div>

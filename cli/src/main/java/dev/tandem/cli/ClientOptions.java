@@ -11,18 +11,28 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * How the client commands find the daemon: the server from --server, else $TANDEM_SERVER, else the state
- * directory's server.url (a daemon on this machine), else http://127.0.0.1:8265; the token from --token, else
- * $TANDEM_TOKEN, else the state directory's admin.token (readable only by the daemon's user).
+ * How the client commands find the daemon and say who they are, first that applies:
+ * <ol>
+ * <li>--server or $TANDEM_SERVER: over TCP with the token from --token, $TANDEM_TOKEN or STATE_DIR/admin.token;</li>
+ * <li>--socket or $TANDEM_SOCKET: through that Unix socket, no token (the daemon knows the caller's Unix account);</li>
+ * <li>--token or $TANDEM_TOKEN: over TCP to STATE_DIR/server.url (else http://127.0.0.1:8265) with it;</li>
+ * <li>STATE_DIR/tandem.sock (the caller's own daemon), else STATE_DIR/server.url with STATE_DIR/admin.token (a daemon
+ * the caller runs as itself, as before sockets), else /run/tandem/tandem.sock (the machine's daemon run as root);</li>
+ * <li>http://127.0.0.1:8265 without a token.</li>
+ * </ol>
  */
 final class ClientOptions {
     static final String DEFAULT_SERVER = "http://127.0.0.1:8265";
+    static final String ROOT_SOCKET = "/run/tandem/tandem.sock";
 
     @Option(names = "--server", paramLabel = "URL", description = "tandem serve's URL (default: $TANDEM_SERVER, STATE_DIR/server.url, " + DEFAULT_SERVER + ")")
     String server;
 
     @Option(names = "--token", paramLabel = "TOKEN", description = "API token (default: $TANDEM_TOKEN, else STATE_DIR/admin.token)")
     String token;
+
+    @Option(names = "--socket", paramLabel = "PATH", description = "reach tandem serve through its Unix socket, no token needed (default: $TANDEM_SOCKET, else STATE_DIR/tandem.sock or " + ROOT_SOCKET + " when they exist and no --server or --token is given)")
+    Path socket;
 
     @Option(names = "--state-dir", paramLabel = "DIR", description = "the daemon's state directory, for server.url and admin.token (default: $TANDEM_STATE_DIR or ~/.local/state/tandem)")
     Path stateDir;
@@ -32,9 +42,18 @@ final class ClientOptions {
 
     ApiClient client() {
         Path dir = stateDir != null ? stateDir : ServerConfig.defaultStateDir();
-        String url = first(server, System.getenv("TANDEM_SERVER"), read(dir.resolve(StateFiles.SERVER_URL)), DEFAULT_SERVER);
-        String tok = first(token, System.getenv("TANDEM_TOKEN"), read(dir.resolve(StateFiles.ADMIN_TOKEN)), null);
-        return new ApiClient(url, tok);
+        String givenServer = first(server, System.getenv("TANDEM_SERVER"));
+        String givenSocket = first(socket == null ? null : socket.toString(), System.getenv("TANDEM_SOCKET"));
+        String givenToken = first(token, System.getenv("TANDEM_TOKEN"));
+        String adminToken = read(dir.resolve(StateFiles.ADMIN_TOKEN));
+        String url = read(dir.resolve(StateFiles.SERVER_URL));
+        if (givenServer != null) return new ApiClient(givenServer, first(givenToken, adminToken));
+        if (givenSocket != null) return ApiClient.overSocket(Path.of(givenSocket));
+        if (givenToken != null) return new ApiClient(first(url, DEFAULT_SERVER), givenToken);
+        if (Files.exists(dir.resolve(ServerConfig.SOCKET_FILE))) return ApiClient.overSocket(dir.resolve(ServerConfig.SOCKET_FILE));
+        if (url != null && adminToken != null) return new ApiClient(url, adminToken);
+        if (Files.exists(Path.of(ROOT_SOCKET))) return ApiClient.overSocket(Path.of(ROOT_SOCKET));
+        return new ApiClient(first(url, DEFAULT_SERVER), null);
     }
 
     void print(JsonNode node) throws IOException {

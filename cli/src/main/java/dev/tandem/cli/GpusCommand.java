@@ -23,11 +23,16 @@ final class GpusCommand implements Callable<Integer> {
             for (JsonNode j : g.get("jobs")) jobs.append(jobs.isEmpty() ? "" : ",").append(j.asLong());
             int hidden = g.get("tenants").asInt() - g.get("jobs").size();
             if (hidden > 0) jobs.append(jobs.isEmpty() ? "" : ",").append(hidden).append(" other");
+
             t.add(g.get("index").asText(), g.path("node").asText("-"), g.get("name").asText(), g.get("memory_total_mib").asText() + " MiB",
                     g.get("memory_used_mib").isNull() ? "-" : g.get("memory_used_mib").asLong() + " MiB",
                     g.get("utilization_gpu").isNull() ? "-" : g.get("utilization_gpu").asLong() + "%", jobs.isEmpty() ? "-" : jobs.toString());
         }
         System.out.print(t.render());
+        // GPUs that get no job now: another daemon holds them, or processes that are not tandem's use them
+        for (JsonNode g : res.get("gpus")) {
+            if (g.hasNonNull("unavailable")) System.out.println("not scheduled: " + g.get("unavailable").asText());
+        }
         System.out.println("sharing: " + res.get("sharing").asText());
         return 0;
     }

@@ -65,6 +65,15 @@ final class SubmitCommand implements Callable<Integer> {
     @Option(names = {"-a", "--array"}, paramLabel = "INDICES", description = "a job array: one job per index, e.g. 0-9, 1,3,5 or 0-20:5; each gets TANDEM_ARRAY_INDEX and TANDEM_ARRAY_JOB_ID")
     String array;
 
+    @Option(names = {"-o", "--output"}, paramLabel = "FILE", description = "also copy the job's output to FILE when each run ends, written with your rights (relative to the working directory; %%j: the job id, %%a: its array index), as Slurm's --output")
+    String output;
+
+    @Option(names = "--limit-host-memory", converter = MemorySize.class, paramLabel = "SIZE", description = "host memory each run may use, e.g. 16G (not the GPU's: see --memory); the kernel kills what goes over. Needs a daemon with cgroups")
+    Long hostMemoryLimitMiB;
+
+    @Option(names = "--limit-processes", paramLabel = "N", description = "processes and threads each run may have at once; forks beyond fail. Needs a daemon with cgroups")
+    Integer processLimit;
+
     @Parameters(arity = "1..*", paramLabel = "COMMAND", description = "the command and its arguments, after --")
     List<String> argv;
 
@@ -81,6 +90,13 @@ final class SubmitCommand implements Callable<Integer> {
         if (after != null) body.put("after", after);
         if (hold) body.put("hold", true);
         if (array != null) body.put("array", array);
+        if (output != null) body.put("output", output);
+        if (hostMemoryLimitMiB != null || processLimit != null) {
+            Map<String, Object> limits = new LinkedHashMap<>();
+            if (hostMemoryLimitMiB != null) limits.put("host_memory_mib", hostMemoryLimitMiB);
+            if (processLimit != null) limits.put("processes", processLimit);
+            body.put("limits", limits);
+        }
         body.put("workdir", (workdir != null ? workdir : Path.of("")).toAbsolutePath().normalize().toString());
         if (model != null) {
             Map<String, Object> sig = new LinkedHashMap<>();

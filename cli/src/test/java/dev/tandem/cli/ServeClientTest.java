@@ -151,6 +151,28 @@ class ServeClientTest {
         assertThat(r.out()).contains("NVIDIA H100");
     }
 
+    /** Through the daemon's Unix socket no token is needed; the socket in the state directory is found without options. */
+    @Test
+    void theUnixSocketNeedsNoTokenAndIsFoundInTheStateDirectory() throws Exception {
+        Path state = dir.resolve("state-socket");
+        Path socket = state.resolve("tandem.sock");
+        FakeGpuHost other = FakeGpuHost.install(dir.resolve("host-a100"), "a100-mixed"); // GPUs of its own: the class's daemon holds the H100's lock
+        try (TandemServer s = TandemServer.start(other.config(state).withSocket(socket))) {
+            CliTest.Run viaSocket = tandem("gpus", "--socket", socket.toString());
+            assertThat(viaSocket.code()).as(viaSocket.err()).isZero();
+            assertThat(viaSocket.out()).contains("NVIDIA A100");
+            // neither the token nor the URL file is needed: the socket in the state directory is used first
+            Files.delete(state.resolve("admin.token"));
+            Files.delete(state.resolve("server.url"));
+            CliTest.Run found = tandem("users", "list", "--state-dir", state.toString());
+            assertThat(found.code()).as(found.err()).isZero();
+            assertThat(found.out()).containsPattern("admin\\s+admin\\s+");
+        }
+        CliTest.Run gone = tandem("gpus", "--socket", socket.toString());
+        assertThat(gone.code()).isNotZero();
+        assertThat(gone.err()).contains("cannot reach tandem serve at the Unix socket " + socket);
+    }
+
     CliTest.Run users(String token, String... args) {
         String[] all = new String[args.length + 3];
         all[0] = "users";

@@ -1,5 +1,6 @@
 package dev.tandem.server;
 
+import dev.tandem.server.exec.Containment;
 import dev.tandem.server.exec.Sharing;
 import dev.tandem.server.exec.ToolPath;
 import dev.tandem.server.exec.slurm.SlurmSettings;
@@ -26,6 +27,9 @@ public final class ServeOptions {
 
     @Option(names = "--port", defaultValue = "8265", description = "port to listen on; 0 picks a free one (default: ${DEFAULT-VALUE})")
     int port;
+
+    @Option(names = "--socket", paramLabel = "PATH|none", description = "a Unix socket for clients on this machine, who need no token there: the daemon knows them by the socket's peer credentials (default: /run/tandem/tandem.sock as root, else STATE_DIR/tandem.sock)")
+    String socket;
 
     @Option(names = "--store", paramLabel = "URL", description = "sqlite:PATH (default: STATE_DIR/tandem.db) or postgresql://user@host:port/database (the password from --store-password-file or $TANDEM_STORE_PASSWORD, not on the command line, which ps shows)")
     String store;
@@ -78,6 +82,9 @@ public final class ServeOptions {
     @Option(names = "--stop-jobs-on-shutdown", description = "on SIGTERM stop and requeue running jobs (default: leave them running for the next daemon to re-adopt)")
     boolean stopJobsOnShutdown;
 
+    @Option(names = "--containment", defaultValue = "auto", paramLabel = "auto|cgroup|session", description = "with --executor local: how each run's processes are held together: a cgroup v2 per run (nothing escapes it; needs root or a delegated cgroup), a Unix session per run, or auto, cgroups where they work (the start-up log says which; default: ${DEFAULT-VALUE})")
+    String containment;
+
     @Option(names = "--executor", defaultValue = "local", description = "where jobs run: local (this machine's GPUs), slurm (sbatch onto a Slurm cluster) or simulated (no GPU needed: GPUs simulated from the bundled measured data; default: ${DEFAULT-VALUE})")
     String executor;
 
@@ -109,11 +116,14 @@ public final class ServeOptions {
     String slurmGres;
 
     public ServerConfig toConfig() {
-        return new ServerConfig(stateDir == null ? ServerConfig.defaultStateDir() : stateDir.toAbsolutePath(), host, port,
+        Path state = stateDir == null ? ServerConfig.defaultStateDir() : stateDir.toAbsolutePath();
+        Path unixSocket = socket == null || socket.isBlank() ? ServerConfig.defaultSocket(state, "root".equals(System.getProperty("user.name")))
+                : socket.equals("none") ? null : Path.of(socket).toAbsolutePath();
+        return new ServerConfig(state, host, port,
                 StorePassword.apply(store, storePasswordFile, System.getenv(StorePassword.ENV)), policy,
                 Sharing.parse(sharing), mpsThreadPercentage, new SchedulerConfig(tickMs, roundMs, profileMs, observeMs, maxAttempts, scheduling.memoryMarginMiB(), scheduling.tandem(), scheduling.model(), maxGpusPerUser, knownProfiles, scheduling.online()),
                 stopGraceMs, maxBodyBytes, stopJobsOnShutdown, ToolPath.fromEnvironment(),
                 executor, new SlurmSettings(slurmPartition, slurmNodes, slurmGpusPerNode, slurmGpuMemoryMiB, slurmNvidiaSmi, slurmDcgmi, slurmGres),
-                new SimulatedSettings(simulatedCluster, timeScale));
+                new SimulatedSettings(simulatedCluster, timeScale), Containment.parse(containment), unixSocket);
     }
 }

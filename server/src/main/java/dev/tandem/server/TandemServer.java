@@ -102,10 +102,11 @@ public final class TandemServer implements AutoCloseable {
             int corrected = StateFiles.secureDir(cfg.stateDir());
             lock = StateFiles.lock(cfg.stateDir());
             probePort(cfg.host(), cfg.port());
+            if (cfg.socket() != null) UnixSocketFile.prepare(cfg.socket());
             // Slurm executes on other machines: their GPUs are not this machine's nvidia-smi's to sample
             executor = cfg.slurmExecutor() ? new SlurmExecutor(cfg.stateDir(), cfg.tools(), cfg.slurm(), cfg.stopGraceMs())
                     : cfg.simulatedExecutor() ? SimulatedExecutor.withBundledData(cfg.stateDir(), cfg.simulated(), clock::millis)
-                    : new LocalExecutor(cfg.stateDir(), cfg.tools(), cfg.sharing(), cfg.stopGraceMs(), cfg.mpsThreadPercentage());
+                    : new LocalExecutor(cfg.stateDir(), cfg.tools(), cfg.sharing(), cfg.stopGraceMs(), cfg.mpsThreadPercentage(), cfg.containment());
             List<GpuDevice> gpus = discover(executor, cfg);
             if (cfg.localExecutor()) {
                 // Slurm's GPUs are Slurm's to hand out, simulated ones nobody else's; this machine's are locked against every other tandem serve on it
@@ -113,7 +114,7 @@ public final class TandemServer implements AutoCloseable {
                 if (gpuLocks.gpus().isEmpty()) {
                     throw new StartupException(String.join("; ", gpuLocks.leftOut()) + ": every GPU of this machine is taken; stop that daemon, or use its state directory");
                 }
-                gpus = gpuLocks.gpus();
+                // every GPU is scheduled; those another daemon holds stay unusable until it lets them go
             }
             store = new Store(openStore(cfg));
             ensureAdmin(store, cfg.stateDir());
@@ -126,10 +127,15 @@ public final class TandemServer implements AutoCloseable {
             ServerMetrics metrics = new ServerMetrics();
             loop = new SchedulerLoop(store, executor, gpus, Oracle.build(store, cfg.scheduler().model(), cfg.scheduler().online()), monitor, metrics, policy, cfg.scheduler(),
                     knownProfiles, clock);
+            if (gpuLocks != null) loop.useGpuLocks(gpuLocks);
             if (virtual != null) loop.startInVirtualTime();
             else loop.start();
             String sharing = cfg.simulatedExecutor() ? "simulated" : cfg.sharing() == Sharing.MPS ? "mps" : "time-slicing";
-            ApiServer api = new ApiServer(store, loop, metrics, cfg.stateDir(), sharing, cfg.host(), cfg.port(), cfg.maxBodyBytes());
+            ApiServer api = new ApiServer(store, loop, metrics, cfg.stateDir(), sharing, cfg.host(), cfg.port(), cfg.maxBodyBytes(), cfg.socket());
+            if (cfg.socket() != null) {
+                UnixSocketFile.openToLocalUsers(cfg.socket());
+                log.info("local clients: Unix socket {}, no token needed (callers known by their Unix account)", cfg.socket());
+            }
             String url = "http://" + (cfg.host().contains(":") ? "[" + cfg.host() + "]" : cfg.host()) + ":" + api.port();
             StateFiles.writePrivate(cfg.stateDir().resolve(StateFiles.SERVER_URL), url + "\n");
             if (cfg.slurmExecutor()) sharing = "slurm";

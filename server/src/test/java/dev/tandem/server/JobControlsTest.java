@@ -118,6 +118,8 @@ class JobControlsTest {
         r.json().get("array_job_ids").forEach(n -> ids.add(n.asLong()));
         long held = submit(admin, List.of("true"), Map.of("hold", true));
         TestApi.await(LONG, "the last member to be told its position", () -> reason(ids.getLast()).equals("position 240 in the queue"));
+        // the held job came after the array: the round that placed the array may not have seen it yet
+        TestApi.await(LONG, "the held job to be told why", () -> reason(held).startsWith("held;"));
         assertThat(reason(ids.getFirst())).as("the head is explained in words").doesNotStartWith("position").startsWith("waits");
         assertThat(reason(ids.get(199))).doesNotStartWith("position");
         assertThat(reason(ids.get(200))).isEqualTo("position 201 in the queue");

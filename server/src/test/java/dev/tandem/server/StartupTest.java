@@ -135,24 +135,38 @@ class StartupTest {
 
     /**
      * Daemons with different state directories on one machine: the first (its own process) holds GPU 0; a second
-     * that sees GPUs 0 and 1 gets GPU 1 only and says who has GPU 0; a third that sees only GPU 0 cannot start.
+     * that sees GPUs 0 and 1 schedules GPU 1 only, says who has GPU 0, and takes GPU 0 once the first stops; a third
+     * that sees only GPU 0 cannot start while the first holds it.
      */
     @Test
     void twoDaemonsNeverShareAGpu() throws Exception {
         FakeGpuHost one = FakeGpuHost.install(dir.resolve("one"), "h100x1"), two = FakeGpuHost.install(dir.resolve("two"), "h100x2");
-        try (dev.tandem.server.testing.DaemonProcess first = dev.tandem.server.testing.DaemonProcess.start(one, dir.resolve("state1"), dir.resolve("first.log"))) {
+        var first = dev.tandem.server.testing.DaemonProcess.start(one, dir.resolve("state1"), dir.resolve("first.log"));
+        try (TandemServer second = TandemServer.start(two.config(dir.resolve("state2")))) {
             String holder = "pid " + first.pid() + ", state dir " + dir.resolve("state1");
-            try (TandemServer second = TandemServer.start(two.config(dir.resolve("state2")))) {
-                var api = new dev.tandem.server.testing.TestApi(second.url());
-                String admin = Files.readString(second.adminTokenFile()).strip();
-                var gpus = api.get("/gpus", admin).json().get("gpus");
-                assertThat(gpus).hasSize(1);
-                assertThat(gpus.get(0).get("uuid").asText()).isEqualTo("GPU-9e7d6c5b-4a39-4281-b7c6-d5e4f3a2b1c0");
-                assertThatThrownBy(() -> TandemServer.start(one.config(dir.resolve("state3")))).isInstanceOf(StartupException.class)
-                        .hasMessage("GPU 0 (GPU-5b2e8f1a-3c4d-4e6f-8a9b-0c1d2e3f4a5b) is used by another tandem serve (" + holder
-                                + "): every GPU of this machine is taken; stop that daemon, or use its state directory");
-                assertNothingCreated(dir.resolve("state3"));
-            }
+            var api = new dev.tandem.server.testing.TestApi(second.url());
+            String admin = Files.readString(second.adminTokenFile()).strip();
+            var gpus = api.get("/gpus", admin).json().get("gpus");
+            assertThat(gpus).hasSize(2);
+            assertThat(gpus.get(0).get("unavailable").asText())
+                    .isEqualTo("GPU 0 (GPU-5b2e8f1a-3c4d-4e6f-8a9b-0c1d2e3f4a5b) is used by another tandem serve (" + holder + ")");
+            assertThat(gpus.get(1).get("unavailable").isNull()).isTrue();
+            long both = api.submit(admin, dev.tandem.server.testing.TestApi.json(java.util.Map.of("argv", java.util.List.of("sleep", "30"),
+                    "workdir", dir.toString(), "gpus", 2)));
+            Thread.sleep(1500);
+            assertThat(api.state(admin, both)).as("GPU 0 is the other daemon's").isEqualTo("pending");
+            assertThat(api.job(admin, both).get("reason").asText()).contains("1 of them with work that is not this daemon's");
+            assertThatThrownBy(() -> TandemServer.start(one.config(dir.resolve("state3")))).isInstanceOf(StartupException.class)
+                    .hasMessage("GPU 0 (GPU-5b2e8f1a-3c4d-4e6f-8a9b-0c1d2e3f4a5b) is used by another tandem serve (" + holder
+                            + "): every GPU of this machine is taken; stop that daemon, or use its state directory");
+            assertNothingCreated(dir.resolve("state3"));
+            first.close(); // its lock goes with it; the second daemon takes GPU 0 at its next try
+            dev.tandem.server.testing.TestApi.await(java.time.Duration.ofSeconds(30), "the 2-GPU job to start on GPUs 0 and 1",
+                    () -> api.job(admin, both).get("gpu_ids").toString().equals("[0,1]"));
+            dev.tandem.server.testing.TestApi.await(java.time.Duration.ofSeconds(10), "GET /gpus to show GPU 0 as this daemon's",
+                    () -> api.get("/gpus", admin).json().get("gpus").get(0).get("unavailable").isNull());
+        } finally {
+            first.close();
         }
         // the first daemon is gone, and with it its lock
         try (TandemServer again = TandemServer.start(one.config(dir.resolve("state3")))) {

@@ -114,6 +114,62 @@ class UnixUsersTest {
         assertThat(api.get("/jobs/" + bobs + "/logs", alice).status()).isEqualTo(404);
     }
 
+    /**
+     * A job's output is handed over as a file of its owner's, written with the owner's rights: where the owner may not
+     * write (the admin token, another user's file through a planted symbolic link) nothing is written and the job's
+     * history says why.
+     */
+    @Test
+    void eachRunsOutputIsCopiedWithTheOwnersRightsOnly() throws Exception {
+        assumeTrue("root".equals(System.getProperty("user.name")), "switching users needs a root daemon");
+        assumeTrue(Files.isExecutable(Path.of("/usr/sbin/useradd")), "needs useradd");
+        ensureAccount(U1);
+        ensureAccount(U2);
+        shared = Files.createTempDirectory(Path.of("/tmp"), "tandem-out-");
+        Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwxrwxrwx"));
+        Path secret = Files.writeString(shared.resolve("t2-secret"), "only for t2\n");
+        Files.setOwner(secret, shared.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName(U2));
+        Files.setPosixFilePermissions(secret, PosixFilePermissions.fromString("rw-------"));
+        FakeGpuHost host = FakeGpuHost.install(dir.resolve("host"), "h100x2");
+        Path state = dir.resolve("state");
+        server = TandemServer.start(host.config(state));
+        TestApi api = new TestApi(server.url());
+        String admin = Files.readString(server.adminTokenFile()).strip();
+        String token = api.post("/users", admin, TestApi.json(Map.of("name", "alice", "unix_user", U1))).json().get("token").asText();
+        String adminToken = Files.readString(state.resolve(StateFiles.ADMIN_TOKEN));
+
+        long ok = api.submit(token, TestApi.json(Map.of("argv", List.of("/bin/echo", "hello from alice"), "workdir", shared.toString(),
+                "output", "alice-%j.log", "signature", Map.of("model", "Echo"))));
+        Path out = shared.resolve("alice-" + ok + ".log");
+        TestApi.await(LONG, "alice's output file", () -> {
+            try {
+                return Files.exists(out) && Files.readString(out).contains("hello from alice");
+            } catch (java.io.IOException e) {
+                return false;
+            }
+        });
+        assertThat(Files.getOwner(out).getName()).isEqualTo(U1);
+        assertThat(api.job(token, ok).get("output").asText()).isEqualTo(shared.resolve("alice-%j.log").toString());
+
+        Path planted = shared.resolve("link-to-t2");
+        java.nio.file.Files.createSymbolicLink(planted, secret);
+        long toToken = api.submit(token, TestApi.json(Map.of("argv", List.of("/bin/echo", "overwrite"), "workdir", shared.toString(),
+                "output", state.resolve(StateFiles.ADMIN_TOKEN).toString(), "signature", Map.of("model", "Echo"))));
+        long toLink = api.submit(token, TestApi.json(Map.of("argv", List.of("/bin/echo", "overwrite"), "workdir", shared.toString(),
+                "output", planted.toString(), "signature", Map.of("model", "Echo"))));
+        for (long id : List.of(toToken, toLink)) {
+            TestApi.await(LONG, "job " + id + " to note why its output was not copied", () -> {
+                for (var e : api.job(token, id).get("events")) if (e.get("reason").asText().startsWith("cannot copy its output to ")) return true;
+                return false;
+            });
+        }
+        assertThat(Files.readString(state.resolve(StateFiles.ADMIN_TOKEN))).isEqualTo(adminToken);
+        assertThat(Files.readString(secret)).isEqualTo("only for t2\n");
+        String why = "";
+        for (var e : api.job(token, toToken).get("events")) if (e.get("reason").asText().startsWith("cannot copy")) why = e.get("reason").asText();
+        assertThat(why).isEqualTo("cannot copy its output to " + state.resolve(StateFiles.ADMIN_TOKEN) + ": " + state.resolve(StateFiles.ADMIN_TOKEN) + ": Permission denied");
+    }
+
     @Test
     void theMappingRules() {
         UnixAccount root = new UnixAccount("root", 0, 0, "/root", "/bin/sh"), svc = new UnixAccount("tandem", 998, 998, "/var/lib/tandem", "/bin/sh");

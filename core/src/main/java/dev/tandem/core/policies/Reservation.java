@@ -133,6 +133,7 @@ final class Reservation {
 
     /** Seconds until every job on the GPU is done at its observed speed (solo speed until observed); infinite if unknown. */
     private static double drainSeconds(SchedulerSnapshot s, ClusterView view, int gpu) {
+        if (!s.occupancy().usable(gpu)) return Double.POSITIVE_INFINITY; // busy with processes that are not ours: no telling when
         double drain = 0;
         for (Job j : view.occupants(gpu)) {
             Optional<RunningJob> r = s.occupancy().job(j.id());

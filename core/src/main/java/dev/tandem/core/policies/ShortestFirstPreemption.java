@@ -209,7 +209,7 @@ final class ShortestFirstPreemption {
                 for (Gpu g : node.gpus()) {
                     int id = g.id();
                     summarise(id);
-                    if (g.type().memoryMiB() < memory || !suspendable[id] || !(leastLeft[id] >= RATIO * remaining)
+                    if (g.type().memoryMiB() < memory || !s.occupancy().usable(id) || !suspendable[id] || !(leastLeft[id] >= RATIO * remaining)
                             || latestSubmit[id] >= q.job().submitTime()) continue;
                     if (freeable == null) freeable = new ArrayList<>();
                     freeable.add(id);

@@ -120,7 +120,7 @@ public final class ClusterView {
     }
 
     private boolean idle(int gpu) {
-        if (!addedOn(gpu).isEmpty()) return false;
+        if (!base.usable(gpu) || !addedOn(gpu).isEmpty()) return false;
         if (removed.isEmpty()) return base.jobsOn(gpu).isEmpty();
         for (String id : base.jobsOn(gpu)) if (!removed.contains(id)) return false;
         return true;
@@ -261,7 +261,7 @@ public final class ClusterView {
     public Optional<List<Integer>> soleTenancy(String jobId) {
         List<Integer> gpus = gpusOf(jobId);
         if (gpus.isEmpty()) return Optional.empty();
-        for (int g : gpus) if (occupants(g).size() != 1) return Optional.empty();
+        for (int g : gpus) if (occupants(g).size() != 1 || !base.usable(g)) return Optional.empty();
         return Optional.of(gpus);
     }
 

@@ -6,9 +6,11 @@ import dev.tandem.core.model.Job;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Who runs where, as the world indexes it, so that policies find idle GPUs and lone jobs without scanning
@@ -27,8 +29,15 @@ public interface Occupancy {
      */
     int nodeWithIdle(int count, int from);
 
-    /** Ids of the jobs on a GPU; empty when it is idle. */
+    /** Ids of the jobs on a GPU; empty when no job of the scheduler's is on it (it is idle if also {@link #usable}). */
     List<String> jobsOn(int gpu);
+
+    /**
+     * Whether the scheduler may place jobs on a GPU. Live, a GPU busy with processes that are not the scheduler's
+     * (someone's notebook, another scheduler) is not usable until they leave: it is not idle, and a job of ours on it
+     * is no host for a partner. Simulated GPUs are always usable.
+     */
+    default boolean usable(int gpu) { return true; }
 
     Optional<RunningJob> job(String id);
 
@@ -61,6 +70,11 @@ public interface Occupancy {
 
     /** Builds the indexes from the running jobs: O(running + nodes); every observed job counts as newly observed. */
     static Occupancy of(Cluster cluster, List<RunningJob> running) {
+        return of(cluster, running, Set.of());
+    }
+
+    /** As {@link #of(Cluster, List)}, with GPUs the scheduler may not use ({@link #usable}). */
+    static Occupancy of(Cluster cluster, List<RunningJob> running, Set<Integer> unusable) {
         Map<Integer, List<String>> on = new HashMap<>();
         Map<String, RunningJob> byId = new HashMap<>();
         for (RunningJob r : running) {
@@ -69,12 +83,14 @@ public interface Occupancy {
         }
         int[] idle = new int[cluster.nodes().size()];
         for (int n = 0; n < idle.length; n++) idle[n] = cluster.nodes().get(n).gpus().size();
-        for (int g : on.keySet()) idle[cluster.nodeIndexOf(g)]--;
-        int total = cluster.gpuCount() - on.size();
+        Set<Integer> taken = new HashSet<>(on.keySet());
+        taken.addAll(unusable);
+        for (int g : taken) idle[cluster.nodeIndexOf(g)]--;
+        int total = cluster.gpuCount() - taken.size();
         IdleNodeBuckets buckets = new IdleNodeBuckets(cluster, idle);
         List<RunningJob> sole = new ArrayList<>(), observed = new ArrayList<>();
         for (RunningJob r : running) {
-            if (r.gpus().stream().allMatch(g -> on.get(g).size() == 1)) sole.add(r);
+            if (r.gpus().stream().allMatch(g -> on.get(g).size() == 1 && !unusable.contains(g))) sole.add(r);
             if (!Double.isNaN(r.observedSpeed())) observed.add(r);
         }
         return new Occupancy() {
@@ -82,6 +98,7 @@ public interface Occupancy {
             @Override public int idleOnNode(int node) { return idle[node]; }
             @Override public int nodeWithIdle(int count, int from) { return buckets.next(count, from); }
             @Override public List<String> jobsOn(int gpu) { return on.getOrDefault(gpu, List.of()); }
+            @Override public boolean usable(int gpu) { return !unusable.contains(gpu); }
             @Override public Optional<RunningJob> job(String id) { return Optional.ofNullable(byId.get(id)); }
             @Override public Collection<RunningJob> soleTenants() { return sole; }
             @Override public Collection<RunningJob> newlyObserved() { return observed; }

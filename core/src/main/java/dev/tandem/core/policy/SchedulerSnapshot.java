@@ -36,6 +36,7 @@ public final class SchedulerSnapshot {
     private final Set<String> oomPairs;
     private Occupancy occupancy;
     private QueueJournal queueJournal;
+    private Set<Integer> unusableGpus = Set.of();
     /**
      * The oracle's answers during this decision, by gang size, then each signature of the pair: packing rules ask
      * about the same signature pairs many times (nested maps, so that a lookup allocates no key).
@@ -78,6 +79,19 @@ public final class SchedulerSnapshot {
         return this;
     }
 
+    /**
+     * Tells policies which GPUs they may not place on now ({@link Occupancy#usable}); for a snapshot whose occupancy
+     * is built from its running jobs, before it is first asked for.
+     */
+    public SchedulerSnapshot withUnusableGpus(Set<Integer> gpus) {
+        if (occupancy != null && !gpus.isEmpty()) throw new IllegalStateException("unusable GPUs must be set before the occupancy is built");
+        this.unusableGpus = Set.copyOf(gpus);
+        return this;
+    }
+
+    /** GPUs the scheduler may not place on now (live: busy with processes that are not its own). */
+    public Set<Integer> unusableGpus() { return unusableGpus; }
+
     /** The world's journal of queue changes, or null if it keeps none (policies then rescan the queue). */
     public QueueJournal queueJournal() { return queueJournal; }
 
@@ -93,7 +107,7 @@ public final class SchedulerSnapshot {
     public Set<String> oomPairs() { return oomPairs; }
 
     public Occupancy occupancy() {
-        if (occupancy == null) occupancy = Occupancy.of(cluster, running);
+        if (occupancy == null) occupancy = Occupancy.of(cluster, running, unusableGpus);
         return occupancy;
     }
 

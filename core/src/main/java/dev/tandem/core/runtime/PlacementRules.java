@@ -34,6 +34,16 @@ public final class PlacementRules {
      * @param tenantsOn    the jobs on a GPU (never including the job being placed)
      */
     public static Optional<String> refusal(int jobGpus, List<Integer> gpus, Cluster cluster, String mustRunAlone, IntFunction<List<Tenant>> tenantsOn) {
+        return refusal(jobGpus, gpus, cluster, mustRunAlone, tenantsOn, g -> null);
+    }
+
+    /**
+     * As above, where some GPUs may be unusable (live: busy with processes that are not the scheduler's).
+     *
+     * @param unusable why a GPU may not be used now, or null where it may
+     */
+    public static Optional<String> refusal(int jobGpus, List<Integer> gpus, Cluster cluster, String mustRunAlone, IntFunction<List<Tenant>> tenantsOn,
+                                           IntFunction<String> unusable) {
         if (gpus.size() != jobGpus) return Optional.of("needs " + jobGpus + " GPU(s), decision gives " + gpus.size());
         Set<Integer> distinct = new HashSet<>();
         for (int g : gpus) {
@@ -50,6 +60,8 @@ public final class PlacementRules {
             }
         }
         for (int g : gpus) {
+            String why = unusable.apply(g);
+            if (why != null) return Optional.of(why);
             List<Tenant> on = tenantsOn.apply(g);
             if (on.isEmpty()) continue;
             if (on.size() >= MAX_JOBS_PER_GPU) return Optional.of("GPU " + g + " already runs " + MAX_JOBS_PER_GPU + " jobs");

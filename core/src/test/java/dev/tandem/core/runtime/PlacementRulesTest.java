@@ -29,6 +29,14 @@ class PlacementRulesTest {
     }
 
     @Test
+    void anUnusableGpuIsRefusedWithItsReasonBeforeAnyOtherRule() {
+        java.util.function.IntFunction<String> busy = g -> g == 1 ? "GPU 1 is busy with processes that are not tandem's: pid 42 (python3)" : null;
+        assertThat(PlacementRules.refusal(1, List.of(1), cluster, null, g -> world.getOrDefault(g, List.of()), busy))
+                .contains("GPU 1 is busy with processes that are not tandem's: pid 42 (python3)");
+        assertThat(PlacementRules.refusal(1, List.of(0), cluster, null, g -> world.getOrDefault(g, List.of()), busy)).isEmpty();
+    }
+
+    @Test
     void everyRuleWithItsReason() {
         assertThat(refusal(1, List.of(0), null)).isEqualTo("ok");
         assertThat(refusal(1, List.of(1), null)).isEqualTo("ok");

@@ -24,6 +24,10 @@ import dev.tandem.server.store.StoreException;
 import dev.tandem.server.store.User;
 import dev.tandem.server.exec.UnixAccount;
 import io.javalin.Javalin;
+import jdk.net.UnixDomainPrincipal;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.unixdomain.server.UnixDomainServerConnector;
 import io.javalin.http.Context;
 import io.javalin.http.sse.SseClient;
 import io.javalin.http.sse.SseHandler;
@@ -73,6 +77,12 @@ public final class ApiServer implements AutoCloseable {
     private final UnixAccount daemonAccount = UnixAccount.current();
 
     public ApiServer(Store store, SchedulerLoop loop, ServerMetrics metrics, Path stateDir, String sharing, String host, int port, int maxBodyBytes) {
+        this(store, loop, metrics, stateDir, sharing, host, port, maxBodyBytes, null);
+    }
+
+    /** @param socket a Unix socket to listen on besides host:port, for local clients known by their credentials (null: none) */
+    public ApiServer(Store store, SchedulerLoop loop, ServerMetrics metrics, Path stateDir, String sharing, String host, int port, int maxBodyBytes,
+                     Path socket) {
         this.store = store;
         this.loop = loop;
         this.metrics = metrics;
@@ -96,9 +106,26 @@ public final class ApiServer implements AutoCloseable {
             cfg.jetty.host = host;
             cfg.jetty.port = port;
             cfg.http.maxRequestSize = maxBodyBytes;
+            if (socket != null) {
+                // Javalin adds its host:port connector only where no other is configured: both are added here
+                cfg.jetty.addConnector((server, http) -> {
+                    ServerConnector tcp = new ServerConnector(server, new HttpConnectionFactory(http));
+                    tcp.setHost(host);
+                    tcp.setPort(port);
+                    return tcp;
+                });
+                cfg.jetty.addConnector((server, http) -> {
+                    UnixDomainServerConnector c = new UnixDomainServerConnector(server, new HttpConnectionFactory(http));
+                    c.setUnixDomainPath(socket);
+                    return c;
+                });
+            }
             cfg.requestLogger.http((ctx, ms) -> log.debug("{} {} -> {} in {} ms", ctx.method(), ctx.path(), ctx.statusCode(), ms.longValue()));
             cfg.routes.before(PREFIX + "/*", ctx -> {
-                if (!ctx.path().equals(PREFIX + "/metrics")) ctx.attribute("user", auth.authenticate(ctx.header("Authorization")));
+                if (ctx.path().equals(PREFIX + "/metrics")) return;
+                UnixDomainPrincipal peer = SocketPeer.of(ctx.req());
+                ctx.attribute("user", peer == null ? auth.authenticate(ctx.header("Authorization"))
+                        : auth.authenticatePeer(peer.user().getName(), peer.user().getName().equals(daemonAccount.name())));
             });
             cfg.routes.post(PREFIX + "/jobs", this::submit);
             cfg.routes.get(PREFIX + "/jobs", this::list);
@@ -148,6 +175,7 @@ public final class ApiServer implements AutoCloseable {
         app.start();
     }
 
+    /** The TCP port (the first connector is the TCP one). */
     public int port() { return app.port(); }
 
     private void metrics(Context ctx) {
@@ -180,6 +208,7 @@ public final class ApiServer implements AutoCloseable {
         User user = ctx.attribute("user");
         JobRequest.Submission sub = requests.parse(body(ctx));
         NewJob j = sub.job();
+        loop.cannotEnforce(j.limits()).ifPresent(why -> { throw ApiError.badField("limits", why); });
         if (j.controls().priority() > 0 && !user.admin()) {
             throw new ApiError(403, "priority", "only an admin raises a job's priority above 0; users may lower their own (down to -" + JobRequest.MAX_PRIORITY + ")");
         }
@@ -467,6 +496,15 @@ public final class ApiServer implements AutoCloseable {
             ArrayNode jobs = o.putArray("jobs");
             for (long id : on) {
                 if (user.admin() || store.job(id).map(r -> r.owner().equals(user.name())).orElse(false)) jobs.add(id);
+            }
+            // why no job is placed there now, and the processes that are not tandem's (as ps shows them to everyone)
+            o.put("unavailable", gl == null ? null : gl.unavailable());
+            ArrayNode foreign = o.putArray("foreign_processes");
+            for (var a : gl == null ? List.<dev.tandem.server.gpu.ComputeApp>of() : gl.foreign()) {
+                ObjectNode p = foreign.addObject();
+                p.put("pid", a.pid());
+                p.put("name", a.name());
+                JobJson.putNullable(p, "used_memory_mib", a.usedMiB() >= 0 ? a.usedMiB() : null);
             }
         }
         send(ctx, out);

@@ -3,12 +3,15 @@ package dev.tandem.server.api;
 import dev.tandem.server.store.Store;
 import dev.tandem.server.store.User;
 
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Resolves {@code Authorization: Bearer TOKEN} to a user by the token's SHA-256. Known tokens are cached (users
- * and tokens are never changed or deleted); the token itself is never logged or kept.
+ * Resolves a caller to a user: over TCP by {@code Authorization: Bearer TOKEN}, through the token's SHA-256 (known
+ * tokens are cached until their user changes; the token itself is never logged or kept); over the daemon's Unix
+ * socket by the Unix account the kernel reports for the peer (SO_PEERCRED), which is the one API user mapped to
+ * that account.
  */
 public final class Auth {
     private final Store store;
@@ -29,6 +32,28 @@ public final class Auth {
         if (u.disabled()) throw new ApiError(401, "Authorization", "user " + u.name() + " is disabled");
         byHash.put(hash, u);
         return u;
+    }
+
+    /**
+     * The user a local client is, from the Unix account on the other end of the socket: the one enabled API user whose
+     * jobs run as that account (users from before accounts were recorded run as the daemon's own).
+     *
+     * @param account   the peer's account name (its uid where the name service has no name for it)
+     * @param daemonOwn whether the peer runs as the daemon's own account
+     */
+    public User authenticatePeer(String account, boolean daemonOwn) {
+        List<User> mapped = store.users().stream()
+                .filter(u -> account.equals(u.unixUser()) || (u.unixUser() == null && daemonOwn)).toList();
+        List<User> enabled = mapped.stream().filter(u -> !u.disabled()).toList();
+        if (enabled.size() == 1) return enabled.getFirst();
+        if (enabled.isEmpty() && !mapped.isEmpty()) {
+            throw new ApiError(401, null, "user " + mapped.getFirst().name() + " (Unix account " + account + ") is disabled");
+        }
+        if (enabled.isEmpty()) {
+            throw new ApiError(401, null, "no API user runs as Unix account " + account + "; an admin can add one: tandem users add NAME --unix-user " + account);
+        }
+        throw new ApiError(401, null, "API users " + String.join(", ", enabled.stream().map(User::name).toList()) + " all run as Unix account "
+                + account + ", so the socket cannot tell which you are; give --token (or $TANDEM_TOKEN)");
     }
 
     /** Drops what is remembered of a user whose token or state changed, so its next request is checked anew. */

@@ -89,6 +89,7 @@ final class DashboardJson {
             o.put("memory_total_mib", d.memoryMiB());
             JobJson.putNullable(o, "memory_used_mib", g.latest() == null ? null : g.latest().memoryUsedMiB());
             JobJson.putNullable(o, "utilization", g.latest() == null ? null : g.latest().utilGpu());
+            o.put("unavailable", g.unavailable()); // another daemon's, or busy with processes that are not tandem's
             ArrayNode util = o.putArray("utilization_history");
             for (double u : loop.timeline().utilisation(g.clusterId())) {
                 if (Double.isNaN(u)) util.addNull();

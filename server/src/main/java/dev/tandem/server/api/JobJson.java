@@ -36,6 +36,10 @@ final class JobJson {
         o.put("memory_mib", r.memoryMiB());
         putNullable(o, "iterations", r.iterations());
         putNullable(o, "time_limit_s", r.timeLimitMs() == null ? null : r.timeLimitMs() / 1000.0);
+        o.put("output", r.output());
+        ObjectNode limits = o.putObject("limits");
+        putNullable(limits, "host_memory_mib", r.limits().hostMemoryMiB());
+        putNullable(limits, "processes", r.limits().processes() == null ? null : r.limits().processes().longValue());
         o.set("signature", signature(r.signature()));
         o.put("attempts", r.attempts());
         o.put("exclusive", r.exclusive());

@@ -5,6 +5,7 @@ import dev.tandem.core.model.DurationText;
 import dev.tandem.core.model.WorkloadSignature;
 import dev.tandem.server.store.JobControls;
 import dev.tandem.server.store.NewJob;
+import dev.tandem.server.store.RunLimits;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,7 +24,11 @@ import java.util.regex.Pattern;
  */
 public final class JobRequest {
     private static final Set<String> FIELDS = Set.of("name", "argv", "env", "workdir", "gpus", "memory_mib", "iterations", "signature", "time_limit",
-            "priority", "after", "hold", "array");
+            "priority", "after", "hold", "array", "limits", "output");
+    private static final Set<String> LIMIT_FIELDS = Set.of("host_memory_mib", "processes");
+    /** 1 TiB of host memory, 4,194,304 processes (Linux's pid_max at most): beyond, a limit is no limit. */
+    private static final long MAX_HOST_MEMORY_MIB = 1L << 20;
+    private static final int MAX_PROCESSES = 4_194_304;
     /** Priorities run from -1000 to 1000; users may lower their own jobs' priority, an admin may raise it. */
     public static final int MAX_PRIORITY = 1000;
     /** The most members one array may have. */
@@ -81,7 +86,37 @@ public final class JobRequest {
         if (hold != null && !hold.isNull() && !hold.isBoolean()) throw ApiError.badField("hold", "must be true or false");
         List<Integer> array = body.has("array") && !body.get("array").isNull() ? arrayIndices(body.get("array")) : List.of();
         JobControls controls = new JobControls(priority, after, hold != null && hold.asBoolean(false), null, null);
-        return new Submission(new NewJob(name, argv, env, workdir, (int) gpus, memory, iterations, sig, timeLimit, controls), array);
+        RunLimits limits = body.has("limits") && !body.get("limits").isNull() ? limits(body.get("limits")) : RunLimits.NONE;
+        String output = body.has("output") && !body.get("output").isNull() ? output(text(body.get("output"), "output", 4096), workdir) : null;
+        return new Submission(new NewJob(name, argv, env, workdir, (int) gpus, memory, iterations, sig, timeLimit, controls, limits, output), array);
+    }
+
+    /**
+     * Where each run's output is copied for the owner: absolute, or relative to the working directory ({@code %j} the job
+     * id, {@code %a} its array index); its directory must exist. Whether the owner may write there is found out with
+     * the owner's rights when a run ends, not here with the daemon's.
+     */
+    private static String output(String path, String workdir) {
+        if (path.isBlank()) throw ApiError.badField("output", "must not be blank");
+        if (path.chars().anyMatch(Character::isISOControl)) throw ApiError.badField("output", "must not contain control characters");
+        Path p = Path.of(workdir).resolve(path).normalize();
+        if (p.getFileName() == null || path.endsWith("/")) throw ApiError.badField("output", "must name a file, got '" + path + "'");
+        if (!Files.isDirectory(p.getParent())) throw ApiError.badField("output", "no such directory on the server: " + p.getParent());
+        return p.toString();
+    }
+
+    /** {@code {"host_memory_mib": 8192, "processes": 512}}, either or both. */
+    private static RunLimits limits(JsonNode n) {
+        if (!n.isObject()) throw ApiError.badField("limits", "must be an object such as {\"host_memory_mib\": 8192, \"processes\": 512}");
+        for (Iterator<String> it = n.fieldNames(); it.hasNext(); ) {
+            String f = it.next();
+            if (!LIMIT_FIELDS.contains(f)) throw ApiError.badField("limits." + f, "unknown limit (known: host_memory_mib, processes)");
+        }
+        Long memory = n.has("host_memory_mib") && !n.get("host_memory_mib").isNull()
+                ? integer(n.get("host_memory_mib"), "limits.host_memory_mib", 0, 1, MAX_HOST_MEMORY_MIB) : null;
+        Integer processes = n.has("processes") && !n.get("processes").isNull()
+                ? (int) integer(n.get("processes"), "limits.processes", 0, 1, MAX_PROCESSES) : null;
+        return new RunLimits(memory, processes);
     }
 
     /** Ids of jobs that must succeed first: a list of job ids, or a string "12,13" as the CLI takes it. */

@@ -50,6 +50,27 @@ public interface Executor extends AutoCloseable {
      */
     default List<dev.tandem.core.model.JobProfile> hardwareProfiles() { return List.of(); }
 
+    /**
+     * Whether a process on this machine belongs to one of this daemon's runs (or to what serves them, such as the MPS
+     * server): a GPU with any other process on it is busy with someone else's work. Executors whose GPUs the daemon
+     * does not watch say no.
+     */
+    default boolean owns(long pid) { return false; }
+
+    /**
+     * Copies a job's output so far to {@code target} with the rights of {@code owner} (null: the daemon's own account),
+     * so that the owner has it as a file of its own; completes with why it could not, or empty. Executors whose output
+     * the daemon does not hold say so.
+     */
+    default java.util.concurrent.CompletableFuture<Optional<String>> handOverOutput(long jobId, UnixAccount owner, java.nio.file.Path target) {
+        return java.util.concurrent.CompletableFuture.completedFuture(Optional.of("the " + getClass().getSimpleName() + " hands no output over"));
+    }
+
+    /** Why this executor cannot enforce a job's run limits; empty where it can, or where none are asked for. */
+    default Optional<String> cannotEnforce(dev.tandem.server.store.RunLimits limits) {
+        return limits.any() ? Optional.of("the " + getClass().getSimpleName() + " sets no run limits") : Optional.empty();
+    }
+
     /** How runs are kept apart from the daemon and from each other, for the start-up log. */
     String containment();
 

@@ -45,6 +45,25 @@ public final class Leftovers {
         return out;
     }
 
+    /** The value of a process's {@link #MARKER}, or null where it has none or its environment cannot be read. */
+    public static String markerOf(long pid) {
+        byte[] env;
+        try {
+            env = Files.readAllBytes(PROC.resolve(String.valueOf(pid)).resolve("environ"));
+        } catch (IOException | SecurityException e) {
+            return null;
+        }
+        String prefix = MARKER + "=";
+        int from = 0;
+        for (int i = 0; i <= env.length; i++) {
+            if (i < env.length && env[i] != 0) continue;
+            String entry = new String(env, from, i - from, StandardCharsets.UTF_8);
+            if (entry.startsWith(prefix)) return entry.substring(prefix.length());
+            from = i + 1;
+        }
+        return null;
+    }
+
     /** "pid 123 (sleep), pid 124 (python3)", from /proc's command names. */
     public static String describe(List<ProcessHandle> processes) {
         return processes.stream().map(h -> {

@@ -1,6 +1,7 @@
 package dev.tandem.server.exec;
 
 import dev.tandem.server.gpu.NvidiaSmiParser;
+import dev.tandem.server.store.RunLimits;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -30,9 +32,11 @@ import java.util.stream.Stream;
  * so a job outlives a daemon crash and a restarted daemon re-adopts it by pid and start time.
  *
  * <p>Each run leads a Unix session of its own ({@code setsid}), so a Ctrl-C or signal meant for the daemon's
- * process group never reaches a job. A run ends when its main process has ended and nothing it left behind is
- * still alive ({@link Leftovers}): those get SIGTERM, then SIGKILL after the stop grace, and are named in the
- * job's history, so a finished job cannot keep holding its GPU's memory.
+ * process group never reaches a job, and where this daemon can make cgroups ({@link RunCgroups}) each run has a
+ * cgroup v2 of its own, which nothing the run starts can leave. A run ends when its main process has ended and
+ * nothing it left behind is still alive (its cgroup's members, else {@link Leftovers}): those get SIGTERM, then
+ * SIGKILL after the stop grace, and are named in the job's history, so a finished job cannot keep holding its
+ * GPU's memory.
  */
 public final class LocalExecutor implements Executor {
     private static final Logger log = LoggerFactory.getLogger(LocalExecutor.class);
@@ -50,6 +54,10 @@ public final class LocalExecutor implements Executor {
     private final Path setpriv;
     /** The daemon's own account. */
     private final UnixAccount self;
+    /** A cgroup per run, or null where runs are held by their session and marker only. */
+    private final RunCgroups cgroups;
+    /** Why there are no cgroups (null where there are). */
+    private final String noCgroups;
 
     /** A run the executor watches: its own child, or a process re-adopted after a restart (process is then null). */
     private static final class Tracked {
@@ -60,23 +68,34 @@ public final class LocalExecutor implements Executor {
         final LogScanner scanner;
         /** The run's session: the pid of its wrapper, which setsid made a session leader (-1: not known). */
         final long session;
+        /** The run's cgroups (null: none), and the limits they enforce. */
+        final RunCgroups.RunCgroup cgroup;
+        final RunLimits limits;
         boolean stopRequested;
         long killAt = Long.MAX_VALUE;
         /** When left-behind processes get SIGKILL (MAX_VALUE: none seen yet), and who they were. */
         long leftoversKillAt = Long.MAX_VALUE;
         String leftovers;
 
-        Tracked(long jobId, int attempt, ProcessHandle handle, Process process, LogScanner scanner, long session) {
+        Tracked(long jobId, int attempt, ProcessHandle handle, Process process, LogScanner scanner, long session, RunCgroups.RunCgroup cgroup,
+                RunLimits limits) {
             this.jobId = jobId;
             this.attempt = attempt;
             this.handle = handle;
             this.process = process;
             this.scanner = scanner;
             this.session = session;
+            this.cgroup = cgroup;
+            this.limits = limits;
         }
     }
 
     public LocalExecutor(Path stateDir, ToolPath tools, Sharing sharing, long stopGraceMs, int mpsSharedThreadPercentage) {
+        this(stateDir, tools, sharing, stopGraceMs, mpsSharedThreadPercentage, Containment.AUTO);
+    }
+
+    /** @throws ExecException with {@link Containment#CGROUP} where cgroups cannot be used here, saying why */
+    public LocalExecutor(Path stateDir, ToolPath tools, Sharing sharing, long stopGraceMs, int mpsSharedThreadPercentage, Containment containment) {
         this.stateDir = stateDir;
         this.tools = tools;
         this.stopGraceMs = stopGraceMs;
@@ -86,6 +105,18 @@ public final class LocalExecutor implements Executor {
         this.setsid = utilLinux(tools, "setsid");
         this.setpriv = utilLinux(tools, "setpriv");
         this.self = UnixAccount.current();
+        RunCgroups found = null;
+        String why = "not asked for (--containment session)";
+        if (containment != Containment.SESSION) {
+            try {
+                found = RunCgroups.open(stateDir);
+            } catch (RunCgroups.Unavailable e) {
+                if (containment == Containment.CGROUP) throw new ExecException("--containment cgroup: " + e.getMessage());
+                why = e.getMessage();
+            }
+        }
+        this.cgroups = found;
+        this.noCgroups = found == null ? why : null;
         if (setsid == null) log.warn("no setsid (util-linux) found: jobs share the daemon's session, and a Ctrl-C on a foreground daemon reaches them");
         if (mps != null) mps.start();
     }
@@ -100,7 +131,11 @@ public final class LocalExecutor implements Executor {
     }
 
     @Override public String containment() {
-        return setsid == null ? "none (no setsid)" : "a Unix session per run (no cgroups), left-behind processes found by session and " + Leftovers.MARKER;
+        String session = setsid == null ? "no Unix session per run (no setsid)" : "a Unix session per run";
+        if (cgroups == null) {
+            return session + " (no cgroups: " + noCgroups + "), left-behind processes found by session and " + Leftovers.MARKER;
+        }
+        return "a cgroup v2 per run under " + cgroups.parent() + " (limits: " + cgroups.limits() + ") and " + session;
     }
 
     /**
@@ -194,7 +229,10 @@ public final class LocalExecutor implements Executor {
         // setsid execs in place (a child of the JVM is no group leader), so the pid is the wrapper's and the session's id
         List<String> cmd = new ArrayList<>();
         if (setsid != null) cmd.add(setsid.toString());
-        cmd.addAll(List.of("/bin/sh", wrapper.toString(), dir.toString(), String.valueOf(l.attempt()), "--"));
+        cannotEnforce(l.limits()).ifPresent(why -> { throw new ExecException("job " + l.jobId() + " asks for limits: " + why); });
+        RunCgroups.RunCgroup cgroup = cgroups == null ? null : cgroups.create(l.jobId(), l.attempt(), l.limits());
+        Path cgroupList = cgroupFile(dir, l.attempt());
+        cmd.addAll(List.of("/bin/sh", wrapper.toString(), dir.toString(), String.valueOf(l.attempt()), cgroup == null ? "-" : cgroupList.toString(), "--"));
         // the wrapper stays the daemon's (it writes the exit status into the state directory); the job gets its owner's rights
         boolean switchUser = l.runAs() != null && l.runAs().uid() != self.uid();
         if (switchUser) cmd.addAll(switchTo(l.runAs()));
@@ -217,15 +255,18 @@ public final class LocalExecutor implements Executor {
         try {
             Files.createDirectories(dir);
             Files.deleteIfExists(dir.resolve("exit-" + l.attempt()));
+            if (cgroup != null) RunCgroups.record(cgroupList, cgroup, l.limits());
             String header = String.format("[tandem] attempt %d of job %d on GPU(s) %s at %s%n", l.attempt(), l.jobId(),
                     l.gpus().stream().map(g -> String.valueOf(g.index())).collect(Collectors.joining(",")), Instant.now());
             Files.writeString(logFile, header, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
             long offset = Files.size(logFile);
             Process p = pb.start();
             ProcessHandle h = p.toHandle();
-            tracked.put(l.jobId(), new Tracked(l.jobId(), l.attempt(), h, p, new LogScanner(logFile, offset), setsid != null ? h.pid() : -1));
+            tracked.put(l.jobId(), new Tracked(l.jobId(), l.attempt(), h, p, new LogScanner(logFile, offset), setsid != null ? h.pid() : -1, cgroup,
+                    l.limits()));
             return new Launched(h.pid(), Processes.startMillis(h));
         } catch (IOException e) {
+            if (cgroup != null) RunCgroups.remove(cgroup);
             throw new ExecException("cannot start job " + l.jobId() + " (" + l.argv().get(0) + " in " + l.workdir() + "): " + e.getMessage(), e);
         }
     }
@@ -270,7 +311,8 @@ public final class LocalExecutor implements Executor {
         Long p = pid != null ? pid : readPid(dir.resolve("pid-" + attempt));
         Optional<ProcessHandle> h = p == null ? Optional.empty() : ProcessHandle.of(p);
         if (h.isPresent() && Processes.alive(h.get()) && ours(h.get(), pidStarted, dir, attempt)) {
-            tracked.put(jobId, new Tracked(jobId, attempt, h.get(), null, new LogScanner(logFile, size(logFile)), p));
+            tracked.put(jobId, new Tracked(jobId, attempt, h.get(), null, new LogScanner(logFile, size(logFile)), p,
+                    RunCgroups.recorded(cgroupFile(dir, attempt)), RunCgroups.recordedLimits(cgroupFile(dir, attempt))));
             log.info("re-adopted job {} (pid {})", jobId, p);
             return true;
         }
@@ -278,7 +320,7 @@ public final class LocalExecutor implements Executor {
             // it ended while no daemon watched: report its recorded status on the next poll; look at the end of its
             // output for an out-of-memory message
             tracked.put(jobId, new Tracked(jobId, attempt, null, null, new LogScanner(logFile, Math.max(0, size(logFile) - (256 << 10))),
-                    p == null ? -1 : p));
+                    p == null ? -1 : p, RunCgroups.recorded(cgroupFile(dir, attempt)), RunCgroups.recordedLimits(cgroupFile(dir, attempt))));
             return true;
         }
         return false;
@@ -306,7 +348,13 @@ public final class LocalExecutor implements Executor {
                 }
                 continue;
             }
-            events.add(new ExecEvent.Exited(t.jobId, exitCode(t), t.scanner.oomSeen(), null, t.leftovers));
+            String note = t.leftovers;
+            if (t.cgroup != null) {
+                String hit = RunCgroups.limitsHit(t.cgroup, t.limits);
+                if (hit != null) note = note == null ? hit : note + "; " + hit;
+                RunCgroups.remove(t.cgroup);
+            }
+            events.add(new ExecEvent.Exited(t.jobId, exitCode(t), t.scanner.oomSeen(), null, note));
             it.remove();
         }
         return events;
@@ -317,7 +365,7 @@ public final class LocalExecutor implements Executor {
      * grace. Returns whether any is still alive.
      */
     private boolean stopLeftovers(Tracked t, long now) {
-        List<ProcessHandle> left = Leftovers.of(t.session, marker(t.jobId, t.attempt));
+        List<ProcessHandle> left = leftovers(t);
         if (left.isEmpty()) return false;
         if (t.leftoversKillAt == Long.MAX_VALUE) {
             t.leftovers = "stopped " + left.size() + " process(es) it left running after its main process ended: " + Leftovers.describe(left);
@@ -325,9 +373,49 @@ public final class LocalExecutor implements Executor {
             t.leftoversKillAt = now + stopGraceMs;
             left.forEach(ProcessHandle::destroy);
         } else if (now >= t.leftoversKillAt) {
+            if (t.cgroup != null) RunCgroups.kill(t.cgroup.main());
             left.forEach(ProcessHandle::destroyForcibly);
         }
         return true;
+    }
+
+    /** What the run left behind: its cgroup's live members, and whatever its session or marker still finds. */
+    private List<ProcessHandle> leftovers(Tracked t) {
+        Map<Long, ProcessHandle> left = new LinkedHashMap<>();
+        if (t.cgroup != null) {
+            for (long pid : RunCgroups.members(t.cgroup.main())) {
+                if (pid != t.session) ProcessHandle.of(pid).filter(Processes::alive).ifPresent(h -> left.put(pid, h));
+            }
+        }
+        for (ProcessHandle h : Leftovers.of(t.session, marker(t.jobId, t.attempt))) left.putIfAbsent(h.pid(), h);
+        return List.copyOf(left.values());
+    }
+
+    /** Where a run's cgroups are listed for its wrapper and for a restarted daemon. */
+    private static Path cgroupFile(Path jobDir, int attempt) { return jobDir.resolve("cgroup-" + attempt); }
+
+    @Override public boolean owns(long pid) {
+        String stat = Processes.stat(pid);
+        if (stat == null) return false; // gone, or not visible from here: not known to be one of ours
+        long session = Processes.session(stat);
+        for (Tracked t : tracked.values()) if (t.session > 0 && t.session == session) return true;
+        if (cgroups != null && cgroups.holds(pid)) return true;
+        String run = Leftovers.markerOf(pid);
+        if (run != null && run.startsWith(stateDir.resolve("jobs") + "/")) return true;
+        // the MPS server the daemon's control daemon started (its command name, cut to 15 characters by the kernel)
+        return mps != null && "nvidia-cuda-mps".equals(Processes.command(stat));
+    }
+
+    @Override public CompletableFuture<Optional<String>> handOverOutput(long jobId, UnixAccount owner, Path target) {
+        List<String> asOwner = owner != null && owner.uid() != self.uid() ? switchTo(owner) : List.of();
+        return OutputHandOver.copy(logFile(stateDir, jobId), asOwner, target, "output-" + jobId);
+    }
+
+    /** Why this executor cannot enforce these limits; empty where it can (or none are asked for). */
+    @Override public Optional<String> cannotEnforce(RunLimits limits) {
+        if (!limits.any()) return Optional.empty();
+        if (cgroups == null) return Optional.of("tandem serve runs without cgroups here (" + noCgroups + "), and limits need them");
+        return cgroups.cannotEnforce(limits);
     }
 
     private Integer exitCode(Tracked t) {
@@ -363,11 +451,13 @@ public final class LocalExecutor implements Executor {
         }
         poll();
         if (mps != null) mps.stop();
+        if (cgroups != null) cgroups.close();
     }
 
     @Override public void close() {
         // jobs keep running (a restarted daemon re-adopts them); only our bookkeeping ends here
         tracked.clear();
+        if (cgroups != null) cgroups.close();
     }
 
     private static Long readPid(Path f) {

@@ -22,23 +22,28 @@ import java.util.function.BiFunction;
  * Keeps {@code nvidia-smi ... -lms 200} (and {@code dcgmi dmon}, where DCGM is installed) running and remembers
  * the last minutes of readings per GPU: the profiler averages them over a job's solo run, the out-of-memory
  * check looks at memory.used near a crash, and /gpus and /metrics show the latest. A tool that exits is
- * restarted after a pause.
+ * restarted after a pause. Every {@link #APPS_PERIOD_MS} it also asks nvidia-smi which processes use the GPUs
+ * ({@link #computeApps()}), so that a GPU busy with processes that are not tandem's is left alone.
  */
 public final class GpuMonitor implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(GpuMonitor.class);
     private static final long KEEP_MS = 15 * 60 * 1000;
     private static final long RESTART_PAUSE_MS = 2000;
+    public static final long APPS_PERIOD_MS = 2000;
 
     private final Map<Integer, Deque<GpuSample>> smi = new HashMap<>();
     private final Map<Integer, Deque<GpuSample>> dcgm = new HashMap<>();
     private final List<Thread> readers = new ArrayList<>();
     private final List<Process> processes = new ArrayList<>();
     private volatile boolean closed;
+    /** The processes on the GPUs at the last successful query (none before the first). */
+    private volatile List<ComputeApp> apps = List.of();
 
     /** Starts sampling; DCGM is used only when {@code dcgmi} is on the path. */
     public void start(ToolPath tools) {
         Path smiTool = tools.require("nvidia-smi", "tandem serve needs the NVIDIA driver's nvidia-smi");
         spawn("nvidia-smi", smiTool, NvidiaSmiParser.SAMPLE_ARGS, (line, at) -> NvidiaSmiParser.parseSample(line, at), smi, false);
+        pollComputeApps(smiTool);
         Optional<Path> dcgmi = tools.find("dcgmi");
         if (dcgmi.isPresent()) {
             spawn("dcgmi", dcgmi.get(), DcgmDmonParser.ARGS, new DcgmDmonParser()::parse, dcgm, true);
@@ -96,6 +101,43 @@ public final class GpuMonitor implements AutoCloseable {
         });
         readers.add(t);
     }
+
+    /** Runs the compute-apps query every {@link #APPS_PERIOD_MS}; a failed or unreadable answer keeps the last one. */
+    private void pollComputeApps(Path smiTool) {
+        Thread t = Thread.ofPlatform().daemon().name("gpu-monitor-apps").start(() -> {
+            String lastProblem = null;
+            while (!closed) {
+                List<String> cmd = new ArrayList<>();
+                cmd.add(smiTool.toString());
+                cmd.addAll(NvidiaSmiParser.COMPUTE_APPS_ARGS);
+                String problem = null;
+                try {
+                    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
+                    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                    int code = p.waitFor();
+                    if (code != 0) problem = "exited with " + code + ": " + out.strip();
+                    else apps = List.copyOf(NvidiaSmiParser.parseComputeApps(out.lines().toList()));
+                } catch (IOException | IllegalArgumentException e) {
+                    problem = e.getMessage();
+                } catch (InterruptedException e) {
+                    return;
+                }
+                if (problem != null && !problem.equals(lastProblem) && !closed) {
+                    log.warn("nvidia-smi --query-compute-apps: {}; GPUs keep the processes last seen on them", problem);
+                }
+                lastProblem = problem;
+                try {
+                    Thread.sleep(APPS_PERIOD_MS);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        });
+        readers.add(t);
+    }
+
+    /** The processes nvidia-smi last listed on the GPUs, tandem's own among them. */
+    public List<ComputeApp> computeApps() { return apps; }
 
     /** A reading from elsewhere than nvidia-smi, kept as one of its (the simulated executor's GPUs report here). */
     public void record(GpuSample s) { add(smi, s); }

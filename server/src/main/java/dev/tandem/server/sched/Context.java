@@ -47,6 +47,8 @@ final class Context {
     /** What the scheduler did recently, and the series the dashboard draws (memory only). */
     final DecisionLog decisions = new DecisionLog();
     final Timeline timeline = new Timeline();
+    /** GPUs held by another daemon or busy with processes that are not this daemon's. */
+    final UnusableGpus unusable;
     /** Something changed since the policy was last asked. */
     boolean dirty = true;
 
@@ -61,6 +63,7 @@ final class Context {
         this.learned = new Learned(store, knownProfiles, executor.hardwareProfiles());
         this.oracle = oracle;
         this.monitor = monitor;
+        this.unusable = new UnusableGpus(this.devices, new ForeignProcesses(this.devices, monitor == null ? List::of : monitor::computeApps, executor::owns));
         this.metrics = metrics;
         this.cfg = cfg;
         this.memoryRule = new MemoryRule(cfg.memoryMarginMiB());

@@ -105,7 +105,7 @@ final class DecisionApplier {
     private Optional<String> refuseStart(JobRecord job, List<Integer> gpus, boolean withStopping) {
         String alone = ctx.learned.profile(job.signature()).isEmpty() ? "not profiled yet, so it runs alone first"
                 : job.exclusive() ? "runs alone after an out-of-memory crash" : null;
-        return PlacementRules.refusal(job.gpus(), gpus, ctx.cluster, alone, gpu -> tenantsOn(gpu, withStopping));
+        return PlacementRules.refusal(job.gpus(), gpus, ctx.cluster, alone, gpu -> tenantsOn(gpu, withStopping), ctx.unusable::why);
     }
 
     /** Jobs waiting for GPUs promised to them ({@link #promised}): no longer the policy's to place. */
@@ -229,7 +229,7 @@ final class DecisionApplier {
         try {
             binding = ctx.executor.bind(new Launch(job.id(), attempt, job.argv(), envOf(job), job.workdir(), devices, tenants,
                     ctx.job(job).memoryMiB() > 0 ? budget : 0, state == JobState.PROFILING ? ctx.cfg.profileMs() : 0, ctx.accountOf(job.owner()),
-                    job.signature(), job.iterations()));
+                    job.signature(), job.iterations(), job.limits()));
         } catch (ExecutorUnavailable e) {
             unclaim(job, state, e, now);
             return Optional.empty();

@@ -3,6 +3,8 @@ package dev.tandem.server.sched;
 import dev.tandem.core.runtime.OutOfMemoryRule;
 import dev.tandem.core.model.WorkloadSignature;
 import dev.tandem.server.exec.ExecEvent;
+import dev.tandem.server.exec.ExecException;
+import dev.tandem.server.exec.UnixAccount;
 import dev.tandem.server.gpu.GpuSample;
 import dev.tandem.server.store.Change;
 import dev.tandem.server.store.Change.Column;
@@ -62,6 +64,7 @@ final class ExitHandler {
         JobRecord job = ctx.store.job(e.jobId()).orElse(null);
         if (job == null) return Optional.empty();
         if (e.leftovers() != null) ctx.store.note(job.id(), Context.ACTOR, e.leftovers(), now);
+        if (job.output() != null) handOver(job, run.attempt, now);
         Change ended = new Change().add(Column.ATTAINED_GPU_MS, (now - run.startedAt) * run.gpus.size()).set(Column.EXIT_CODE, e.exitCode())
                 .set(Column.PID, null).set(Column.PID_STARTED, null)
                 .set(Column.PROGRESS_ITER, run.meter.lastIteration() >= 0 ? run.meter.lastIteration() : null)
@@ -94,6 +97,23 @@ final class ExitHandler {
         ctx.store.update(job.id(), ended, now);
         crashed(job.id(), run.attempt, job.state(), why, now);
         return Optional.empty();
+    }
+
+    /** Copies the job's output for its owner ({@code output}); a failure is noted in its history when known. */
+    private void handOver(JobRecord job, int attempt, long now) {
+        String target = job.output().replace("%j", String.valueOf(job.id()))
+                .replace("%a", job.controls().arrayIndex() == null ? "0" : String.valueOf(job.controls().arrayIndex()));
+        UnixAccount owner;
+        try {
+            owner = ctx.accountOf(job.owner());
+        } catch (ExecException ex) {
+            ctx.store.note(job.id(), Context.ACTOR, "its output was not copied to " + target + ": " + ex.getMessage(), now);
+            return;
+        }
+        ctx.executor.handOverOutput(job.id(), owner, java.nio.file.Path.of(target)).thenAccept(problem -> problem.ifPresent(p -> {
+            log.warn("job {} (attempt {}): {}", job.id(), attempt, p);
+            ctx.store.note(job.id(), Context.ACTOR, p, ctx.now()); // the store takes writes from any thread
+        }));
     }
 
     private void splitAfterOom(Run run, JobRecord job, JobRecord partner, Change ended, long now) {

@@ -37,7 +37,8 @@ final class Explainer {
         List<LiveState.GpuLive> gpus = new ArrayList<>();
         for (int g = 0; g < ctx.devices.size(); g++) {
             List<Long> on = ctx.runs.on(g).stream().map(r -> r.jobId).toList();
-            gpus.add(new LiveState.GpuLive(g, ctx.devices.get(g), on, ctx.monitor.latest(ctx.devices.get(g).index()).orElse(null)));
+            gpus.add(new LiveState.GpuLive(g, ctx.devices.get(g), on, ctx.monitor.latest(ctx.devices.get(g).index()).orElse(null),
+                    ctx.unusable.foreign.on(g), ctx.unusable.why(g)));
         }
         Map<Long, LiveState.JobLive> running = new HashMap<>();
         for (Run r : ctx.runs.all()) {
@@ -59,6 +60,7 @@ final class Explainer {
      */
     LiveState.Waiting waiting(SchedulerSnapshot snapshot, Map<Long, JobRecord> jobs, QueueGate.Verdict verdict, Map<Long, List<Integer>> promised) {
         int busy = ctx.runs.gpusWithAtLeast(1);
+        for (int g : ctx.unusable.gpus()) if (ctx.runs.on(g).isEmpty()) busy++;
         List<LiveState.JobLive> out = new ArrayList<>(promised.size() + verdict.admitted().size() + verdict.waiting().size());
         int position = 0, idleOnOneNode = mostIdleOnOneNode();
         for (var p : promised.entrySet()) {
@@ -86,7 +88,8 @@ final class Explainer {
     /** @param idleOnOneNode the most idle GPUs any one node has */
     private String explain(JobRecord q, SchedulerSnapshot s, Map<Long, JobRecord> jobs, int busy, int idleOnOneNode) {
         int total = ctx.devices.size();
-        String load = busy + " of " + total + " GPU(s) busy";
+        int unusable = ctx.unusable.gpus().size();
+        String load = busy + " of " + total + " GPU(s) busy" + (unusable == 0 ? "" : ", " + unusable + " of them with work that is not this daemon's");
         if (q.exclusive()) return "waits for " + q.gpus() + " idle GPU(s): it runs alone after an out-of-memory crash (" + load + ")";
         if (ctx.learned.profile(q.signature()).isEmpty()) {
             boolean underway = ctx.runs.all().stream().anyMatch(r -> r.profiling && r.signature.equals(q.signature()));
@@ -127,7 +130,7 @@ final class Explainer {
         int most = 0;
         for (var node : ctx.cluster.nodes()) {
             int idle = 0;
-            for (var gpu : node.gpus()) if (ctx.runs.on(gpu.id()).isEmpty()) idle++;
+            for (var gpu : node.gpus()) if (ctx.runs.on(gpu.id()).isEmpty() && ctx.unusable.why(gpu.id()) == null) idle++;
             most = Math.max(most, idle);
         }
         return most;

@@ -33,7 +33,12 @@ public record LiveState(long at, List<GpuLive> gpus, Map<Long, JobLive> running,
         }
     }
 
-    public record GpuLive(int clusterId, GpuDevice device, List<Long> jobs, GpuSample latest) {}
+    /**
+     * @param foreign     processes on the GPU that are not tandem's
+     * @param unavailable why no job is placed on the GPU now (another daemon holds it, or such processes use it), or null
+     */
+    public record GpuLive(int clusterId, GpuDevice device, List<Long> jobs, GpuSample latest, List<dev.tandem.server.gpu.ComputeApp> foreign,
+                          String unavailable) {}
 
     /**
      * @param predictedSpeed this job's predicted speed relative to solo next to its partner

@@ -184,6 +184,15 @@ public final class SchedulerLoop implements AutoCloseable {
     /** The most GPUs one job can get (a job runs on one node). */
     public int widestJob() { return ctx.cluster.widestJob(); }
 
+    /**
+     * Lets the loop schedule GPUs another daemon holds as soon as it lets them go (before {@link #start}); without
+     * locks every GPU given is this daemon's.
+     */
+    public void useGpuLocks(dev.tandem.server.exec.GpuLocks locks) { ctx.unusable.useLocks(locks); }
+
+    /** Why this daemon's executor cannot enforce a job's run limits; empty where it can. */
+    public java.util.Optional<String> cannotEnforce(dev.tandem.server.store.RunLimits limits) { return ctx.executor.cannotEnforce(limits); }
+
     private void loop() {
         while (running) {
             try {
@@ -251,6 +260,7 @@ public final class SchedulerLoop implements AutoCloseable {
         stopWhatWasCancelled(jobs);
         profiling.check(jobs, now);
         if (observations.update(now) && policy.actsOnRunningJobs()) ctx.dirty = true; // its view of running jobs changed, as the simulator's
+        if (ctx.unusable.refresh(now)) ctx.dirty = true; // a GPU became busy with someone else's work, or free of it
         if (nextRound == Long.MIN_VALUE) nextRound = now + ctx.cfg.roundMs();
         if (ctx.dirty || now >= nextRound) {
             ctx.dirty = false;

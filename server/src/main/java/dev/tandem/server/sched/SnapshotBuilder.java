@@ -74,7 +74,8 @@ final class SnapshotBuilder {
         // equally good hosts then takes the same one in both worlds
         running.sort(java.util.Comparator.comparingDouble(RunningJob::placedAt));
         return new SchedulerSnapshot(now / 1000.0, ctx.cluster, Collections.unmodifiableList(queue), Collections.unmodifiableList(running),
-                ctx.learned.profiles(), ctx.oracle, ctx.memoryRule, ctx.learned.memoryEstimates(), ctx.learned.oomPairs());
+                ctx.learned.profiles(), ctx.oracle, ctx.memoryRule, ctx.learned.memoryEstimates(), ctx.learned.oomPairs())
+                .withUnusableGpus(ctx.unusable.gpus());
     }
 
     /** Which stored jobs wait for the policy: queued, with no process still ending and no GPUs promised to them. */

@@ -35,7 +35,7 @@ public final class Store implements AutoCloseable {
     private static final String JOB_COLUMNS = "id, owner, name, argv, env, workdir, gpus, memory_mib, iterations, sig_model, sig_dataset, "
             + "sig_batch, sig_amp, state, attempts, exclusive, gpu_ids, pid, pid_started, exit_code, progress_iter, attained_gpu_ms, "
             + "predicted_speed, observed_speed, submitted_at, queued_at, started_at, finished_at, updated_at, reason, time_limit_ms, "
-            + "priority, depends_on, held, array_job, array_index, partners, first_started_at";
+            + "priority, depends_on, held, array_job, array_index, partners, first_started_at, limit_host_memory_mib, limit_processes, output";
 
     /** A measured co-location, as stored. */
     public record Observation(WorkloadSignature a, WorkloadSignature b, int gpus, double speedA, double speedB) {}
@@ -264,7 +264,7 @@ public final class Store implements AutoCloseable {
             List<Long> out = new ArrayList<>();
             for (int index : indices) {
                 NewJob member = new NewJob(j.name() + "[" + index + "]", j.argv(), j.env(), j.workdir(), j.gpus(), j.memoryMiB(), j.iterations(),
-                        j.signature(), j.timeLimitMs(), j.controls());
+                        j.signature(), j.timeLimitMs(), j.controls(), j.limits(), j.output());
                 Long arrayJob = out.isEmpty() ? null : out.getFirst(); // the first member's own id, set once it has one
                 long id = insertJob(c, member, j.controls().inArray(arrayJob, index), owner, now);
                 if (out.isEmpty()) {
@@ -284,8 +284,8 @@ public final class Store implements AutoCloseable {
         long newId;
         try (PreparedStatement ps = c.prepareStatement("INSERT INTO jobs (owner, name, argv, env, workdir, gpus, memory_mib, iterations, "
                 + "sig_model, sig_dataset, sig_batch, sig_amp, state, submitted_at, queued_at, updated_at, reason, time_limit_ms, "
-                + "priority, depends_on, held, array_job, array_index) "
-                + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, 'submitted', ?, ?, ?, ?, ?, ?) RETURNING id")) {
+                + "priority, depends_on, held, array_job, array_index, limit_host_memory_mib, limit_processes, output) "
+                + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, 'submitted', ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id")) {
             ps.setString(1, owner);
             ps.setString(2, j.name());
             ps.setString(3, toJson(j.argv()));
@@ -305,6 +305,10 @@ public final class Store implements AutoCloseable {
             setNullableLong(ps, 20, ctl.arrayJob());
             if (ctl.arrayIndex() == null) ps.setNull(21, Types.INTEGER);
             else ps.setInt(21, ctl.arrayIndex());
+            setNullableLong(ps, 22, j.limits().hostMemoryMiB());
+            if (j.limits().processes() == null) ps.setNull(23, Types.INTEGER);
+            else ps.setInt(23, j.limits().processes());
+            ps.setString(24, j.output());
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 newId = rs.getLong(1);
@@ -611,7 +615,8 @@ public final class Store implements AutoCloseable {
                 rs.getLong("updated_at"), rs.getString("reason"), nullableLong(rs, "time_limit_ms"),
                 new JobControls(rs.getInt("priority"), parseIds(rs.getString("depends_on")), rs.getInt("held") != 0, nullableLong(rs, "array_job"),
                         nullableInt(rs, "array_index")),
-                parseIds(rs.getString("partners")), nullableLong(rs, "first_started_at"));
+                parseIds(rs.getString("partners")), nullableLong(rs, "first_started_at"),
+                new RunLimits(nullableLong(rs, "limit_host_memory_mib"), nullableInt(rs, "limit_processes")), rs.getString("output"));
     }
 
     /** GPU indices as stored in {@code gpu_ids}. */

@@ -142,6 +142,13 @@ class ApiTest {
             unknown signature field  | {"argv": ["true"], "signature": {"model": "m", "gpu": 1}} | 400 | signature.gpu: unknown field | signature.gpu
             amp not a boolean        | {"argv": ["true"], "signature": {"model": "m", "amp": "yes"}} | 400 | signature.amp | signature.amp
             control chars in name    | {"argv": ["true"], "name": "a\\nb"} | 400 | name: must not contain control characters | name
+            output in a missing dir  | {"argv": ["true"], "output": "/no/such/dir/out.log"} | 400 | output: no such directory on the server: /no/such/dir | output
+            output a directory       | {"argv": ["true"], "output": "logs/"} | 400 | output: must name a file | output
+            output not a string      | {"argv": ["true"], "output": 5} | 400 | output: must be a string | output
+            limits not an object     | {"argv": ["true"], "limits": 64} | 400 | limits: must be an object | limits
+            unknown limit            | {"argv": ["true"], "limits": {"cpus": 2}} | 400 | limits.cpus: unknown limit | limits.cpus
+            zero processes           | {"argv": ["true"], "limits": {"processes": 0}} | 400 | limits.processes: must be within 1..4194304 | limits.processes
+            memory limit as text     | {"argv": ["true"], "limits": {"host_memory_mib": "8G"}} | 400 | limits.host_memory_mib: must be a whole number | limits.host_memory_mib
             """)
     void malformedSubmissionsAreRefusedNamingTheField(String what, String body, int status, String message, String field) {
         TestApi.Response r = api.post("/jobs", alice, body);

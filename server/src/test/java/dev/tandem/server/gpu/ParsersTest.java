@@ -32,6 +32,27 @@ class ParsersTest {
     }
 
     @Test
+    void computeAppLinesGiveGpuPidNameAndMemoryAndMalformedOnesNameTheirLineAndField() {
+        List<ComputeApp> apps = NvidiaSmiParser.parseComputeApps(List.of(
+                "GPU-5b2e8f1a-3c4d-4e6f-8a9b-0c1d2e3f4a5b, 4242, /usr/bin/python3, 10240",
+                "",
+                "GPU-9e7d6c5b-4a39-4281-b7c6-d5e4f3a2b1c0, 77, /opt/app/run, with, commas, [N/A]"));
+        assertThat(apps).containsExactly(new ComputeApp("GPU-5b2e8f1a-3c4d-4e6f-8a9b-0c1d2e3f4a5b", 4242, "/usr/bin/python3", 10240),
+                new ComputeApp("GPU-9e7d6c5b-4a39-4281-b7c6-d5e4f3a2b1c0", 77, "/opt/app/run, with, commas", -1));
+        assertThat(apps.get(0).describe()).isEqualTo("pid 4242 (python3, 10240 MiB)");
+        assertThat(apps.get(1).describe()).isEqualTo("pid 77 (run, with, commas)");
+        assertThat(NvidiaSmiParser.parseComputeApps(List.of())).isEmpty();
+        assertThatThrownBy(() -> NvidiaSmiParser.parseComputeApps(List.of("GPU-x, 1, a, 2", "GPU-x, 12")))
+                .hasMessage("nvidia-smi --query-compute-apps line 2: 2 fields, expected gpu_uuid, pid, process_name, used_memory: 'GPU-x, 12'");
+        assertThatThrownBy(() -> NvidiaSmiParser.parseComputeApps(List.of("GPU-x, abc, python, 12")))
+                .hasMessage("nvidia-smi --query-compute-apps line 1: pid 'abc' is not a number");
+        assertThatThrownBy(() -> NvidiaSmiParser.parseComputeApps(List.of("GPU-x, 5, python, lots")))
+                .hasMessage("nvidia-smi --query-compute-apps line 1: used_memory 'lots' is not a number");
+        assertThatThrownBy(() -> NvidiaSmiParser.parseComputeApps(List.of(" , 5, python, 1")))
+                .hasMessage("nvidia-smi --query-compute-apps line 1: empty gpu_uuid: ', 5, python, 1'");
+    }
+
+    @Test
     void sampleLinesToleratesNotAvailableValues() throws IOException {
         List<String> lines = resource("samples-a100-mixed.csv");
         GpuSample busy = NvidiaSmiParser.parseSample(lines.get(0), 5).orElseThrow();

@@ -43,7 +43,7 @@ class StoreTest {
         try (Store again = new Store(Database.open("sqlite:" + dir.resolve("tandem.db"), dir))) {
             assertThat(again.jobs(null, EnumSet.noneOf(JobState.class), 0, 100)).hasSize(6);
             assertThat(again.profiles()).hasSize(1);
-            assertThat(again.database().tx(StoreTest::schemaVersion)).isEqualTo("4");
+            assertThat(again.database().tx(StoreTest::schemaVersion)).isEqualTo("5");
         }
     }
 

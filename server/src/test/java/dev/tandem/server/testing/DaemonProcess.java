@@ -30,6 +30,8 @@ public final class DaemonProcess implements AutoCloseable {
                     "--state-dir", stateDir.toString(), "--port", "0", "--tick", "100ms", "--round", "500ms", "--profile-time", "1s",
                     "--observe-time", "1s", "--stop-grace", "2s"));
             cmd.addAll(List.of(extra));
+            // the state directory's socket, not the machine's /run/tandem one, which a daemon run as root takes by default
+            if (!List.of(extra).contains("--socket")) cmd.addAll(List.of("--socket", stateDir.resolve("tandem.sock").toString()));
             ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(output.toFile()));
             pb.environment().put("PATH", host.path());
             Process p = pb.start();

@@ -76,6 +76,17 @@ public final class FakeGpuHost {
         }
     }
 
+    /** Makes nvidia-smi list these compute processes ("GPU-uuid, pid, name, MiB" lines; empty: none) from now on. */
+    public void computeApps(String lines) {
+        try {
+            Path tmp = dir.resolve("apps.tmp");
+            Files.writeString(tmp, lines);
+            Files.move(tmp, dir.resolve("compute-apps.csv"), java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     public Path mpsCalls() { return dir.resolve("mps-calls.log"); }
 
     /**

@@ -1,0 +1,61 @@
+package dev.tandem.server.sched;
+
+import dev.tandem.server.exec.GpuDevice;
+import dev.tandem.server.exec.GpuLocks;
+
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The GPUs of this machine the policy may not place on now, and why: held by another tandem serve ({@link GpuLocks},
+ * tried again every {@link #LOCK_RETRY_MS} so that a GPU another daemon lets go is taken), or busy with processes that
+ * are not tandem's ({@link ForeignProcesses}). The snapshot marks them unusable for every policy, the placement rules
+ * refuse them with the reason, and {@code tandem gpus} shows it.
+ */
+final class UnusableGpus {
+    static final long LOCK_RETRY_MS = 5000;
+
+    private final List<GpuDevice> devices;
+    final ForeignProcesses foreign;
+    /** This daemon's GPU locks, or null where no other daemon competes for the GPUs (Slurm, simulated). */
+    private GpuLocks locks;
+    private long nextRetry;
+    private Set<Integer> gpus = Set.of();
+
+    UnusableGpus(List<GpuDevice> devices, ForeignProcesses foreign) {
+        this.devices = devices;
+        this.foreign = foreign;
+    }
+
+    void useLocks(GpuLocks locks) {
+        this.locks = locks;
+        recompute();
+    }
+
+    /** Looks again (processes every round, locks every few seconds); returns whether the set changed. */
+    boolean refresh(long now) {
+        boolean changed = foreign.refresh();
+        if (locks != null && now >= nextRetry) {
+            nextRetry = now + LOCK_RETRY_MS;
+            if (!locks.retry().isEmpty()) changed = true;
+        }
+        if (changed) recompute();
+        return changed;
+    }
+
+    private void recompute() {
+        Set<Integer> out = new LinkedHashSet<>();
+        for (int g = 0; g < devices.size(); g++) if (why(g) != null) out.add(g);
+        gpus = Set.copyOf(out);
+    }
+
+    /** Cluster GPU ids the policy may not place on now. */
+    Set<Integer> gpus() { return gpus; }
+
+    /** Why a GPU may not be used now, or null where it may. */
+    String why(int gpu) {
+        String locked = locks == null ? null : locks.why(devices.get(gpu));
+        return locked != null ? locked : foreign.why(gpu);
+    }
+}
