@@ -46,7 +46,9 @@ class RunLimitsTest {
             TestApi.await(LONG, "the memory hog to fail", () -> api.state(admin, hog).equals("failed"));
             JsonNode job = api.job(admin, hog);
             assertThat(job.get("limits").get("host_memory_mib").asLong()).isEqualTo(64);
-            assertThat(notes(job)).contains("the kernel killed 1 of its process(es) for going over its host memory limit of 64 MiB");
+            assertThat(notes(job)).contains("the kernel killed 1 of its process(es) for going over its host memory limit of 64 MiB")
+                    .contains("exited with code 137 (killed by signal 9) over its host memory limit; not run again, as another run would go over it too; failed after 1 attempt(s)");
+            assertThat(job.get("attempts").asInt()).as("not retried").isEqualTo(1);
             assertThat(api.get("/jobs/" + hog + "/logs", admin).json().get("data").asText()).doesNotContain("allocated");
 
             String spawn = "import subprocess\nstarted = 0\nfor i in range(30):\n    try:\n        subprocess.Popen(['sleep', '3']); started += 1\n"

@@ -11,11 +11,12 @@ public sealed interface ExecEvent {
      * The job's process ended. {@code exitCode} is null when it left no status: it ended while no daemon watched it,
      * or the executor lost it (a Slurm node failed); {@code lost} then says what happened where the executor knows.
      * {@code oomInLog} tells whether this run's output had a CUDA out-of-memory message; {@code leftovers}, when not
-     * null, says which processes the run left behind and were stopped.
+     * null, says which processes the run left behind and were stopped, and which of its limits the run hit;
+     * {@code overMemoryLimit}: the kernel killed a process of the run for going over its host memory limit.
      */
-    record Exited(long jobId, Integer exitCode, boolean oomInLog, String lost, String leftovers) implements ExecEvent {
+    record Exited(long jobId, Integer exitCode, boolean oomInLog, String lost, String leftovers, boolean overMemoryLimit) implements ExecEvent {
         public Exited(long jobId, Integer exitCode, boolean oomInLog, String lost) {
-            this(jobId, exitCode, oomInLog, lost, null);
+            this(jobId, exitCode, oomInLog, lost, null, false);
         }
     }
 }

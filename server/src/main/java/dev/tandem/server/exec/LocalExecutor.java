@@ -349,12 +349,13 @@ public final class LocalExecutor implements Executor {
                 continue;
             }
             String note = t.leftovers;
+            boolean overMemory = t.cgroup != null && t.limits.hostMemoryMiB() != null && RunCgroups.memoryKills(t.cgroup) > 0;
             if (t.cgroup != null) {
                 String hit = RunCgroups.limitsHit(t.cgroup, t.limits);
                 if (hit != null) note = note == null ? hit : note + "; " + hit;
                 RunCgroups.remove(t.cgroup);
             }
-            events.add(new ExecEvent.Exited(t.jobId, exitCode(t), t.scanner.oomSeen(), null, note));
+            events.add(new ExecEvent.Exited(t.jobId, exitCode(t), t.scanner.oomSeen(), null, note, overMemory));
             it.remove();
         }
         return events;

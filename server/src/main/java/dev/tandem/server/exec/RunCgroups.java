@@ -316,8 +316,7 @@ public final class RunCgroups {
     public static String limitsHit(RunCgroup cg, RunLimits limits) {
         List<String> out = new ArrayList<>();
         if (limits.hostMemoryMiB() != null) {
-            Path v1 = cg.v1().get("memory");
-            long kills = v1 != null ? counter(v1.resolve("memory.oom_control"), "oom_kill") : counter(cg.main().resolve("memory.events"), "oom_kill");
+            long kills = memoryKills(cg);
             if (kills > 0) out.add("the kernel killed " + kills + " of its process(es) for going over its host memory limit of " + limits.hostMemoryMiB() + " MiB");
         }
         if (limits.processes() != null) {
@@ -326,6 +325,12 @@ public final class RunCgroups {
             if (refused > 0) out.add(refused + " fork(s) refused at its limit of " + limits.processes() + " processes");
         }
         return out.isEmpty() ? null : String.join("; ", out);
+    }
+
+    /** How many of the run's processes the kernel killed for going over its memory limit. */
+    public static long memoryKills(RunCgroup cg) {
+        Path v1 = cg.v1().get("memory");
+        return v1 != null ? counter(v1.resolve("memory.oom_control"), "oom_kill") : counter(cg.main().resolve("memory.events"), "oom_kill");
     }
 
     /** The value of a "name value" line of a cgroup counter file (0 where there is none). */

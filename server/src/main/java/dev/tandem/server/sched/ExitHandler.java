@@ -95,6 +95,11 @@ final class ExitHandler {
                 : describeExit(code) + (oom ? " (CUDA out of memory while alone on GPU(s) " + ctx.describe(run.gpus) + ")" : "");
         if (oom) ctx.metrics.oom();
         ctx.store.update(job.id(), ended, now);
+        if (e.overMemoryLimit()) {
+            // as Slurm's OUT_OF_MEMORY: the next run would go over the same limit
+            failed(job.id(), run.attempt, job.state(), why + " over its host memory limit; not run again, as another run would go over it too", now);
+            return Optional.empty();
+        }
         crashed(job.id(), run.attempt, job.state(), why, now);
         return Optional.empty();
     }
@@ -140,11 +145,16 @@ final class ExitHandler {
             log.info("job {} requeued: {} (attempt {} of {})", jobId, why, attempt, ctx.cfg.maxAttempts());
             ctx.decisions.add(now, jobId, null, "requeued", why + " (attempt " + attempt + " of " + ctx.cfg.maxAttempts() + ")");
         } else {
-            ctx.store.transition(jobId, EnumSet.of(from), JobState.FAILED, Context.ACTOR,
-                    why + "; failed after " + attempt + " attempt(s)", new Change().set(Column.FINISHED_AT, now), now);
-            log.info("job {} failed: {} (after {} attempt(s))", jobId, why, attempt);
-            ctx.decisions.add(now, jobId, null, "failed", why + " (after " + attempt + " attempt(s))");
+            failed(jobId, attempt, from, why, now);
         }
+        ctx.dirty = true;
+    }
+
+    private void failed(long jobId, int attempt, JobState from, String why, long now) {
+        ctx.store.transition(jobId, EnumSet.of(from), JobState.FAILED, Context.ACTOR,
+                why + "; failed after " + attempt + " attempt(s)", new Change().set(Column.FINISHED_AT, now), now);
+        log.info("job {} failed: {} (after {} attempt(s))", jobId, why, attempt);
+        ctx.decisions.add(now, jobId, null, "failed", why + " (after " + attempt + " attempt(s))");
         ctx.dirty = true;
     }
 
