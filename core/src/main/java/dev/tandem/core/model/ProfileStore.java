@@ -19,6 +19,9 @@ public final class ProfileStore {
 
     public Optional<JobProfile> find(WorkloadSignature sig) { return Optional.ofNullable(bySignature.get(sig)); }
 
+    /** The profile of a signature, or null: for the hot paths of policies, which ask per queued job and round. */
+    public JobProfile orNull(WorkloadSignature sig) { return bySignature.get(sig); }
+
     public JobProfile get(WorkloadSignature sig) {
         JobProfile p = bySignature.get(sig);
         if (p == null) throw new IllegalArgumentException("no profile for workload " + sig.label());

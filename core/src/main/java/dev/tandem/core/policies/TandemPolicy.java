@@ -352,10 +352,10 @@ public final class TandemPolicy implements Policy {
             }
         }
         for (Edge e : solve(edges, queued, hosts, positions)) {
-            String reason = String.format(Locale.ROOT, "paired %s with %s: predicted %.2fx (%.2f/%.2f ±%.2f, %s), %s",
-                    e.queued().id(), e.host().job().id(), e.prediction().combined(), e.prediction().speedA(),
-                    e.prediction().speedB(), e.prediction().uncertainty(), e.prediction().basis(),
-                    Packing.memoryNote(view, e.queued().job(), e.host().gpus(), s));
+            PairPrediction pr = e.prediction();
+            String reason = "paired " + e.queued().id() + " with " + e.host().job().id() + ": predicted " + Fixed.of(pr.combined(), 2) + "x ("
+                    + Fixed.of(pr.speedA(), 2) + "/" + Fixed.of(pr.speedB(), 2) + " ±" + Fixed.of(pr.uncertainty(), 2) + ", " + pr.basis() + "), "
+                    + Packing.memoryNote(view, e.queued().job(), e.host().gpus(), s);
             view.place(e.queued().job(), e.host().gpus());
             out.add(new Decision.Start(e.queued().id(), e.host().gpus(), reason));
         }
@@ -439,7 +439,8 @@ public final class TandemPolicy implements Policy {
         int n = 0;
         for (PendingJob o : window) {
             if (o == q || o.job().gpus() != q.job().gpus()) continue;
-            sum += shareable(s, q.job(), o.job()).map(pr -> cautious(pr.combined(), pr)).orElse(1.0);
+            PairPrediction pr = shareableOrNull(s, q.job(), o.job()); // no Optional or boxed double: asked per queued pair
+            sum += pr == null ? 1.0 : cautious(pr.combined(), pr);
             if (++n == OPPORTUNITY_SAMPLE) break;
         }
         return n == 0 ? 1.0 : sum / n;
@@ -467,11 +468,13 @@ public final class TandemPolicy implements Policy {
      * bound and gain), or empty; judged without a particular host, for planning and opportunity costs.
      */
     private Optional<PairPrediction> shareable(SchedulerSnapshot s, Job a, Job b) {
-        if (s.memoryRule().total(s.memoryNeed(a), s.memoryNeed(b)) > s.cluster().maxGpuMemoryMiB() || s.crashedTogether(a, b)) {
-            return Optional.empty();
-        }
+        return Optional.ofNullable(shareableOrNull(s, a, b));
+    }
+
+    private PairPrediction shareableOrNull(SchedulerSnapshot s, Job a, Job b) {
+        if (s.memoryRule().total(s.memoryNeed(a), s.memoryNeed(b)) > s.cluster().maxGpuMemoryMiB() || s.crashedTogether(a, b)) return null;
         PairPrediction pr = s.predict(a, b);
-        return admissible(pr) ? Optional.of(pr) : Optional.empty();
+        return admissible(pr) ? pr : null;
     }
 
     /** The slowdown bound and the minimum gain, both judged on the cautious (uncertainty-discounted) prediction. */

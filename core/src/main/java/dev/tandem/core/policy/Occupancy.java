@@ -85,12 +85,14 @@ public interface Occupancy {
         for (int n = 0; n < idle.length; n++) idle[n] = cluster.nodes().get(n).gpus().size();
         Set<Integer> taken = new HashSet<>(on.keySet());
         taken.addAll(unusable);
+        java.util.BitSet notUsable = new java.util.BitSet(); // asked per GPU in the policies' inner loops: no boxing
+        for (int g : unusable) notUsable.set(g);
         for (int g : taken) idle[cluster.nodeIndexOf(g)]--;
         int total = cluster.gpuCount() - taken.size();
         IdleNodeBuckets buckets = new IdleNodeBuckets(cluster, idle);
         List<RunningJob> sole = new ArrayList<>(), observed = new ArrayList<>();
         for (RunningJob r : running) {
-            if (r.gpus().stream().allMatch(g -> on.get(g).size() == 1 && !unusable.contains(g))) sole.add(r);
+            if (r.gpus().stream().allMatch(g -> on.get(g).size() == 1 && !notUsable.get(g))) sole.add(r);
             if (!Double.isNaN(r.observedSpeed())) observed.add(r);
         }
         return new Occupancy() {
@@ -98,7 +100,7 @@ public interface Occupancy {
             @Override public int idleOnNode(int node) { return idle[node]; }
             @Override public int nodeWithIdle(int count, int from) { return buckets.next(count, from); }
             @Override public List<String> jobsOn(int gpu) { return on.getOrDefault(gpu, List.of()); }
-            @Override public boolean usable(int gpu) { return !unusable.contains(gpu); }
+            @Override public boolean usable(int gpu) { return !notUsable.get(gpu); }
             @Override public Optional<RunningJob> job(String id) { return Optional.ofNullable(byId.get(id)); }
             @Override public Collection<RunningJob> soleTenants() { return sole; }
             @Override public Collection<RunningJob> newlyObserved() { return observed; }

@@ -115,7 +115,8 @@ public final class SchedulerSnapshot {
 
     /** Expected solo seconds for the given iterations, or +inf when the workload has no profile. */
     public double soloSeconds(Job job, double iterations) {
-        return profile(job).map(p -> iterations / p.soloSpeed()).orElse(Double.POSITIVE_INFINITY);
+        JobProfile p = profiles.orNull(job.signature()); // no Optional<Double>: asked for every queued job each round
+        return p == null ? Double.POSITIVE_INFINITY : iterations / p.soloSpeed();
     }
 
     /** Device memory the policy should budget for this job per GPU. */

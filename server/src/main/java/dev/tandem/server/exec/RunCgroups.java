@@ -3,7 +3,6 @@ package dev.tandem.server.exec;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -257,6 +256,7 @@ public final class RunCgroups {
     public RunCgroup create(long jobId, int attempt, RunLimits limits) {
         String name = "job-" + jobId + "-" + attempt;
         Path cg = parent.resolve(name);
+        cannotEnforce(limits).ifPresent(why -> { throw new ExecException("job " + jobId + ": " + why); });
         try {
             fresh(cg);
             Map<String, Path> v1 = new LinkedHashMap<>();
@@ -278,7 +278,7 @@ public final class RunCgroups {
                 else v1.put("pids", limitDir(v1Parents.get("pids").resolve(name), "pids.max", max));
             }
             return new RunCgroup(cg, v1);
-        } catch (IOException | NullPointerException e) {
+        } catch (IOException e) {
             throw new ExecException("cannot make the cgroup " + cg + " of job " + jobId + ": " + e.getMessage(), e);
         }
     }
@@ -358,10 +358,8 @@ public final class RunCgroups {
         List<Long> pids = new ArrayList<>();
         try {
             for (String l : Files.readAllLines(cg.resolve("cgroup.procs"))) if (!l.isBlank()) pids.add(Long.parseLong(l.strip()));
-        } catch (NoSuchFileException e) {
-            return pids;
         } catch (IOException | NumberFormatException e) {
-            return pids;
+            // gone (the run ended and its cgroup was removed) or unreadable: no members to stop
         }
         return pids;
     }
