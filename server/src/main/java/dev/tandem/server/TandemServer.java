@@ -99,6 +99,7 @@ public final class TandemServer implements AutoCloseable {
         Executor executor = null;
         GpuLocks gpuLocks = null;
         try {
+            if (cfg.socket() != null) UnixSocketFile.check(cfg.socket()); // before anything is written
             int corrected = StateFiles.secureDir(cfg.stateDir());
             lock = StateFiles.lock(cfg.stateDir());
             probePort(cfg.host(), cfg.port());

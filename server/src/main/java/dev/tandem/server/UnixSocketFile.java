@@ -23,18 +23,14 @@ final class UnixSocketFile {
     private UnixSocketFile() {}
 
     /**
-     * Makes the socket's directory (readable by all, so that every local user can reach the socket) and removes a
-     * socket left by a daemon that died; refuses a path that is too long, is not a socket, or where a daemon listens.
+     * Refuses a path that is too long, is not a socket, or where a daemon listens; called before the daemon writes
+     * anything, so that such a start fails with nothing created.
      */
-    static void prepare(Path socket) {
+    static void check(Path socket) {
         if (socket.toString().getBytes(StandardCharsets.UTF_8).length > MAX_PATH_BYTES) {
             throw new StartupException("--socket " + socket + ": longer than the " + MAX_PATH_BYTES + " bytes a Unix socket path may have; give a shorter --socket");
         }
         try {
-            Path dir = socket.getParent();
-            if (!Files.isDirectory(dir)) {
-                Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
-            }
             if (!Files.exists(socket, LinkOption.NOFOLLOW_LINKS)) return;
             int mode = (Integer) Files.getAttribute(socket, "unix:mode", LinkOption.NOFOLLOW_LINKS);
             if ((mode & S_IFMT) != S_IFSOCK) {
@@ -43,7 +39,23 @@ final class UnixSocketFile {
             if (listening(socket)) {
                 throw new StartupException("--socket " + socket + ": another tandem serve listens there; stop it, or give this one another --socket (or --socket none)");
             }
-            Files.delete(socket); // left by a daemon that was killed
+        } catch (IOException e) {
+            throw new StartupException("--socket " + socket + ": " + e.getMessage() + "; give another --socket (or --socket none)", e);
+        }
+    }
+
+    /**
+     * Checks the path again ({@link #check}), makes the socket's directory (readable by all, so that every local user
+     * can reach the socket) and removes a socket left by a daemon that died.
+     */
+    static void prepare(Path socket) {
+        check(socket);
+        try {
+            Path dir = socket.getParent();
+            if (!Files.isDirectory(dir)) {
+                Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
+            }
+            Files.deleteIfExists(socket); // left by a daemon that was killed (check found nobody listening)
         } catch (IOException e) {
             throw new StartupException("--socket " + socket + ": " + e.getMessage() + "; give another --socket (or --socket none)", e);
         }

@@ -112,6 +112,9 @@ class SocketClientsTest {
         Path tooLong = dir.resolve("x".repeat(120));
         assertThatThrownBy(() -> TandemServer.start(host.config(dir.resolve("state4")).withSocket(tooLong)))
                 .hasMessageStartingWith("--socket " + tooLong + ": longer than the 107 bytes a Unix socket path may have");
+        for (String refused : List.of("state2", "state3", "state4")) {
+            assertThat(dir.resolve(refused)).as("a start refused for its socket writes nothing").doesNotExist();
+        }
         assertThat(Files.readString(file)).as("nothing in the way is touched").isEqualTo("x");
         server.close();
         server = null;
