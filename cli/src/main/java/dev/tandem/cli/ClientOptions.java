@@ -23,7 +23,6 @@ import java.nio.file.Path;
  */
 final class ClientOptions {
     static final String DEFAULT_SERVER = "http://127.0.0.1:8265";
-    static final String ROOT_SOCKET = "/run/tandem/tandem.sock";
 
     @Option(names = "--server", paramLabel = "URL", description = "tandem serve's URL (default: $TANDEM_SERVER, STATE_DIR/server.url, " + DEFAULT_SERVER + ")")
     String server;
@@ -31,7 +30,7 @@ final class ClientOptions {
     @Option(names = "--token", paramLabel = "TOKEN", description = "API token (default: $TANDEM_TOKEN, else STATE_DIR/admin.token)")
     String token;
 
-    @Option(names = "--socket", paramLabel = "PATH", description = "reach tandem serve through its Unix socket, no token needed (default: $TANDEM_SOCKET, else STATE_DIR/tandem.sock or " + ROOT_SOCKET + " when they exist and no --server or --token is given)")
+    @Option(names = "--socket", paramLabel = "PATH", description = "reach tandem serve through its Unix socket, no token needed (default: $TANDEM_SOCKET, else STATE_DIR/tandem.sock or /run/tandem/tandem.sock when they exist and no --server or --token is given)")
     Path socket;
 
     @Option(names = "--state-dir", paramLabel = "DIR", description = "the daemon's state directory, for server.url and admin.token (default: $TANDEM_STATE_DIR or ~/.local/state/tandem)")
@@ -52,7 +51,7 @@ final class ClientOptions {
         if (givenToken != null) return new ApiClient(first(url, DEFAULT_SERVER), givenToken);
         if (Files.exists(dir.resolve(ServerConfig.SOCKET_FILE))) return ApiClient.overSocket(dir.resolve(ServerConfig.SOCKET_FILE));
         if (url != null && adminToken != null) return new ApiClient(url, adminToken);
-        if (Files.exists(Path.of(ROOT_SOCKET))) return ApiClient.overSocket(Path.of(ROOT_SOCKET));
+        if (Files.exists(ServerConfig.ROOT_SOCKET)) return ApiClient.overSocket(ServerConfig.ROOT_SOCKET);
         return new ApiClient(first(url, DEFAULT_SERVER), null);
     }
 

@@ -74,6 +74,9 @@ public record ServerConfig(Path stateDir, String host, int port, String store, S
     /** The socket's name in the state directory, where a daemon not run as root listens. */
     public static final String SOCKET_FILE = "tandem.sock";
 
+    /** Where a daemon run as root listens by default, for every local user. */
+    public static final Path ROOT_SOCKET = Path.of("/run/tandem/tandem.sock");
+
     public boolean slurmExecutor() { return executor.equals("slurm"); }
 
     public boolean simulatedExecutor() { return executor.equals("simulated"); }
@@ -87,7 +90,7 @@ public record ServerConfig(Path stateDir, String host, int port, String store, S
      * own user only, as the state directory is private).
      */
     public static Path defaultSocket(Path stateDir, boolean root) {
-        return root ? Path.of("/run/tandem/tandem.sock") : stateDir.resolve(SOCKET_FILE);
+        return root ? ROOT_SOCKET : stateDir.resolve(SOCKET_FILE);
     }
 
     /** The state directory: $TANDEM_STATE_DIR, else ~/.local/state/tandem. */

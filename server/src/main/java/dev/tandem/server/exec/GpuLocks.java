@@ -129,9 +129,6 @@ public final class GpuLocks implements AutoCloseable {
     /** The GPUs this daemon holds. */
     public synchronized List<GpuDevice> gpus() { return all.stream().filter(g -> held.containsKey(g.uuid())).toList(); }
 
-    /** Every GPU of the machine, held or not. */
-    public List<GpuDevice> all() { return all; }
-
     /** Why GPUs were left out ("GPU 0 (uuid) is used by another tandem serve (pid 12, state dir /x)"). */
     public synchronized List<String> leftOut() { return List.copyOf(taken.values()); }
 

@@ -21,12 +21,12 @@ public final class Leftovers {
     /** Environment variable every run's processes inherit; its value names the run. */
     public static final String MARKER = "TANDEM_RUN";
     private static final Path PROC = Path.of("/proc");
+    private static final byte[] PREFIX = (MARKER + "=").getBytes(StandardCharsets.UTF_8);
 
     private Leftovers() {}
 
     /** The run's live processes other than {@code sessionLeader} itself ({@code sessionLeader} <= 0: by the marker only). */
     public static List<ProcessHandle> of(long sessionLeader, String marker) {
-        byte[] needle = (MARKER + "=" + marker).getBytes(StandardCharsets.UTF_8);
         long self = ProcessHandle.current().pid();
         List<ProcessHandle> out = new ArrayList<>();
         try (DirectoryStream<Path> dirs = Files.newDirectoryStream(PROC, p -> isNumber(p.getFileName().toString()))) {
@@ -35,7 +35,7 @@ public final class Leftovers {
                 if (pid == sessionLeader || pid == self) continue;
                 String stat = Processes.stat(pid);
                 if (stat == null || Processes.zombie(stat)) continue;
-                if ((sessionLeader > 0 && Processes.session(stat) == sessionLeader) || hasVariable(dir.resolve("environ"), needle)) {
+                if ((sessionLeader > 0 && Processes.session(stat) == sessionLeader) || marker.equals(variable(dir.resolve("environ")))) {
                     ProcessHandle.of(pid).ifPresent(out::add);
                 }
             }
@@ -47,21 +47,7 @@ public final class Leftovers {
 
     /** The value of a process's {@link #MARKER}, or null where it has none or its environment cannot be read. */
     public static String markerOf(long pid) {
-        byte[] env;
-        try {
-            env = Files.readAllBytes(PROC.resolve(String.valueOf(pid)).resolve("environ"));
-        } catch (IOException | SecurityException e) {
-            return null;
-        }
-        String prefix = MARKER + "=";
-        int from = 0;
-        for (int i = 0; i <= env.length; i++) {
-            if (i < env.length && env[i] != 0) continue;
-            String entry = new String(env, from, i - from, StandardCharsets.UTF_8);
-            if (entry.startsWith(prefix)) return entry.substring(prefix.length());
-            from = i + 1;
-        }
-        return null;
+        return variable(PROC.resolve(String.valueOf(pid)).resolve("environ"));
     }
 
     /** "pid 123 (sleep), pid 124 (python3)", from /proc's command names. */
@@ -73,21 +59,26 @@ public final class Leftovers {
         }).collect(Collectors.joining(", "));
     }
 
-    /** Whether the NUL-separated environment holds exactly this NAME=value entry (unreadable: no). */
-    private static boolean hasVariable(Path environ, byte[] entry) {
+    /**
+     * The value of {@link #MARKER} in a NUL-separated environment file, or null where it has none or cannot be read;
+     * only that entry is decoded (every process's environment is read when looking for leftovers).
+     */
+    private static String variable(Path environ) {
         byte[] env;
         try {
             env = Files.readAllBytes(environ);
         } catch (IOException | SecurityException e) {
-            return false;
+            return null;
         }
         int from = 0;
         for (int i = 0; i <= env.length; i++) {
             if (i < env.length && env[i] != 0) continue;
-            if (i - from == entry.length && Arrays.equals(env, from, i, entry, 0, entry.length)) return true;
+            if (i - from >= PREFIX.length && Arrays.equals(env, from, from + PREFIX.length, PREFIX, 0, PREFIX.length)) {
+                return new String(env, from + PREFIX.length, i - from - PREFIX.length, StandardCharsets.UTF_8);
+            }
             from = i + 1;
         }
-        return false;
+        return null;
     }
 
     private static boolean isNumber(String s) {

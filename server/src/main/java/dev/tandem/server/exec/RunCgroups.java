@@ -52,14 +52,7 @@ public final class RunCgroups {
      * A run's cgroups: {@code main}, the v2 one that holds all its processes, and where limits need cgroup v1, one per
      * such controller. The wrapper enters each (their paths are listed in the job's directory, main first).
      */
-    public record RunCgroup(Path main, Map<String, Path> v1) {
-        public List<Path> all() {
-            List<Path> out = new ArrayList<>();
-            out.add(main);
-            out.addAll(v1.values());
-            return out;
-        }
-    }
+    public record RunCgroup(Path main, Map<String, Path> v1) {}
 
     /** Cgroups cannot be used here; the message says why. */
     public static final class Unavailable extends Exception {
@@ -71,10 +64,9 @@ public final class RunCgroups {
      * into a cgroup there and killed with it (a short {@code sleep}); else says why not.
      */
     public static RunCgroups open(Path stateDir) throws Unavailable {
-        Path mount = cgroup2Mount(read(Path.of("/proc/self/mountinfo")))
-                .orElseThrow(() -> new Unavailable("no cgroup v2 hierarchy is mounted"));
-        String own = ownCgroup(read(Path.of("/proc/self/cgroup")))
-                .orElseThrow(() -> new Unavailable("/proc/self/cgroup names no cgroup v2 of this process"));
+        List<String> mountinfo = read(Path.of("/proc/self/mountinfo")), procCgroup = read(Path.of("/proc/self/cgroup"));
+        Path mount = cgroup2Mount(mountinfo).orElseThrow(() -> new Unavailable("no cgroup v2 hierarchy is mounted"));
+        String own = ownCgroup(procCgroup).orElseThrow(() -> new Unavailable("/proc/self/cgroup names no cgroup v2 of this process"));
         // beside the daemon's own cgroup, not inside it: a cgroup holding processes cannot pass controllers to children
         Path ownDir = mount.resolve(own.substring(1));
         Path parent = (own.equals("/") ? ownDir : ownDir.getParent()).resolve(parentName(stateDir));
@@ -85,7 +77,6 @@ public final class RunCgroups {
         }
         Set<String> v2 = enableLimits(parent);
         Map<String, Path> v1 = new LinkedHashMap<>();
-        List<String> mountinfo = read(Path.of("/proc/self/mountinfo")), procCgroup = read(Path.of("/proc/self/cgroup"));
         for (String controller : List.of("memory", "pids")) {
             if (v2.contains(controller)) continue;
             Optional<Path> m = cgroup1Mount(mountinfo, controller);
@@ -116,16 +107,27 @@ public final class RunCgroups {
         }
     }
 
-    /** The mount point of the first cgroup2 file system in a mountinfo text. */
-    static Optional<Path> cgroup2Mount(List<String> mountinfo) {
+    /** A line of /proc/self/mountinfo: the mount point, the file system type and its super options. */
+    private record Mount(Path point, String type, List<String> superOptions) {}
+
+    /** The lines of a mountinfo text that are mounts ("... MOUNT_POINT ... - TYPE SOURCE SUPER_OPTIONS"). */
+    private static List<Mount> mounts(List<String> mountinfo) {
+        List<Mount> out = new ArrayList<>();
         for (String line : mountinfo) {
             int dash = line.indexOf(" - ");
             if (dash < 0) continue;
-            String[] after = line.substring(dash + 3).split(" ");
             String[] before = line.substring(0, dash).split(" ");
-            if (after.length > 0 && after[0].equals("cgroup2") && before.length > 4) return Optional.of(Path.of(unescape(before[4])));
+            String[] after = line.substring(dash + 3).split(" ");
+            if (before.length > 4 && after.length > 0) {
+                out.add(new Mount(Path.of(unescape(before[4])), after[0], after.length > 2 ? List.of(after[2].split(",")) : List.of()));
+            }
         }
-        return Optional.empty();
+        return out;
+    }
+
+    /** The mount point of the first cgroup2 file system in a mountinfo text. */
+    static Optional<Path> cgroup2Mount(List<String> mountinfo) {
+        return mounts(mountinfo).stream().filter(m -> m.type().equals("cgroup2")).map(Mount::point).findFirst();
     }
 
     /** mountinfo writes space, tab, newline and backslash in paths as three octal digits after a backslash. */
@@ -145,16 +147,8 @@ public final class RunCgroups {
 
     /** The mount point of the cgroup v1 hierarchy that has {@code controller} (its super options name it). */
     static Optional<Path> cgroup1Mount(List<String> mountinfo, String controller) {
-        for (String line : mountinfo) {
-            int dash = line.indexOf(" - ");
-            if (dash < 0) continue;
-            String[] after = line.substring(dash + 3).split(" ");
-            String[] before = line.substring(0, dash).split(" ");
-            if (after.length > 2 && after[0].equals("cgroup") && List.of(after[2].split(",")).contains(controller) && before.length > 4) {
-                return Optional.of(Path.of(unescape(before[4])));
-            }
-        }
-        return Optional.empty();
+        return mounts(mountinfo).stream().filter(m -> m.type().equals("cgroup") && m.superOptions().contains(controller))
+                .map(Mount::point).findFirst();
     }
 
     /** This process's path in the cgroup v1 hierarchy of {@code controller} ("4:memory:/..." in /proc/self/cgroup). */

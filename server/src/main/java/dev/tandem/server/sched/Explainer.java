@@ -130,7 +130,7 @@ final class Explainer {
         int most = 0;
         for (var node : ctx.cluster.nodes()) {
             int idle = 0;
-            for (var gpu : node.gpus()) if (ctx.runs.on(gpu.id()).isEmpty() && ctx.unusable.why(gpu.id()) == null) idle++;
+            for (var gpu : node.gpus()) if (ctx.runs.on(gpu.id()).isEmpty() && !ctx.unusable.gpus().contains(gpu.id())) idle++;
             most = Math.max(most, idle);
         }
         return most;

@@ -26,7 +26,11 @@ final class ForeignProcesses {
     private static final Logger log = LoggerFactory.getLogger(ForeignProcesses.class);
 
     private final List<GpuDevice> devices;
+    /** Cluster GPU ids by UUID, as nvidia-smi names a process's GPU. */
+    private final Map<String, Integer> byUuid = new HashMap<>();
     private final Supplier<List<ComputeApp>> apps;
+    /** The process list judged last: the monitor replaces it every few seconds, the scheduler asks every round. */
+    private List<ComputeApp> judged;
     private final LongPredicate ours;
     /** Cluster GPU id to the foreign processes on it, as of the last refresh. */
     private Map<Integer, List<ComputeApp>> byGpu = Map.of();
@@ -37,14 +41,16 @@ final class ForeignProcesses {
         this.devices = devices;
         this.apps = apps;
         this.ours = ours;
+        for (int i = 0; i < devices.size(); i++) byUuid.put(devices.get(i).uuid(), i);
     }
 
     /** Reads the latest process list; logs each GPU that became busy or free. Returns whether anything changed. */
     boolean refresh() {
-        Map<String, Integer> byUuid = new HashMap<>();
-        for (int i = 0; i < devices.size(); i++) byUuid.put(devices.get(i).uuid(), i);
+        List<ComputeApp> latest = apps.get();
+        if (latest == judged) return false; // nothing new from nvidia-smi since: the same processes, the same verdicts
+        judged = latest;
         Map<Integer, List<ComputeApp>> now = new LinkedHashMap<>();
-        for (ComputeApp a : apps.get()) {
+        for (ComputeApp a : latest) {
             Integer gpu = byUuid.get(a.gpuUuid());
             if (gpu == null || ours.test(a.pid())) continue;
             if (ProcessHandle.of(a.pid()).isEmpty()) {
