@@ -5,7 +5,7 @@ import dev.tandem.core.policies.PolicyCatalog;
 import dev.tandem.data.DataSource;
 import dev.tandem.sim.trace.AlibabaNodeReader;
 import dev.tandem.sim.engine.SimulationResult;
-import dev.tandem.sim.engine.Simulator;
+import dev.tandem.sim.engine.Recording;
 import dev.tandem.sim.report.JobsCsv;
 import dev.tandem.sim.workload.WorkloadCsv;
 import dev.tandem.sim.report.Comparison;
@@ -111,6 +111,9 @@ final class SimulateCommand implements Callable<Integer> {
         int n = policies.size();
         AtomicIntegerArray done = new AtomicIntegerArray(n);
         int total = scenario.jobs().size();
+        // a report draws the timeline and the co-located stretches; without one, they are not worth their memory
+        Recording recording = report != null ? Recording.forReport(showDecisions)
+                : Recording.DEFAULT.withDecisions(Math.max(Recording.DEFAULT.decisions(), showDecisions));
         ExecutorService pool = Executors.newFixedThreadPool(Math.min(n, Math.max(1, Runtime.getRuntime().availableProcessors())));
         try {
             List<Future<SimulationResult>> futures = new ArrayList<>();
@@ -119,7 +122,7 @@ final class SimulateCommand implements Callable<Integer> {
                 futures.add(pool.submit(() -> scenario.run(policies.get(k), (d, t, simTime) -> {
                     done.set(k, d);
                     if (showProgress) drawProgress(done, total);
-                }, Math.max(Simulator.DEFAULT_DECISION_LOG, showDecisions))));
+                }, recording)));
             }
             List<SimulationResult> results = new ArrayList<>();
             for (Future<SimulationResult> f : futures) {

@@ -58,7 +58,9 @@ class CliTest {
         assertThat(cfg.get("tandem").get("urgencyWeight").asDouble()).isEqualTo(0.25);
         assertThat(cfg.get("tandem").get("objective").asText()).isEqualTo("balanced");
         assertThat(cfg.get("cluster").asText()).contains("8 GPUs");
-        assertThat(Files.readString(html)).contains("echarts");
+        assertThat(root.get("results").get(1).get("ftf_max").asDouble()).isPositive();
+        // a report asks the simulator for its timeline and co-located stretches
+        assertThat(Files.readString(html)).contains("echarts").contains("\"timeline\":[[").contains("\"co_runs\":[[").contains("Finish-time fairness CDF");
     }
 
     @Test
@@ -74,7 +76,11 @@ class CliTest {
         List<String> rows = Files.readAllLines(first);
         assertThat(rows).hasSize(1 + 3 * 60);
         assertThat(Files.readAllLines(again)).isEqualTo(rows);
-        assertThat(rows).anyMatch(row -> row.startsWith("tandem,") && !row.endsWith(",")); // some tandem job had a partner
+        List<String> header = List.of(rows.get(0).split(","));
+        assertThat(header).endsWith("partners", "fair_s", "ftf");
+        int partners = header.indexOf("partners"), ftf = header.indexOf("ftf");
+        assertThat(rows.subList(1, rows.size())).allSatisfy(row -> assertThat(Double.parseDouble(row.split(",", -1)[ftf])).isPositive())
+                .anyMatch(row -> row.startsWith("tandem,") && !row.split(",", -1)[partners].isEmpty()); // some tandem job had a partner
 
         Run both = tandem("simulate", "--workload", jobs.toString(), "--trace", jobs.toString(), "--policy", "fifo");
         assertThat(both.code()).isNotZero();

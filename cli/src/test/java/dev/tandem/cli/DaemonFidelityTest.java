@@ -13,6 +13,7 @@ import dev.tandem.server.store.JobState;
 import dev.tandem.server.testing.TestApi;
 import dev.tandem.sim.engine.JobRecord;
 import dev.tandem.sim.engine.ProgressListener;
+import dev.tandem.sim.engine.Recording;
 import dev.tandem.sim.engine.SimulationResult;
 import dev.tandem.sim.scenario.Scenario;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -67,7 +68,7 @@ class DaemonFidelityTest {
         args.addAll(List.of("--policy", policy));
         SimulateCommand simulate = CommandLine.populateCommand(new SimulateCommand(), args.toArray(String[]::new));
         Scenario scenario = Scenario.load(simulate.scenario.spec(simulate.cluster, simulate.jobs, simulate.arrival, simulate.seed));
-        SimulationResult simulated = scenario.run(policy, ProgressListener.NONE, Integer.MAX_VALUE);
+        SimulationResult simulated = scenario.run(policy, ProgressListener.NONE, Recording.DEFAULT.withDecisions(Integer.MAX_VALUE));
         List<String> simulatedActs = acts(simulated);
 
         Map<String, Outcome> daemon = throughTheDaemon(scenario, policy);

@@ -53,27 +53,25 @@ import java.util.Set;
  * {@link SimConfig#restartOverheadSeconds()} on resume.
  */
 public final class Simulator {
-    /** Decisions kept with their reasons unless asked for more: enough for a report, bounded for million-job runs. */
-    public static final int DEFAULT_DECISION_LOG = 400;
-
     private final SimConfig cfg;
     private final Cluster cluster;
     private final ProfileStore profiles;
     private final InterferenceTruth truth;
+    private final Recording recording;
     private final int decisionLogLimit;
 
     public Simulator(SimConfig cfg, Cluster cluster, ProfileStore profiles, InterferenceTruth truth) {
-        this(cfg, cluster, profiles, truth, DEFAULT_DECISION_LOG);
+        this(cfg, cluster, profiles, truth, Recording.DEFAULT);
     }
 
-    /** @param decisionLogLimit how many decisions to keep with their reasons (all are counted) */
-    public Simulator(SimConfig cfg, Cluster cluster, ProfileStore profiles, InterferenceTruth truth, int decisionLogLimit) {
-        if (decisionLogLimit < 0) throw new IllegalArgumentException("decision log limit must not be negative");
+    /** @param recording what to keep beyond the metrics: decisions with reasons, a per-GPU timeline, co-located stretches */
+    public Simulator(SimConfig cfg, Cluster cluster, ProfileStore profiles, InterferenceTruth truth, Recording recording) {
         this.cfg = cfg;
         this.cluster = cluster;
         this.profiles = profiles;
         this.truth = truth;
-        this.decisionLogLimit = decisionLogLimit;
+        this.recording = recording;
+        this.decisionLogLimit = recording.decisions();
     }
 
     public SimulationResult run(List<Job> jobs, Policy policy, CompatibilityModel oracle) {
@@ -107,6 +105,13 @@ public final class Simulator {
         boolean observed, shared;
         PendingJob pending;
         Set<String> partners = Set.of(); // a LinkedHashSet once it first shares
+        /**
+         * The stretch with the same neighbours now running, for the {@link Recording}: when it began, the partner that
+         * sets its speed and what the oracle predicted for it then, and its lane on each of its GPUs.
+         */
+        double stretchStart = Double.NaN, stretchPredicted;
+        JobState stretchPartner;
+        int[] lanes;
 
         JobState(Job job, JobProfile profile) {
             this.job = job;
@@ -150,6 +155,11 @@ public final class Simulator {
         private final Set<String> oomPairs = new HashSet<>();
         private final TimeSeries series = new TimeSeries();
         private final List<String> decisionLog = new ArrayList<>();
+        private final int timelineGpus = Math.min(recording.timelineGpus(), cluster.gpuCount());
+        /** Which job holds each lane (two per GPU) of the timeline's GPUs. */
+        private final JobState[] laneHolder = new JobState[2 * timelineGpus];
+        private final List<GpuSpan> timeline = new ArrayList<>();
+        private final List<CoRun> coRuns = new ArrayList<>();
         private long eventCount, policyCalls, decisionsTotal;
         private int nextArrival, completed, busyGpus, sharedGpus, fallbackGpus, oomEvents, preemptions, pairings, pendingOoms;
         private double clock, busyGpuSeconds, sharedGpuSeconds, fallbackGpuSeconds;
@@ -205,7 +215,7 @@ public final class Simulator {
                 process(e);
                 while (events.peekTime() <= clock) process(events.poll());
                 if (dirty) schedule();
-                series.add(clock, queue.size(), busyGpus, sharedGpus);
+                series.add(clock, queue.size(), running.size(), busyGpus, sharedGpus);
                 if (running.isEmpty() && !queue.isEmpty() && nextArrival >= total && pendingOoms == 0) throw stuck();
                 if (completed >= nextReport) {
                     progress.update(completed, total, clock);
@@ -451,11 +461,13 @@ public final class Simulator {
             if (Double.isNaN(js.firstStart)) js.firstStart = clock;
             Set<JobState> touched = new LinkedHashSet<>();
             touched.add(js);
+            takeLanes(js);
             boolean overflow = false;
             for (int g : gpus) {
                 List<JobState> occ = occupants.get(g);
                 for (JobState o : occ) {
                     advance(o);
+                    endStretch(o); // its neighbours change now
                     touched.add(o);
                 }
                 if (!occ.isEmpty()) pairings++;
@@ -482,9 +494,12 @@ public final class Simulator {
 
         /** Takes a job off its GPUs; returns the jobs that shared them (already brought up to date). */
         private Set<JobState> detach(JobState js) {
+            endStretch(js);
+            releaseLanes(js);
             Set<JobState> neighbours = new LinkedHashSet<>();
             for (int g : js.gpus) {
                 List<JobState> occ = occupants.get(g);
+                for (JobState o : occ) if (o != js) endStretch(o); // while js is still beside it
                 occ.remove(js);
                 occupantIds.get(g).remove(js.job.id());
                 for (JobState o : occ) {
@@ -573,13 +588,17 @@ public final class Simulator {
         /** New speeds for jobs whose neighbours changed; they must be up to date (advanced to now). */
         private void recompute(Set<JobState> jobs) {
             for (JobState js : jobs) {
+                endStretch(js);
                 double rel = 1.0;
                 boolean shared = false;
+                JobState binding = null;
                 for (int g : js.gpus) {
                     for (JobState o : occupants.get(g)) {
                         if (o == js) continue;
+                        double speed = truth.pair(js.profile, o.profile, js.job.gpus()).speedA();
+                        if (!shared || speed < rel) binding = o;
                         shared = true;
-                        rel = Math.min(rel, truth.pair(js.profile, o.profile, js.job.gpus()).speedA());
+                        rel = Math.min(rel, speed);
                     }
                 }
                 js.shared = shared;
@@ -591,6 +610,52 @@ public final class Simulator {
                 js.observed = false;
                 if (js.rate > 0) push(clock + Math.max(0, js.remaining()) / js.rate, COMPLETION, js, js.version);
                 push(clock + cfg.observeAfterSeconds(), OBSERVE, js, js.version);
+                js.stretchStart = clock;
+                js.stretchPartner = binding;
+                // what the policy believed when the pair formed (later the online model learns from this very stretch)
+                js.stretchPredicted = binding != null && recording.coRuns() && oracle != null
+                        ? oracle.predict(js.profile, binding.profile, js.job.gpus()).speedA() : Double.NaN;
+            }
+        }
+
+        /** Gives a job placed on the timeline's GPUs a free lane on each (a GPU holds at most two jobs). */
+        private void takeLanes(JobState js) {
+            if (timelineGpus == 0) return;
+            js.lanes = new int[js.gpus.length];
+            for (int k = 0; k < js.gpus.length; k++) {
+                int g = js.gpus[k];
+                if (g >= timelineGpus) continue;
+                int lane = laneHolder[2 * g] == null ? 0 : 1;
+                laneHolder[2 * g + lane] = js;
+                js.lanes[k] = lane;
+            }
+        }
+
+        private void releaseLanes(JobState js) {
+            if (timelineGpus == 0) return;
+            for (int k = 0; k < js.gpus.length; k++) if (js.gpus[k] < timelineGpus) laneHolder[2 * js.gpus[k] + js.lanes[k]] = null;
+        }
+
+        /**
+         * Records the stretch a job ran with its current neighbours, now that they change or it stops: a bar per
+         * timeline GPU, and when it shared, its true speed against what the oracle predicts for the pair. Only
+         * observes: the run's course is the same with or without a recording.
+         */
+        private void endStretch(JobState js) {
+            double start = js.stretchStart;
+            js.stretchStart = Double.NaN;
+            if (Double.isNaN(start) || clock <= start) return;
+            for (int k = 0; k < js.gpus.length; k++) {
+                int g = js.gpus[k];
+                if (g >= timelineGpus) continue;
+                JobState partner = null;
+                for (JobState o : occupants.get(g)) if (o != js) partner = o;
+                timeline.add(new GpuSpan(g, js.lanes[k], js.job.id(), start, clock, partner == null ? null : partner.job.id()));
+            }
+            JobState p = js.stretchPartner;
+            if (p != null && recording.coRuns()) {
+                boolean measured = truth.pair(js.profile, p.profile, js.job.gpus()).measured();
+                coRuns.add(new CoRun(js.job.id(), p.job.id(), start, clock, js.stretchPredicted, js.rate / js.profile.soloSpeed(), measured));
             }
         }
 
@@ -604,16 +669,28 @@ public final class Simulator {
             }
         }
 
+        /**
+         * How long the job would take on an equal share of the cluster (its GPUs over the jobs in the system, averaged
+         * over the job's own lifetime): solo time, stretched when that share is below the GPUs it needs.
+         */
+        private double fairShareSeconds(JobState js, double solo) {
+            double from = js.job.submitTime(), to = js.finish;
+            double jobs = to > from ? (series.jobsInSystemIntegral(to) - series.jobsInSystemIntegral(from)) / (to - from) : 1;
+            return solo * Math.max(1, jobs * js.job.gpus() / cluster.gpuCount());
+        }
+
         private SimulationResult result(double wallSeconds) {
             List<JobRecord> records = new ArrayList<>(arrivals.size());
             double first = Double.POSITIVE_INFINITY, last = 0, jctSum = 0, queueSum = 0, maxWait = 0;
-            double[] jcts = new double[arrivals.size()];
+            double[] jcts = new double[arrivals.size()], fairness = new double[arrivals.size()];
             int i = 0;
             for (JobState js : arrivals) {
                 double solo = js.job.totalIterations() / js.profile.soloSpeed();
-                records.add(new JobRecord(js.job.id(), js.job.user(), js.job.signature().label(), js.job.gpus(), js.job.submitTime(), js.firstStart,
+                JobRecord rec = new JobRecord(js.job.id(), js.job.user(), js.job.signature().label(), js.job.gpus(), js.job.submitTime(), js.firstStart,
                         js.finish, js.queueTotal, solo, js.sharedSeconds, js.restarts, js.ooms,
-                        js.job.totalIterations(), js.done - js.extraWork, List.copyOf(js.partners)));
+                        js.job.totalIterations(), js.done - js.extraWork, List.copyOf(js.partners), fairShareSeconds(js, solo));
+                records.add(rec);
+                fairness[i] = rec.finishTimeFairness();
                 first = Math.min(first, js.job.submitTime());
                 last = Math.max(last, js.finish);
                 jcts[i++] = js.finish - js.job.submitTime();
@@ -622,6 +699,7 @@ public final class Simulator {
                 maxWait = Math.max(maxWait, js.longestWait);
             }
             Arrays.sort(jcts);
+            Arrays.sort(fairness);
             double makespan = last - first;
             int n = arrivals.size();
             double gpuTime = cluster.gpuCount() * makespan;
@@ -629,8 +707,9 @@ public final class Simulator {
                     dev.tandem.core.compat.Stats.quantileSorted(jcts, 0.99), queueSum / n,
                     gpuTime > 0 ? busyGpuSeconds / gpuTime : 0, gpuTime > 0 ? sharedGpuSeconds / gpuTime : 0,
                     oomEvents, completed, preemptions, pairings, fallbackGpuSeconds, eventCount, policyCalls, wallSeconds,
-                    sharedGpuSeconds > 0 ? fallbackGpuSeconds / sharedGpuSeconds : 0, maxWait);
-            return new SimulationResult(policy.name(), m, records, series, List.copyOf(decisionLog), decisionsTotal);
+                    sharedGpuSeconds > 0 ? fallbackGpuSeconds / sharedGpuSeconds : 0, maxWait,
+                    dev.tandem.core.compat.Stats.quantileSorted(fairness, 0.5), fairness[n - 1]);
+            return new SimulationResult(policy.name(), m, records, series, List.copyOf(decisionLog), decisionsTotal, List.copyOf(timeline), List.copyOf(coRuns));
         }
     }
 

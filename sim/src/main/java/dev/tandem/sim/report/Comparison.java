@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tandem.sim.bound.MakespanLowerBound;
+import dev.tandem.sim.engine.CoRun;
+import dev.tandem.sim.engine.GpuSpan;
 import dev.tandem.sim.engine.JobRecord;
 import dev.tandem.sim.engine.Metrics;
 import dev.tandem.sim.engine.SimulationResult;
@@ -103,8 +105,19 @@ public record Comparison(Map<String, Object> workload, Map<String, Object> confi
         return sb.toString();
     }
 
-    /** Chart data for the report: per policy, JCT CDF and the sampled time series. */
+    /** Bars of a policy's per-GPU timeline drawn at most; beyond them the chart ends and its title says where. */
+    static final int MAX_TIMELINE_SPANS = 6000;
+
+    /**
+     * Chart data for the report, per policy: JCT, slowdown and finish-time fairness CDFs, the sampled time series,
+     * the per-GPU timeline and the co-located stretches (predicted against true speed), each with its full size
+     * beside what is drawn, so that a cut is always named.
+     */
     ObjectNode chartData(int maxPoints) {
+        return chartData(maxPoints, MAX_TIMELINE_SPANS);
+    }
+
+    ObjectNode chartData(int maxPoints, int maxSpans) {
         ObjectNode root = JSON.createObjectNode();
         ArrayNode pols = root.putArray("policies");
         for (SimulationResult r : results) {
@@ -113,11 +126,11 @@ public record Comparison(Map<String, Object> workload, Map<String, Object> confi
             p.set("metrics", JSON.valueToTree(r.metrics()));
             putFinite(p, "vs_fifo", speedupVsFifo(r));
             putFinite(p, "vs_bound", vsLowerBound(r));
-            double[] jct = r.jobs().stream().mapToDouble(JobRecord::jct).sorted().toArray();
-            ArrayNode cdf = p.putArray("jct_cdf");
-            int step = Math.max(1, jct.length / maxPoints);
-            for (int i = 0; i < jct.length; i += step) cdf.addArray().add(round(jct[i] / 3600)).add(round((i + 1.0) / jct.length));
-            if (jct.length > 0) cdf.addArray().add(round(jct[jct.length - 1] / 3600)).add(1.0);
+            cdf(p.putArray("jct_cdf"), r.jobs().stream().mapToDouble(j -> j.jct() / 3600).sorted().toArray(), maxPoints);
+            cdf(p.putArray("slowdown_cdf"), r.jobs().stream().mapToDouble(JobRecord::slowdown).sorted().toArray(), maxPoints);
+            cdf(p.putArray("ftf_cdf"), r.jobs().stream().mapToDouble(JobRecord::finishTimeFairness).sorted().toArray(), maxPoints);
+            timeline(p, r.timeline(), maxSpans);
+            coRuns(p, r.coRuns(), maxPoints * 4);
             TimeSeries ts = r.series();
             ArrayNode busy = p.putArray("busy"), shared = p.putArray("shared"), queue = p.putArray("queue");
             for (int i : ts.sample(maxPoints)) {
@@ -130,7 +143,53 @@ public record Comparison(Map<String, Object> workload, Map<String, Object> confi
         }
         root.set("workload", JSON.valueToTree(workload));
         if (bound != null) root.put("lower_bound_h", bound.makespanS() / 3600);
+        root.put("timeline_gpus", results.stream().flatMap(r -> r.timeline().stream()).mapToInt(GpuSpan::gpu).max().orElse(-1) + 1);
+        root.put("cluster_gpus", ((Number) workload.getOrDefault("gpus", 0)).intValue());
         return root;
+    }
+
+    /** A CDF of sorted values: at most about {@code maxPoints} points, the last one always kept. */
+    private static void cdf(ArrayNode out, double[] sorted, int maxPoints) {
+        int step = Math.max(1, sorted.length / maxPoints);
+        for (int i = 0; i < sorted.length; i += step) out.addArray().add(round(sorted[i])).add(round((i + 1.0) / sorted.length));
+        if (sorted.length > 0) out.addArray().add(round(sorted[sorted.length - 1])).add(1.0);
+    }
+
+    /** The first {@code max} bars by start time: [gpu, lane, start h, end h, job, partner or null]. */
+    private static void timeline(ObjectNode p, List<GpuSpan> spans, int max) {
+        List<GpuSpan> drawn = spans.stream().sorted(java.util.Comparator.comparingDouble(GpuSpan::start)).limit(max).toList();
+        ArrayNode out = p.putArray("timeline");
+        for (GpuSpan s : drawn) out.addArray().add(s.gpu()).add(s.lane()).add(round(s.start() / 3600)).add(round(s.end() / 3600)).add(s.job()).add(s.partner());
+        p.put("timeline_spans", spans.size());
+        // where the drawn part ends: every bar starting before this time is drawn
+        if (drawn.size() < spans.size()) p.put("timeline_until_h", round(drawn.get(drawn.size() - 1).start() / 3600));
+    }
+
+    /**
+     * Co-located stretches, at most {@code max} spread evenly over the run: [predicted, true, measured, job, partner,
+     * hours]; with the count and the oracle's mean absolute error weighted by each stretch's length, over all of them.
+     */
+    private static void coRuns(ObjectNode p, List<CoRun> runs, int max) {
+        ArrayNode out = p.putArray("co_runs");
+        int step = Math.max(1, (runs.size() + max - 1) / max);
+        for (int i = 0; i < runs.size(); i += step) {
+            CoRun c = runs.get(i);
+            if (Double.isNaN(c.predictedSpeed())) continue;
+            out.addArray().add(round(c.predictedSpeed())).add(round(c.trueSpeed())).add(c.measured()).add(c.job()).add(c.partner()).add(round(c.seconds() / 3600));
+        }
+        p.put("co_run_count", runs.size());
+        double err = 0, seconds = 0;
+        int unpredicted = 0;
+        for (CoRun c : runs) {
+            if (Double.isNaN(c.predictedSpeed())) {
+                unpredicted++;
+                continue;
+            }
+            err += Math.abs(c.predictedSpeed() - c.trueSpeed()) * c.seconds();
+            seconds += c.seconds();
+        }
+        p.put("co_run_unpredicted", unpredicted);
+        putFinite(p, "co_run_mae", seconds > 0 ? err / seconds : Double.NaN);
     }
 
     private static double round(double v) {

@@ -20,6 +20,7 @@ import dev.tandem.data.MeasuredPair;
 import dev.tandem.data.ProfileReader;
 import dev.tandem.sim.engine.ProgressListener;
 import dev.tandem.sim.engine.SimulationResult;
+import dev.tandem.sim.engine.Recording;
 import dev.tandem.sim.engine.Simulator;
 import dev.tandem.data.truth.ContentionFallback;
 import dev.tandem.data.truth.InterferenceTruth;
@@ -156,12 +157,12 @@ public final class Scenario {
     }
 
     public SimulationResult run(String policy, ProgressListener progress) {
-        return run(policy, progress, Simulator.DEFAULT_DECISION_LOG);
+        return run(policy, progress, Recording.DEFAULT);
     }
 
-    /** @param decisionLog how many decisions to keep with their reasons */
-    public SimulationResult run(String policy, ProgressListener progress, int decisionLog) {
-        Simulator sim = new Simulator(spec.sim(), spec.cluster(), profiles, truth, decisionLog);
+    /** @param recording what to keep beyond the metrics (decisions with reasons, timeline, co-located stretches) */
+    public SimulationResult run(String policy, ProgressListener progress, Recording recording) {
+        Simulator sim = new Simulator(spec.sim(), spec.cluster(), profiles, truth, recording);
         return sim.run(jobs, PolicyCatalog.create(policy, spec.tandem()), newOracle(), progress);
     }
 
@@ -252,6 +253,7 @@ public final class Scenario {
         }
         m.putAll(notes);
         m.put("cluster", spec.cluster().toString());
+        m.put("gpus", spec.cluster().gpuCount());
         m.put("gpu_type", spec.cluster().gpu(0).type().name());
         m.put("gpu_memory_mib", spec.cluster().maxGpuMemoryMiB());
         m.put("mode", mode);

@@ -21,12 +21,17 @@ import java.util.function.IntConsumer;
 /**
  * A grid of simulations: policies x clusters x load levels x seeds, run in parallel across cores. Each
  * (cluster, load, seed) workload is loaded once and shared by its policies, so every policy sees the same jobs.
- * Results are aggregated across seeds into means with 95 % confidence intervals (Student's t).
+ * Results are aggregated across seeds into means with 95 % confidence intervals (Student's t). Comparisons with FIFO
+ * are paired: each seed's ratio (FIFO's over the policy's, on the same jobs) first, then the interval over those
+ * ratios, so that how hard one seed's workload is cancels out instead of widening the interval.
  */
 public final class Sweep {
-    /** One grid point's aggregated result. */
+    /**
+     * One grid point's aggregated result; {@code speedupVsFifo} and {@code jctSpeedupVsFifo} are the paired ratios
+     * FIFO's makespan (mean JCT) over the policy's, NaN without FIFO in the grid.
+     */
     public record Point(String policy, String cluster, String load, int seeds, Stats.MeanCi makespanS, Stats.MeanCi avgJctS,
-                        Stats.MeanCi p99JctS, Stats.MeanCi busy, Stats.MeanCi speedupVsFifo, double oomEvents) {}
+                        Stats.MeanCi p99JctS, Stats.MeanCi busy, Stats.MeanCi speedupVsFifo, Stats.MeanCi jctSpeedupVsFifo, double oomEvents) {}
 
     /** One simulation of the grid: a policy on the workload of (cluster, load, seed). */
     public record Cell(String cluster, String load, long seed, String policy) {}
@@ -92,13 +97,16 @@ public final class Sweep {
                 double[] v = seeds.stream().mapToDouble(s -> f.applyAsDouble(results.get(new Cell(c, l, s, pol)))).toArray();
                 return Stats.meanCi95(v);
             };
-            double[] speedups = seeds.stream().mapToDouble(s -> {
-                Metrics fifo = results.get(new Cell(c, l, s, "fifo"));
-                return fifo == null ? Double.NaN : fifo.makespan_s() / results.get(new Cell(c, l, s, p)).makespan_s();
-            }).toArray();
+            BiFunction<String, java.util.function.ToDoubleFunction<Metrics>, Stats.MeanCi> pairedVsFifo = (pol, f) -> {
+                double[] ratios = seeds.stream().mapToDouble(s -> {
+                    Metrics fifo = results.get(new Cell(c, l, s, "fifo"));
+                    return fifo == null ? Double.NaN : f.applyAsDouble(fifo) / f.applyAsDouble(results.get(new Cell(c, l, s, pol)));
+                }).toArray();
+                return Stats.meanCi95(ratios);
+            };
             points.add(new Point(p, c, l, seeds.size(), agg.apply(p, Metrics::makespan_s), agg.apply(p, Metrics::avg_jct_s),
-                    agg.apply(p, Metrics::p99_jct_s), agg.apply(p, Metrics::gpu_busy_fraction), Stats.meanCi95(speedups),
-                    agg.apply(p, m -> m.oom_events()).mean()));
+                    agg.apply(p, Metrics::p99_jct_s), agg.apply(p, Metrics::gpu_busy_fraction), pairedVsFifo.apply(p, Metrics::makespan_s),
+                    pairedVsFifo.apply(p, Metrics::avg_jct_s), agg.apply(p, m -> m.oom_events()).mean()));
         }
         return points;
     }

@@ -72,15 +72,97 @@ class SimulatorTest {
         assertThat(r.decisionsTotal()).isEqualTo(2);
     }
 
+    /** An oracle that always predicts the same speeds, so that what the recording keeps can be checked by hand. */
+    static final dev.tandem.core.compat.CompatibilityModel FIXED = new dev.tandem.core.compat.CompatibilityModel() {
+        @Override public String name() { return "fixed"; }
+        @Override public dev.tandem.core.compat.PairPrediction predict(JobProfile a, JobProfile b) {
+            return new dev.tandem.core.compat.PairPrediction(a.signature().equals(A) ? 0.9 : 0.5, b.signature().equals(A) ? 0.9 : 0.5, 0, "fixed");
+        }
+    };
+
+    @Test
+    void theRecordingKeepsTheTimelineAndEveryCoLocatedStretchOfTheHandComputedRun() {
+        // the run of handComputedCoLocationToTheSecond: a and b share GPU 0 for 3000 s, then a runs alone until 4200 s
+        Cluster c = Cluster.homogeneous(1, 1, new GpuType("T", 24576), 8, 1 << 16);
+        List<Job> jobs = List.of(new Job("a", "u", 0, 1, A, 360_000, 1000, 0), new Job("b", "u", 0, 1, B, 90_000, 1000, 0));
+        SimulationResult r = new Simulator(PLAIN, c, profiles(1000, 1000), truth(0.8, 0.6), new Recording(10, 64, true)).run(jobs, new AllOnGpu0(), FIXED);
+        assertThat(r.timeline()).containsExactlyInAnyOrder(
+                new GpuSpan(0, 0, "a", 0, 3000, "b"), new GpuSpan(0, 1, "b", 0, 3000, "a"), new GpuSpan(0, 0, "a", 3000, 4200, null));
+        assertThat(r.coRuns()).hasSize(2);
+        CoRun a = r.coRuns().stream().filter(x -> x.job().equals("a")).findFirst().orElseThrow();
+        assertThat(a.partner()).isEqualTo("b");
+        assertThat(a.predictedSpeed()).isEqualTo(0.9);
+        assertThat(a.trueSpeed()).isCloseTo(0.8, within(1e-12));
+        assertThat(a.seconds()).isCloseTo(3000, within(1e-9));
+        assertThat(a.measured()).isTrue();
+        CoRun b = r.coRuns().stream().filter(x -> x.job().equals("b")).findFirst().orElseThrow();
+        assertThat(b.predictedSpeed()).isEqualTo(0.5);
+        assertThat(b.trueSpeed()).isCloseTo(0.6, within(1e-12));
+        // without a recording nothing is kept
+        SimulationResult plain = new Simulator(PLAIN, c, profiles(1000, 1000), truth(0.8, 0.6)).run(jobs, new AllOnGpu0(), FIXED);
+        assertThat(plain.timeline()).isEmpty();
+        assertThat(plain.coRuns()).isEmpty();
+        assertThat(plain.jobs()).isEqualTo(r.jobs());
+    }
+
+    @Test
+    void finishTimeFairnessByHand() {
+        // 1 GPU. a and b are both in the system for 3000 s (b finishes), then a alone until 4200 s:
+        // a averages (2 * 3000 + 1 * 1200) / 4200 = 1.714 jobs, so its equal share is 1/1.714 GPU and it would need
+        // 3600 s * 1.714 = 6171 s on it; b averages 2 jobs: 1800 s * 2 = 3600 s.
+        Cluster c = Cluster.homogeneous(1, 1, new GpuType("T", 24576), 8, 1 << 16);
+        List<Job> jobs = List.of(new Job("a", "u", 0, 1, A, 360_000, 1000, 0), new Job("b", "u", 0, 1, B, 90_000, 1000, 0));
+        SimulationResult r = new Simulator(PLAIN, c, profiles(1000, 1000), truth(0.8, 0.6)).run(jobs, new AllOnGpu0(), null);
+        JobRecord a = r.jobs().get(0), b = r.jobs().get(1);
+        assertThat(a.fairSeconds()).isCloseTo(3600 * 7200.0 / 4200, within(1e-6));
+        assertThat(a.finishTimeFairness()).isCloseTo(4200 / (3600 * 7200.0 / 4200), within(1e-9));
+        assertThat(b.fairSeconds()).isCloseTo(3600, within(1e-6));
+        assertThat(b.finishTimeFairness()).isCloseTo(3000.0 / 3600, within(1e-9));
+        assertThat(r.metrics().ftf_max()).isEqualTo(Math.max(a.finishTimeFairness(), b.finishTimeFairness()));
+        // on a cluster with room for every job, the share never binds: fair time = solo time
+        Cluster two = Cluster.homogeneous(1, 2, new GpuType("T", 24576), 8, 1 << 16);
+        SimulationResult roomy = new Simulator(PLAIN, two, profiles(1000, 1000), truth(0.8, 0.6)).run(jobs, new FifoPolicy(), null);
+        for (JobRecord j : roomy.jobs()) {
+            assertThat(j.fairSeconds()).isEqualTo(j.soloSeconds());
+            assertThat(j.finishTimeFairness()).isCloseTo(1, within(1e-9));
+        }
+    }
+
+    @Test
+    void recordingOnlyWatches() {
+        // the timeline and the co-located stretches must not change the run: same jobs, same decisions, every policy
+        var sc = dev.tandem.sim.scenario.ScenarioFixtures.lucid(80, "poisson:20", 5);
+        for (String p : dev.tandem.core.policies.PolicyCatalog.names()) {
+            SimulationResult plain = sc.run(p, ProgressListener.NONE), recorded = sc.run(p, ProgressListener.NONE, Recording.forReport(0));
+            assertThat(recorded.jobs()).as(p).isEqualTo(plain.jobs());
+            assertThat(recorded.decisions()).as(p).isEqualTo(plain.decisions());
+            assertThat(recorded.timeline()).as(p).isNotEmpty();
+            // every GPU's bars never overlap within a lane, and a lane holds at most two jobs at a time
+            var byLane = new java.util.HashMap<String, List<GpuSpan>>();
+            for (GpuSpan s : recorded.timeline()) byLane.computeIfAbsent(s.gpu() + "/" + s.lane(), k -> new ArrayList<>()).add(s);
+            byLane.forEach((lane, spans) -> {
+                spans.sort(java.util.Comparator.comparingDouble(GpuSpan::start));
+                for (int i = 1; i < spans.size(); i++) assertThat(spans.get(i).start()).as(p + " lane " + lane).isGreaterThanOrEqualTo(spans.get(i - 1).end() - 1e-9);
+            });
+            // shared seconds per job add up from its co-located stretches
+            if (recorded.metrics().gpu_shared_fraction() > 0) {
+                for (JobRecord j : recorded.jobs()) {
+                    double fromStretches = recorded.coRuns().stream().filter(x -> x.job().equals(j.id())).mapToDouble(CoRun::seconds).sum();
+                    assertThat(fromStretches).as(p + " " + j.id()).isCloseTo(j.sharedSeconds(), within(1e-6 * Math.max(1, j.sharedSeconds())));
+                }
+            }
+        }
+    }
+
     @Test
     void everyDecisionIsCountedThoughOnlyTheAskedNumberIsKept() {
         Cluster c = Cluster.homogeneous(1, 1, new GpuType("T", 24576), 8, 1 << 16);
         List<Job> jobs = new ArrayList<>();
         for (int i = 0; i < 30; i++) jobs.add(new Job("j" + i, "u", 0, 1, A, 1000, 1000, 0));
-        SimulationResult few = new Simulator(PLAIN, c, profiles(1000, 1000), truth(0.8, 0.6), 5).run(jobs, new FifoPolicy(), null);
+        SimulationResult few = new Simulator(PLAIN, c, profiles(1000, 1000), truth(0.8, 0.6), Recording.DEFAULT.withDecisions(5)).run(jobs, new FifoPolicy(), null);
         assertThat(few.decisions()).hasSize(5);
         assertThat(few.decisionsTotal()).isEqualTo(30);
-        assertThat(new Simulator(PLAIN, c, profiles(1000, 1000), truth(0.8, 0.6), 1000).run(jobs, new FifoPolicy(), null).decisions()).hasSize(30);
+        assertThat(new Simulator(PLAIN, c, profiles(1000, 1000), truth(0.8, 0.6), Recording.DEFAULT.withDecisions(1000)).run(jobs, new FifoPolicy(), null).decisions()).hasSize(30);
     }
 
     @Test

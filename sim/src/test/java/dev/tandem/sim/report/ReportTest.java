@@ -39,4 +39,30 @@ class ReportTest {
         assertThat(html.length()).isGreaterThan(1_000_000); // the library itself is inlined
         assertThat(c.table()).contains("tandem").contains("lower bound").contains("max_wait_h");
     }
+
+    @Test
+    void chartDataNamesEveryCutItMakes() {
+        Scenario s = ScenarioFixtures.lucid(60, "batch", 3);
+        SimulationResult tandem = s.run("tandem", ProgressListener.NONE, dev.tandem.sim.engine.Recording.forReport(0));
+        Comparison c = new Comparison(s.describe(), null, List.of(tandem));
+        JsonNode all = c.chartData(600, 100_000).get("policies").get(0);
+        assertThat(all.get("timeline")).hasSize(tandem.timeline().size());
+        assertThat(all.has("timeline_until_h")).isFalse();
+        assertThat(all.get("co_run_count").asInt()).isEqualTo(tandem.coRuns().size()).isPositive();
+        assertThat(all.get("co_runs")).hasSize(tandem.coRuns().size()); // the knn oracle predicts every pair
+        assertThat(all.get("co_run_mae").asDouble()).isBetween(0.0, 0.3);
+        assertThat(all.get("slowdown_cdf").get(all.get("slowdown_cdf").size() - 1).get(1).asDouble()).isEqualTo(1.0);
+        assertThat(all.get("ftf_cdf").get(0).get(0).asDouble()).isPositive();
+
+        JsonNode cut = c.chartData(600, 10).get("policies").get(0);
+        assertThat(cut.get("timeline")).hasSize(10);
+        assertThat(cut.get("timeline_spans").asInt()).isEqualTo(tandem.timeline().size());
+        double until = cut.get("timeline_until_h").asDouble();
+        // every bar that starts before the named time is drawn
+        long before = tandem.timeline().stream().filter(g -> g.start() / 3600 < until - 1e-4).count();
+        assertThat(before).isLessThanOrEqualTo(10);
+        JsonNode root = c.chartData(600, 10);
+        assertThat(root.get("timeline_gpus").asInt()).isEqualTo(8);
+        assertThat(root.get("cluster_gpus").asInt()).isEqualTo(8);
+    }
 }

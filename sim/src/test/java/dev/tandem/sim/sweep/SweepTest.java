@@ -3,6 +3,7 @@ package dev.tandem.sim.sweep;
 import dev.tandem.core.compat.Stats;
 import dev.tandem.core.policies.TandemPolicy;
 import dev.tandem.data.DataSource;
+import dev.tandem.sim.engine.Metrics;
 import dev.tandem.sim.engine.SimConfig;
 import dev.tandem.sim.scenario.ScenarioSpec;
 import dev.tandem.sim.workload.WorkloadSpec;
@@ -33,7 +34,33 @@ class SweepTest {
         SweepReport r = new SweepReport(Map.of("policies", List.of("fifo", "tandem"), "clusters", List.of("1x4:RTX3090-24GB"),
                 "loads", List.of("poisson:2", "batch"), "seeds", List.of(1, 2, 3), "jobs", 30), points);
         assertThat(r.table()).contains("tandem").contains("±");
-        assertThat(r.html()).contains("echarts").contains("\"policy\" : \"tandem\"").contains("makespan vs average JCT").doesNotContain("/*DATA*/");
+        assertThat(r.html()).contains("echarts").contains("\"policy\" : \"tandem\"").contains("makespan vs average JCT")
+                .contains("paired over seeds").contains("save as SVG").doesNotContain("/*DATA*/").doesNotContain("/*FIGURES*/");
+        assertThat(r.table()).contains("jct_vs_fifo").contains("paired");
+    }
+
+    private static Metrics metrics(double makespan, double jct) {
+        return new Metrics(makespan, jct, jct, jct, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1);
+    }
+
+    @Test
+    void comparisonsWithFifoArePairedBySeed() {
+        // seeds of very different difficulty, on which tandem is always exactly 2x shorter and JCT 1.5x shorter than FIFO:
+        // the paired ratio is exact (interval 0) though the makespans themselves spread widely
+        List<Long> seeds = List.of(1L, 2L, 3L);
+        double[] fifoMakespan = {100, 400, 1600};
+        Map<Sweep.Cell, Metrics> results = new java.util.HashMap<>();
+        for (int i = 0; i < 3; i++) {
+            results.put(new Sweep.Cell("c", "batch", seeds.get(i), "fifo"), metrics(fifoMakespan[i], fifoMakespan[i] / 2));
+            results.put(new Sweep.Cell("c", "batch", seeds.get(i), "tandem"), metrics(fifoMakespan[i] / 2, fifoMakespan[i] / 3));
+        }
+        Sweep.Point tandem = Sweep.aggregate(List.of("fifo", "tandem"), List.of("c"), List.of("batch"), seeds, results).get(1);
+        assertThat(tandem.policy()).isEqualTo("tandem");
+        assertThat(tandem.speedupVsFifo().mean()).isCloseTo(2, within(1e-12));
+        assertThat(tandem.speedupVsFifo().halfWidth()).isCloseTo(0, within(1e-12));
+        assertThat(tandem.jctSpeedupVsFifo().mean()).isCloseTo(1.5, within(1e-12));
+        assertThat(tandem.jctSpeedupVsFifo().halfWidth()).isCloseTo(0, within(1e-12));
+        assertThat(tandem.makespanS().halfWidth()).isGreaterThan(500); // unpaired, the seeds' spread dominates
     }
 
     @Test

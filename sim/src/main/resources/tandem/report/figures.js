@@ -1,0 +1,23 @@
+// Shared by the simulation and sweep reports: one colour per policy in every figure of every report, charts drawn as
+// SVG, and a button on each chart that saves it as an SVG file (for a paper).
+const POLICY_COLOURS = {
+  fifo: '#7f7f7f', sjf: '#8c564b', srtf: '#bcbd22', tiresias: '#17becf', 'fifo-packed': '#1f77b4', 'gavel-packed': '#6baed6',
+  lucid: '#2ca02c', gandiva: '#9467bd', tandem: '#d62728', 'tandem:makespan': '#ff7f0e', 'tandem:jct': '#e377c2', 'tandem:balanced': '#d62728'
+};
+const SPARE_COLOURS = ['#393b79', '#637939', '#8c6d31', '#843c39', '#7b4173', '#3182bd', '#31a354', '#756bb1', '#636363', '#e6550d'];
+const spareFor = {};
+function policyColour(name) {
+  if (POLICY_COLOURS[name]) return POLICY_COLOURS[name];
+  if (!(name in spareFor)) spareFor[name] = SPARE_COLOURS[Object.keys(spareFor).length % SPARE_COLOURS.length];
+  return spareFor[name];
+}
+// a file name for the saved figure: the chart's title, lower-case, words joined by dashes
+function fileName(title) { return (title || 'figure').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 80); }
+function svgChart(el, option) {
+  const c = echarts.init(el, null, { renderer: 'svg' });
+  const title = option.title && option.title.text;
+  option.toolbox = { right: 10, feature: { saveAsImage: { type: 'svg', title: 'save as SVG', name: fileName(title) } } };
+  c.setOption(option);
+  window.addEventListener('resize', () => c.resize());
+  return c;
+}
