@@ -117,6 +117,7 @@ public final class TandemPolicy implements Policy {
     private final WorkPrices prices = new WorkPrices(this::sharingRates);
     private final Reservation reservation = new Reservation();
     private final QueueOrder queueOrder = new QueueOrder();
+    private final ArrivalLoad arrivalLoad = new ArrivalLoad();
     private final ShortestFirstPreemption.GpuSummary preemptionSummary = new ShortestFirstPreemption.GpuSummary();
     /** Unfinished solo GPU-seconds per GPU, and when they were summed (see {@link #criticalAfter}). */
     private double workPerGpu = Double.NaN;
@@ -147,9 +148,12 @@ public final class TandemPolicy implements Policy {
             return out;
         }
 
+        arrivalLoad.observe(s);
         Map<WorkPrices.Group, WorkPrices.Price> price = backlogged(s) ? prices.prices(s) : Map.of();
+        // latest starts are measured against when the work ends, which a steady stream of arrivals pushes out
+        double latestStartHorizon = arrivalLoad.stretch(s, deadlineHorizon(s, price));
         List<PendingJob> ordered = queueOrder.select(s, cfg.objective(), SCAN_LIMIT, cfg.starvationSeconds(),
-                deadlineHorizon(s, price), LATEST_START_SHARE);
+                latestStartHorizon, LATEST_START_SHARE);
         List<PendingJob> waiting = new ArrayList<>();
         reservation.begin(s, view, ordered);
         for (PendingJob p : ordered) {

@@ -59,6 +59,57 @@ class TandemObjectiveTest {
         assertThat(started(policy(Objective.JCT).decide(f.snapshot()))).containsExactly("short1");
     }
 
+    /** One GPU; short1, long and short2 (1,000, 10,000 and 1,000 s) submitted at {@code submit}, asked at {@code now}. */
+    private static Fixture shortLongShort(double submit, double now) {
+        Fixture f = new Fixture(1, 1, 24576);
+        WorkloadSignature a = f.profile("A", 50, 2000), b = f.profile("B", 50, 2000), c = f.profile("C", 50, 2000);
+        f.queued(f.job("short1", a, 1, 1_000, submit), submit, 0).queued(f.job("long", b, 1, 10_000, submit), submit, 0)
+                .queued(f.job("short2", c, 1, 1_000, submit), submit, 0);
+        f.now = now;
+        return f;
+    }
+
+    @Test
+    void aSteadyStreamPushesLatestStartsOutAndTheyComeBackWhenItStops() {
+        // the same 12,000 s backlog as above, but it arrived 1,000 s ago as part of a stream that began at 0 (the job
+        // submitted then is the opening backlog, not counted): 12,000 s of work within the plan's 12,000 s horizon is
+        // load 1 on one GPU, so the backlog never drains by that horizon and no latest start is near: shortest first
+        TandemPolicy streaming = policy(Objective.BALANCED);
+        Fixture opening = new Fixture(1, 1, 24576);
+        opening.queued(opening.job("first", opening.profile("F", 50, 2000), 1, 1_000, 0));
+        assertThat(started(streaming.decide(opening.snapshot()))).containsExactly("first");
+        assertThat(started(streaming.decide(shortLongShort(11_000, 12_000).snapshot()))).containsExactly("short1");
+        // a policy that sees the same backlog as its opening batch starts the long job by its latest start
+        assertThat(started(policy(Objective.BALANCED).decide(shortLongShort(11_000, 12_000).snapshot()))).containsExactly("long");
+        // once the stream has stopped for a horizon, nothing arrives in the window: load 0, the long job is urgent again
+        assertThat(started(streaming.decide(shortLongShort(11_000, 23_500).snapshot()))).containsExactly("long");
+    }
+
+    @Test
+    void theArrivingLoadStretchesTheHorizonAsABusyPeriod() {
+        // 1 GPU; after the opening job at 0, 6,000 s of work arrives over 12,000 s: load 0.5, a 10,000 s horizon lasts 20,000 s
+        ArrivalLoad load = new ArrivalLoad();
+        Fixture f = new Fixture(1, 1, 24576);
+        WorkloadSignature a = f.profile("A", 50, 2000);
+        f.queued(f.job("opening", a, 1, 5_000, 0));
+        load.observe(f.snapshot());
+        for (int i = 1; i <= 6; i++) {
+            Fixture g = new Fixture(1, 1, 24576);
+            g.profile("A", 50, 2000);
+            g.queued(g.job("j" + i, a, 1, 1_000, 2_000.0 * i));
+            g.now = 2_000.0 * i;
+            load.observe(g.snapshot());
+        }
+        f.now = 12_000;
+        assertThat(load.load(f.snapshot(), 12_000)).isEqualTo(0.5);
+        assertThat(load.stretch(f.snapshot(), 10_000)).isEqualTo(10_000 / (1 - 5_000.0 / 10_000)); // 5 of the jobs in the last 10,000 s
+        assertThat(load.stretch(f.snapshot(), Double.NaN)).isNaN();
+        // a batch has no load: the opening backlog is not a stream
+        ArrivalLoad batch = new ArrivalLoad();
+        batch.observe(f.snapshot());
+        assertThat(batch.load(f.snapshot(), 12_000)).isZero();
+    }
+
     /** Node of 2 GPUs: GPU 0 idle, GPU 1 busy for 1,500 s more; a 2-GPU gang of 1,000 s and a 1-GPU job of 5,000 s wait since 0. */
     private static Fixture gangAndSingle(double now) {
         Fixture f = new Fixture(1, 2, 24576);
