@@ -46,8 +46,10 @@ public final class FifoPackedPolicy implements Policy {
             }
         }
         if (best == null) return Optional.empty();
-        return Optional.of(new IndolentFifoPacking.Choice(best, "fifo-packed: paired " + job.id() + " with " + best.job().id()
-                + ", normalised throughput " + Fixed.of(bestPred.combined(), 2) + " >= " + Fixed.of(threshold, 2) + ", "
-                + Packing.memoryNote(view, job, best.gpus(), s)));
+        StringBuilder why = Packing.reason().append("fifo-packed: paired ").append(job.id()).append(" with ").append(best.job().id())
+                .append(", normalised throughput ");
+        Fixed.append(why, bestPred.combined(), 2).append(" >= ");
+        Fixed.append(why, threshold, 2).append(", ");
+        return Optional.of(new IndolentFifoPacking.Choice(best, Packing.appendMemoryNote(why, view, job, best.gpus(), s).toString()));
     }
 }

@@ -56,7 +56,7 @@ public final class GandivaPolicy implements Policy {
         double bestUtil = Double.POSITIVE_INFINITY;
         for (Packing.Host h : hosts) {
             if (!badPairs.isEmpty() && badPairs.contains(List.of(job.signature(), h.job().signature()))) continue;
-            JobProfile p = s.profiles().find(h.job().signature()).orElse(null);
+            JobProfile p = s.profiles().orNull(h.job().signature());
             double u = p == null || Double.isNaN(p.gpuUtil()) ? 100.0 : p.gpuUtil();
             if (u < bestUtil) {
                 best = h;
@@ -64,7 +64,8 @@ public final class GandivaPolicy implements Policy {
             }
         }
         if (best == null) return Optional.empty();
-        return Optional.of(new IndolentFifoPacking.Choice(best, "gandiva: packed " + job.id() + " onto " + best.job().id()
-                + " (GPU util " + Fixed.of(bestUtil, 0) + " %), " + Packing.memoryNote(view, job, best.gpus(), s)));
+        StringBuilder why = Packing.reason().append("gandiva: packed ").append(job.id()).append(" onto ").append(best.job().id()).append(" (GPU util ");
+        Fixed.append(why, bestUtil, 0).append(" %), ");
+        return Optional.of(new IndolentFifoPacking.Choice(best, Packing.appendMemoryNote(why, view, job, best.gpus(), s).toString()));
     }
 }

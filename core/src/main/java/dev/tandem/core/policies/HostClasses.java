@@ -41,6 +41,8 @@ final class HostClasses {
     /** Classes by the sequence number of their earliest host: the order a full scan would meet them in. */
     private final TreeMap<Long, HostClass> byFirstHost = new TreeMap<>();
     private long nextSeq;
+    /** What {@link #candidatesFor} hands out: one list per round, refilled on each call (a queued job at a time). */
+    private final List<Packing.Host> candidates = new ArrayList<>();
 
     HostClasses(SchedulerSnapshot snapshot, ClusterView view) {
         this.snapshot = snapshot;
@@ -76,11 +78,12 @@ final class HostClasses {
     /**
      * The earliest host of every class {@code job} may join, in scan order: same gang size (a gang shares only
      * with a gang of its size on the same GPUs), never a pair that crashed with out-of-memory, and memory fits by
-     * the snapshot's memory rule.
+     * the snapshot's memory rule. The list is valid until the next call: a rule judges it and keeps at most a host.
      */
     List<Packing.Host> candidatesFor(Job job) {
         long need = snapshot.memoryRule().charged(snapshot.memoryNeed(job));
-        List<Packing.Host> out = new ArrayList<>(byFirstHost.size());
+        List<Packing.Host> out = candidates;
+        out.clear();
         for (HostClass c : byFirstHost.values()) {
             if (c.key.gpus() != job.gpus()) continue;
             if (c.key.memoryCharged() + need > c.key.capacity()) continue;

@@ -59,7 +59,8 @@ public final class LucidPolicy implements Policy {
             }
         }
         if (best == null) return Optional.empty();
-        return Optional.of(new IndolentFifoPacking.Choice(best, "lucid: paired " + job.id() + " (score " + mine + ") with " + best.job().id()
-                + " (score " + bestScore + "), " + Packing.memoryNote(view, job, best.gpus(), s)));
+        StringBuilder why = Packing.reason().append("lucid: paired ").append(job.id()).append(" (score ").append(mine).append(") with ")
+                .append(best.job().id()).append(" (score ").append(bestScore).append("), ");
+        return Optional.of(new IndolentFifoPacking.Choice(best, Packing.appendMemoryNote(why, view, job, best.gpus(), s).toString()));
     }
 }

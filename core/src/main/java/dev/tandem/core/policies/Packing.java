@@ -44,9 +44,17 @@ final class Packing {
         return out;
     }
 
-    static String memoryNote(ClusterView view, Job joining, List<Integer> gpus, SchedulerSnapshot s) {
+    /** Appends "memory USED/CAPACITY GB" of the GPUs {@code joining} would share, to the reason being built. */
+    static StringBuilder appendMemoryNote(StringBuilder b, ClusterView view, Job joining, List<Integer> gpus, SchedulerSnapshot s) {
         int g = gpus.get(0);
         long used = view.memoryCharged(g) + s.memoryRule().charged(s.memoryNeed(joining));
-        return "memory " + Fixed.of(used / 1024.0, 1) + "/" + Fixed.of(view.capacity(g) / 1024.0, 1) + " GB";
+        b.append("memory ");
+        Fixed.append(b, used / 1024.0, 1).append('/');
+        return Fixed.append(b, view.capacity(g) / 1024.0, 1).append(" GB");
+    }
+
+    /** A decision reason's builder: one buffer per reason, sized so that the usual reason needs no second. */
+    static StringBuilder reason() {
+        return new StringBuilder(128);
     }
 }

@@ -357,9 +357,12 @@ public final class TandemPolicy implements Policy {
         }
         for (Edge e : solve(edges, queued, hosts, positions)) {
             PairPrediction pr = e.prediction();
-            String reason = "paired " + e.queued().id() + " with " + e.host().job().id() + ": predicted " + Fixed.of(pr.combined(), 2) + "x ("
-                    + Fixed.of(pr.speedA(), 2) + "/" + Fixed.of(pr.speedB(), 2) + " ±" + Fixed.of(pr.uncertainty(), 2) + ", " + pr.basis() + "), "
-                    + Packing.memoryNote(view, e.queued().job(), e.host().gpus(), s);
+            StringBuilder why = Packing.reason().append("paired ").append(e.queued().id()).append(" with ").append(e.host().job().id()).append(": predicted ");
+            Fixed.append(why, pr.combined(), 2).append("x (");
+            Fixed.append(why, pr.speedA(), 2).append('/');
+            Fixed.append(why, pr.speedB(), 2).append(" ±");
+            Fixed.append(why, pr.uncertainty(), 2).append(", ").append(pr.basis()).append("), ");
+            String reason = Packing.appendMemoryNote(why, view, e.queued().job(), e.host().gpus(), s).toString();
             view.place(e.queued().job(), e.host().gpus());
             out.add(new Decision.Start(e.queued().id(), e.host().gpus(), reason));
         }

@@ -240,10 +240,13 @@ public final class ClusterView {
 
     /** Device memory on a GPU the policy should count as taken, including each job's margin. */
     public long memoryCharged(int gpu) {
-        long s = 0;
-        for (Job j : occupants(gpu)) s += snapshot.memoryRule().charged(snapshot.memoryNeed(j));
+        long s = 0; // the occupants, without listing them: asked for every start's reason and every fit
+        for (String id : base.jobsOn(gpu)) if (removed.isEmpty() || !removed.contains(id)) s += charged(base.jobOf(id).orElseThrow());
+        for (Job j : addedOn(gpu)) s += charged(j);
         return s;
     }
+
+    private long charged(Job j) { return snapshot.memoryRule().charged(snapshot.memoryNeed(j)); }
 
     public long capacity(int gpu) { return cluster.gpu(gpu).type().memoryMiB(); }
 
