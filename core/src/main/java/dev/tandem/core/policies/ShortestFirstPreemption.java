@@ -32,7 +32,10 @@ import java.util.Set;
  *       when it chose r. Jobs submitted together are ordered once, by the queue order, and not re-ranked by
  *       suspending one another (on the demo batch that churn cost 4-8% of makespan);</li>
  *   <li>r has at least {@link #RATIO} times q's remaining solo time left, has run at least {@link #MIN_RUN_SECONDS}
- *       since it last started, and is not on the critical path (the caller says where that begins).</li>
+ *       since it last started, and is not on the critical path (the caller says where that begins). The running job
+ *       with the most left is on it too when it outlasts the unfinished work spread over every GPU: it then ends last
+ *       whatever the rest does, and each suspension adds to the makespan (on Alibaba's gpushare100 trace the job that
+ *       set the makespan was suspended 16 times in a burst of short pods).</li>
  * </ul>
  * Among nodes that can give q its GPUs, the one that suspends the fewest jobs wins, then the one whose suspended
  * jobs have the most time left. Suspended jobs return to the queue and are ordered by their remaining time like any
@@ -57,8 +60,9 @@ final class ShortestFirstPreemption {
      * decisions to {@code out} and updates {@code view}.
      *
      * @param keepBeyondSeconds running jobs with more solo time left than this are not suspended (the critical path)
+     * @param workPerGpuSeconds the unfinished work at solo speed over the cluster's GPUs (NaN if not known)
      */
-    static void makeRoom(SchedulerSnapshot s, ClusterView view, List<PendingJob> waiting, double keepBeyondSeconds,
+    static void makeRoom(SchedulerSnapshot s, ClusterView view, List<PendingJob> waiting, double keepBeyondSeconds, double workPerGpuSeconds,
                          List<Decision> out, GpuSummary summary) {
         GpuSummary gpus = null; // started on the first overdue job: most rounds have none
         int tries = 0, failures = 0;
@@ -67,7 +71,7 @@ final class ShortestFirstPreemption {
             if (waited < MIN_RUN_SECONDS) continue; // a suspension is worth its restart only after a wait this long
             double remaining = s.soloSeconds(q.job(), q.remainingIterations());
             if (!Double.isFinite(remaining) || waited < remaining || !view.gpusOf(q.id()).isEmpty()) continue; // not overdue, or paired
-            if (gpus == null) gpus = summary.begin(s, view, keepBeyondSeconds);
+            if (gpus == null) gpus = summary.begin(s, view, keepBeyondSeconds, workPerGpuSeconds);
             if (++tries > TRIES_PER_ROUND) return;
             Optional<List<Integer>> room = gpus.bestRoom(q, remaining);
             if (room.isEmpty()) {
@@ -116,7 +120,7 @@ final class ShortestFirstPreemption {
         private double keepBeyondSeconds;
 
         /** Starts a round's summary: nothing summarised yet. */
-        GpuSummary begin(SchedulerSnapshot s, ClusterView view, double keepBeyondSeconds) {
+        GpuSummary begin(SchedulerSnapshot s, ClusterView view, double keepBeyondSeconds, double workPerGpuSeconds) {
             int n = s.cluster().gpuCount();
             if (summarisedIn.length != n) {
                 suspendable = new boolean[n];
@@ -129,7 +133,9 @@ final class ShortestFirstPreemption {
             round++;
             this.s = s;
             this.view = view;
-            this.keepBeyondSeconds = keepBeyondSeconds;
+            double longest = 0; // the running job that will end last
+            for (RunningJob r : s.running()) longest = Math.max(longest, s.soloSeconds(r.job(), r.remainingIterations()));
+            this.keepBeyondSeconds = longest >= workPerGpuSeconds ? Math.min(keepBeyondSeconds, Math.nextDown(longest)) : keepBeyondSeconds;
             return this;
         }
 
@@ -172,13 +178,12 @@ final class ShortestFirstPreemption {
             occupants[g] = count;
         }
 
-        /** Its occupants were suspended: the GPU is idle. */
+        /**
+         * A job on it was suspended: summarised again when next asked. It is not simply idle: another of a gang's GPUs
+         * may still hold a job, or GPUs held for a waiting gang ({@link Reservation}), which no one may take.
+         */
         void vacate(int g) {
-            summarisedIn[g] = round;
-            suspendable[g] = true;
-            occupants[g] = 0;
-            leastLeft[g] = Double.POSITIVE_INFINITY;
-            latestSubmit[g] = Double.NEGATIVE_INFINITY;
+            summarisedIn[g] = 0; // no round is 0
         }
 
         /** A job started on it this round. */

@@ -186,7 +186,7 @@ public final class TandemPolicy implements Policy {
             double criticalAfter = criticalAfter(s, price);
             match(s, view, waiting, price, criticalAfter, out);
             if (cfg.objective() != Objective.MAKESPAN) {
-                ShortestFirstPreemption.makeRoom(s, view, waiting, criticalAfter, out, preemptionSummary);
+                ShortestFirstPreemption.makeRoom(s, view, waiting, criticalAfter, workPerGpu(s), out, preemptionSummary);
             }
         }
         if (waiting.isEmpty()) spreadOut(s, view, out);
@@ -255,6 +255,13 @@ public final class TandemPolicy implements Policy {
             double horizon = deadlineHorizon(s, price);
             return horizon > 0 ? horizon : Double.POSITIVE_INFINITY;
         }
+        double perGpu = workPerGpu(s);
+        return Double.isFinite(perGpu) ? CRITICAL_WORK_FACTOR * perGpu : Double.POSITIVE_INFINITY;
+    }
+
+    /** The unfinished work at solo speed over the cluster's GPUs, NaN with the queue beyond the plan (not summed then). */
+    private double workPerGpu(SchedulerSnapshot s) {
+        if (queueBeyondPlan(s)) return Double.NaN;
         // summing the unfinished work costs a profile look-up per job: like the plan's drift check, once per 300 s
         if (s.now() - workPerGpuAt >= WorkPrices.CHECK_SECONDS || s.now() < workPerGpuAt) {
             double gpuSeconds = 0;
@@ -263,7 +270,7 @@ public final class TandemPolicy implements Policy {
             workPerGpu = gpuSeconds / s.cluster().gpuCount();
             workPerGpuAt = s.now();
         }
-        return Double.isFinite(workPerGpu) ? CRITICAL_WORK_FACTOR * workPerGpu : Double.POSITIVE_INFINITY;
+        return workPerGpu;
     }
 
     /**

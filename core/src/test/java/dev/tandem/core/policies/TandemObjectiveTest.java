@@ -159,6 +159,24 @@ class TandemObjectiveTest {
     }
 
     @Test
+    void theRunningJobThatEndsLastWhateverHappensIsNeverSuspended() {
+        // 2 GPUs: "long" has 10,000 s left on GPU 0, "other" 3,000 s on GPU 1, and "short" (1,000 s, submitted at
+        // 3,000 s) has waited 2,000 s: overdue. Unfinished work per GPU is (10,000 + 3,000 + 1,000) / 2 = 7,000 s:
+        // "long" outlasts it, so it ends last whatever the others do and suspending it would add to the makespan
+        // (the critical-path rule alone, 1.5 x 7,000 = 10,500 s, would let it go, and it has the most time left);
+        // "other" (3x the short job's time left) is suspended instead
+        Fixture f = new Fixture(1, 2, 24576);
+        WorkloadSignature a = f.profile("A", 50, 2000), b = f.profile("B", 50, 2000), c = f.profile("C", 50, 2000);
+        f.running.add(new RunningJob(f.job("long", a, 1, 15_000, 0), List.of(0), 0, 0, 10_000 * 10, 5_000, Double.NaN));
+        f.running.add(new RunningJob(f.job("other", c, 1, 8_000, 0), List.of(1), 0, 0, 3_000 * 10, 5_000, Double.NaN));
+        f.queued(f.job("short", b, 1, 1_000, 3_000), 3_000, 0);
+        f.now = 5_000;
+        List<Decision> ds = policy(Objective.BALANCED).decide(f.snapshot());
+        assertThat(preempted(ds)).containsExactly("other");
+        assertThat(Fixture.start(ds, "short").gpus()).containsExactly(1);
+    }
+
+    @Test
     void aJobThatOutlastsAllOtherWorkHostsNobody() {
         // 2 GPUs, short queue (no plan): unfinished work 100,000 + 5,000 + 1,000 s = 53,000 s per GPU; x1.5 = 79,500 s.
         // The 100,000 s job ends after everything else whatever happens: a partner would only delay it.
