@@ -9,10 +9,8 @@ import dev.tandem.core.policy.SchedulerSnapshot;
 
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Iterator;
-import java.util.Set;
 
 /**
  * Shared step of the preemptive non-sharing policies (SRTF, Tiresias): rank every job, queued or running, by
@@ -21,17 +19,37 @@ import java.util.Set;
  * Running jobs outside that set are preempted, queued jobs inside it are started.
  */
 final class PreemptivePriority {
-    /** A running job's rank key (lower sorts first). */
-    record Candidate(RunningJob running, double key) {}
+    /**
+     * A running job with its rank key (lower sorts first), and what the ranking compares copied beside it: every round
+     * sorts every running job, so a comparison reads three fields instead of following the job.
+     */
+    static final class Candidate {
+        final RunningJob running;
+        final double key;
+        private final int priority;
+        private final double submitTime;
+        /** Among the best-ranked jobs that fit (this round's schedule). */
+        private boolean admitted;
+
+        Candidate(RunningJob running, double key) {
+            this.running = running;
+            this.key = key;
+            this.priority = running.job().priority();
+            this.submitTime = running.job().submitTime();
+        }
+
+        RunningJob running() { return running; }
+
+        double key() { return key; }
+    }
 
     private PreemptivePriority() {}
 
-    /** Priority, key, submission: one comparison written out (every round sorts every running job). */
+    /** Priority, key, submission. */
     private static final Comparator<Candidate> RUNNING_ORDER = (a, b) -> {
-        Job x = a.running().job(), y = b.running().job();
-        if (x.priority() != y.priority()) return Integer.compare(y.priority(), x.priority());
-        int byKey = Double.compare(a.key(), b.key());
-        return byKey != 0 ? byKey : Double.compare(x.submitTime(), y.submitTime());
+        if (a.priority != b.priority) return Integer.compare(b.priority, a.priority);
+        int byKey = Double.compare(a.key, b.key);
+        return byKey != 0 ? byKey : Double.compare(a.submitTime, b.submitTime);
     };
 
     /**
@@ -47,29 +65,29 @@ final class PreemptivePriority {
         RankedQueue.Entry nextWaiting = waiting.hasNext() ? waiting.next() : null;
         int nextRunning = 0;
         int capacity = s.cluster().gpuCount();
-        Set<String> admitted = new HashSet<>();
         List<PendingJob> toStart = new ArrayList<>();
         while (capacity > 0 && (nextRunning < sorted.size() || nextWaiting != null)) {
             boolean runningFirst = nextWaiting == null || (nextRunning < sorted.size() && ranksFirst(sorted.get(nextRunning), nextWaiting));
-            Job job;
-            PendingJob toQueue = null;
             if (runningFirst) {
-                job = sorted.get(nextRunning++).running().job();
+                Candidate c = sorted.get(nextRunning++);
+                int gpus = c.running.job().gpus();
+                if (gpus <= capacity) {
+                    c.admitted = true;
+                    capacity -= gpus;
+                }
             } else {
-                toQueue = nextWaiting.job;
-                job = toQueue.job();
+                PendingJob toQueue = nextWaiting.job;
                 nextWaiting = waiting.hasNext() ? waiting.next() : null;
-            }
-            if (job.gpus() <= capacity) {
-                admitted.add(job.id());
-                if (toQueue != null) toStart.add(toQueue);
-                capacity -= job.gpus();
+                if (toQueue.job().gpus() <= capacity) {
+                    toStart.add(toQueue);
+                    capacity -= toQueue.job().gpus();
+                }
             }
         }
         List<Decision> out = new ArrayList<>();
         ClusterView view = new ClusterView(s);
         for (Candidate c : running) {
-            if (!admitted.contains(c.running().id())) {
+            if (!c.admitted) {
                 view.remove(c.running().id());
                 out.add(new Decision.Preempt(c.running().id(), policy + ": outranked by a queued job"));
             }
@@ -80,10 +98,10 @@ final class PreemptivePriority {
 
     /** Whether a running job ranks before a waiting one (among equals it does). */
     private static boolean ranksFirst(Candidate r, RankedQueue.Entry w) {
-        Job a = r.running().job(), b = w.job.job();
-        if (a.priority() != b.priority()) return a.priority() > b.priority();
-        int byKey = Double.compare(r.key(), w.key);
+        Job b = w.job.job();
+        if (r.priority != b.priority()) return r.priority > b.priority();
+        int byKey = Double.compare(r.key, w.key);
         if (byKey != 0) return byKey < 0;
-        return Double.compare(a.submitTime(), b.submitTime()) <= 0;
+        return Double.compare(r.submitTime, b.submitTime()) <= 0;
     }
 }

@@ -73,7 +73,8 @@ class TandemObjectiveTest {
     void aSteadyStreamPushesLatestStartsOutAndTheyComeBackWhenItStops() {
         // the same 12,000 s backlog as above, but it arrived 1,000 s ago as part of a stream that began at 0 (the job
         // submitted then is the opening backlog, not counted): 12,000 s of work within the plan's 12,000 s horizon is
-        // load 1 on one GPU, so the backlog never drains by that horizon and no latest start is near: shortest first
+        // load 1 on one GPU, so the backlog does not drain by that horizon; stretched to its bound, 4 x 12,000 s, the
+        // long job needs less than half of it and its latest start is not near: shortest first
         TandemPolicy streaming = policy(Objective.BALANCED);
         Fixture opening = new Fixture(1, 1, 24576);
         opening.queued(opening.job("first", opening.profile("F", 50, 2000), 1, 1_000, 0));
@@ -104,6 +105,18 @@ class TandemObjectiveTest {
         assertThat(load.load(f.snapshot(), 12_000)).isEqualTo(0.5);
         assertThat(load.stretch(f.snapshot(), 10_000)).isEqualTo(10_000 / (1 - 5_000.0 / 10_000)); // 5 of the jobs in the last 10,000 s
         assertThat(load.stretch(f.snapshot(), Double.NaN)).isNaN();
+        // a load of 1 (1,000 s of work every 1,000 s): the stretch stops at its bound, 4x
+        ArrivalLoad full = new ArrivalLoad();
+        full.observe(f.snapshot());
+        for (int i = 1; i <= 12; i++) {
+            Fixture g = new Fixture(1, 1, 24576);
+            g.profile("A", 50, 2000);
+            g.queued(g.job("k" + i, a, 1, 1_000, 1_000.0 * i));
+            g.now = 1_000.0 * i;
+            full.observe(g.snapshot());
+        }
+        assertThat(full.load(f.snapshot(), 12_000)).isEqualTo(1.0);
+        assertThat(full.stretch(f.snapshot(), 10_000)).isEqualTo(4 * 10_000.0);
         // a batch has no load: the opening backlog is not a stream
         ArrivalLoad batch = new ArrivalLoad();
         batch.observe(f.snapshot());

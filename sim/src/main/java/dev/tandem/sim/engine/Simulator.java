@@ -322,7 +322,7 @@ public final class Simulator {
                 newlyObserved.clear();
                 return;
             }
-            List<RunningJob> all = new LazyList<>(() -> running.stream().map(this::view).toList());
+            List<RunningJob> all = new LazyList<>(this::runningViews);
             SchedulerSnapshot snap = new SchedulerSnapshot(clock, cluster, queueView, all, profiles, oracle, cfg.memoryRule(),
                     Collections.unmodifiableMap(memoryEstimates), Collections.unmodifiableSet(oomPairs), new SimOccupancy()).withQueueJournal(queueJournal);
             policyCalls++;
@@ -332,6 +332,13 @@ public final class Simulator {
             // the jobs it suspended are back in the queue by its own decision: nothing it has not seen, so no decision at the
             // next event for them (that event may be a stale completion of a suspended job, a moment the daemon never sees)
             dirty = false;
+        }
+
+        /** Every running job as the policy sees it (built when a policy asks: preemptive ones do every round). */
+        private List<RunningJob> runningViews() {
+            List<RunningJob> out = new ArrayList<>(running.size());
+            for (JobState js : running) out.add(view(js));
+            return Collections.unmodifiableList(out);
         }
 
         /** The remaining work the policies see, by what they know about length ({@link SimConfig#knowledge()}). */
