@@ -13,10 +13,13 @@ function policyColour(name) {
 }
 // a file name for the saved figure: the chart's title, lower-case, words joined by dashes
 function fileName(title) { return (title || 'figure').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 80); }
+// the button that saves a chart as an SVG file named after its title
+function saveAsSvg(title) {
+  return { right: 10, feature: { saveAsImage: { type: 'svg', title: 'save as SVG', name: fileName(title) } } };
+}
 function svgChart(el, option) {
   const c = echarts.init(el, null, { renderer: 'svg' });
-  const title = option.title && option.title.text;
-  option.toolbox = { right: 10, feature: { saveAsImage: { type: 'svg', title: 'save as SVG', name: fileName(title) } } };
+  option.toolbox = saveAsSvg(option.title && option.title.text);
   c.setOption(option);
   window.addEventListener('resize', () => c.resize());
   return c;

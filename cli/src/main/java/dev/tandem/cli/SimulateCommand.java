@@ -61,7 +61,7 @@ final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--output-json", description = "Write the results as JSON to this file.")
     Path outputJson;
 
-    @Option(names = "--report", description = "Write a self-contained HTML report to this file.")
+    @Option(names = "--report", description = "Write a self-contained HTML report to this file (SVG figures, incl. a per-GPU timeline and predicted vs true speeds).")
     Path report;
 
     @Option(names = "--show-decisions", defaultValue = "0", description = "Print the first N decisions (with reasons) of each policy.")
@@ -71,7 +71,7 @@ final class SimulateCommand implements Callable<Integer> {
     Path exportWorkload;
 
     @Option(names = "--jobs-csv", paramLabel = "FILE",
-            description = "Write per-job results of every policy (submit, start, end, wait, JCT, slowdown vs solo, shared seconds, partners) as CSV.")
+            description = "Write per-job results of every policy (submit, start, end, wait, JCT, slowdown vs solo, shared seconds, partners, time on an equal share, finish-time fairness) as CSV.")
     Path jobsCsv;
 
     @Option(names = "--progress", negatable = true, description = "Show a progress bar on stderr (default: when stderr is a terminal).")

@@ -133,9 +133,12 @@ final class ShortestFirstPreemption {
             round++;
             this.s = s;
             this.view = view;
-            double longest = 0; // the running job that will end last
-            for (RunningJob r : s.running()) longest = Math.max(longest, s.soloSeconds(r.job(), r.remainingIterations()));
-            this.keepBeyondSeconds = longest >= workPerGpuSeconds ? Math.min(keepBeyondSeconds, Math.nextDown(longest)) : keepBeyondSeconds;
+            this.keepBeyondSeconds = keepBeyondSeconds;
+            if (Double.isFinite(workPerGpuSeconds)) { // unknown beyond the plan: then no running job is looked at
+                double longest = 0; // the running job that will end last
+                for (RunningJob r : s.running()) longest = Math.max(longest, s.soloSeconds(r.job(), r.remainingIterations()));
+                if (longest >= workPerGpuSeconds) this.keepBeyondSeconds = Math.min(keepBeyondSeconds, Math.nextDown(longest));
+            }
             return this;
         }
 

@@ -58,7 +58,6 @@ public final class Simulator {
     private final ProfileStore profiles;
     private final InterferenceTruth truth;
     private final Recording recording;
-    private final int decisionLogLimit;
 
     public Simulator(SimConfig cfg, Cluster cluster, ProfileStore profiles, InterferenceTruth truth) {
         this(cfg, cluster, profiles, truth, Recording.DEFAULT);
@@ -71,7 +70,6 @@ public final class Simulator {
         this.profiles = profiles;
         this.truth = truth;
         this.recording = recording;
-        this.decisionLogLimit = recording.decisions();
     }
 
     public SimulationResult run(List<Job> jobs, Policy policy, CompatibilityModel oracle) {
@@ -156,6 +154,8 @@ public final class Simulator {
         private final TimeSeries series = new TimeSeries();
         private final List<String> decisionLog = new ArrayList<>();
         private final int timelineGpus = Math.min(recording.timelineGpus(), cluster.gpuCount());
+        /** Whether stretches are recorded at all: without a timeline or co-located stretches they cost nothing. */
+        private final boolean stretches = timelineGpus > 0 || recording.coRuns();
         /** Which job holds each lane (two per GPU) of the timeline's GPUs. */
         private final JobState[] laneHolder = new JobState[2 * timelineGpus];
         private final List<GpuSpan> timeline = new ArrayList<>();
@@ -432,7 +432,7 @@ public final class Simulator {
                 }
             }
             decisionsTotal++;
-            if (decisionLog.size() < decisionLogLimit) {
+            if (decisionLog.size() < recording.decisions()) {
                 String kind = d instanceof Decision.Start ? "start" : d instanceof Decision.Preempt ? "preempt" : "migrate";
                 decisionLog.add(String.format(Locale.ROOT, "t=%.0f %s %s: %s", clock, kind, d.jobId(), d.reason()));
             }
@@ -541,7 +541,7 @@ public final class Simulator {
                 memoryEstimates.merge(js.job.signature(), OutOfMemoryRule.raisedEstimateMiB(js.job.memoryMiB(), p.job.memoryMiB(), capacity), Math::max);
             }
             decisionsTotal++;
-            if (decisionLog.size() < decisionLogLimit) {
+            if (decisionLog.size() < recording.decisions()) {
                 decisionLog.add(String.format(Locale.ROOT, "t=%.0f oom %s: out of memory next to %s, back to the queue", clock, js.job.id(),
                         partners.stream().map(p -> p.job.id()).toList()));
             }
@@ -617,6 +617,7 @@ public final class Simulator {
                 js.observed = false;
                 if (js.rate > 0) push(clock + Math.max(0, js.remaining()) / js.rate, COMPLETION, js, js.version);
                 push(clock + cfg.observeAfterSeconds(), OBSERVE, js, js.version);
+                if (!stretches) continue;
                 js.stretchStart = clock;
                 js.stretchPartner = binding;
                 // what the policy believed when the pair formed (later the online model learns from this very stretch)
