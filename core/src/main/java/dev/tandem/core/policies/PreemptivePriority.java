@@ -40,6 +40,9 @@ final class PreemptivePriority {
 
         RunningJob running() { return running; }
 
+        /** Whether it keeps running after this round's schedule. */
+        boolean admitted() { return admitted; }
+
         double key() { return key; }
     }
 
@@ -59,13 +62,17 @@ final class PreemptivePriority {
      * until the GPUs are all given out.
      */
     static List<Decision> schedule(SchedulerSnapshot s, List<Candidate> running, RankedQueue queued, String policy) {
+        return schedule(s, running, queued, policy, new ArrayList<>());
+    }
+
+    /** @param toStart filled with the waiting jobs ranked to run (started unless no placement fits them) */
+    static List<Decision> schedule(SchedulerSnapshot s, List<Candidate> running, RankedQueue queued, String policy, List<PendingJob> toStart) {
         List<Candidate> sorted = new ArrayList<>(running); // a stable sort: the snapshot's order among equals
         sorted.sort(RUNNING_ORDER);
         Iterator<RankedQueue.Entry> waiting = queued.inOrder().iterator();
         RankedQueue.Entry nextWaiting = waiting.hasNext() ? waiting.next() : null;
         int nextRunning = 0;
         int capacity = s.cluster().gpuCount();
-        List<PendingJob> toStart = new ArrayList<>();
         while (capacity > 0 && (nextRunning < sorted.size() || nextWaiting != null)) {
             boolean runningFirst = nextWaiting == null || (nextRunning < sorted.size() && ranksFirst(sorted.get(nextRunning), nextWaiting));
             if (runningFirst) {

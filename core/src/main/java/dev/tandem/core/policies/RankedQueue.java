@@ -98,6 +98,11 @@ final class RankedQueue {
         if (e != null) ordered.remove(e);
     }
 
+    /** The earliest re-check still to come (maybe of a job that has left the queue since), or +inf. */
+    double nextRecheck() {
+        return rechecks.isEmpty() ? Double.POSITIVE_INFINITY : rechecks.peek().at();
+    }
+
     /** The waiting jobs, best rank first. */
     Iterable<Entry> inOrder() { return ordered; }
 }

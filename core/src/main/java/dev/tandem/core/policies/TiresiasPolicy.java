@@ -33,6 +33,8 @@ public final class TiresiasPolicy implements Policy {
     /** Attained service at each promotion: service counts from there. */
     private final Map<String, Double> serviceAtPromotion = new HashMap<>();
     private final RankedQueue queued = new RankedQueue();
+    /** See {@link #wakeUpAt()}; until the first decision, every scheduling point. */
+    private double wakeUpAt = Double.NEGATIVE_INFINITY;
 
     public TiresiasPolicy() {
         this(new double[] {3250, 7200}, 8.0);
@@ -72,7 +74,10 @@ public final class TiresiasPolicy implements Policy {
     }
 
     @Override public List<Decision> decide(SchedulerSnapshot s) {
-        if (s.queue().isEmpty()) return List.of();
+        if (s.queue().isEmpty()) {
+            wakeUpAt = Double.POSITIVE_INFINITY; // nothing to start or to preempt for until a job arrives
+            return List.of();
+        }
         List<PreemptivePriority.Candidate> c = new ArrayList<>();
         for (RunningJob r : s.running()) {
             c.add(new PreemptivePriority.Candidate(r, rank(queueOf(service(r.id(), r.attainedGpuSeconds())), true)));
@@ -94,7 +99,36 @@ public final class TiresiasPolicy implements Policy {
             }
         });
         forgetFinished(s);
-        return PreemptivePriority.schedule(s, c, queued, "tiresias");
+        List<PendingJob> toStart = new ArrayList<>();
+        List<Decision> out = PreemptivePriority.schedule(s, c, queued, "tiresias", toStart);
+        wakeUpAt = nextChange(s, c, toStart);
+        return out;
+    }
+
+    @Override public double wakeUpAt() { return wakeUpAt; }
+
+    /**
+     * The earliest moment at which, with time alone, this round's ranking can change: a job that keeps or starts running
+     * reaches its next queue's threshold (its service grows by its GPU count per second), a waiting job starts to starve
+     * (those of the queue as its re-checks say; the jobs preempted now from now on). Until then every round would
+     * decide the same, so the world need not ask (on the Philly replay most rounds and speed observations are spared).
+     */
+    private double nextChange(SchedulerSnapshot s, List<PreemptivePriority.Candidate> running, List<PendingJob> toStart) {
+        double next = queued.nextRecheck();
+        for (PreemptivePriority.Candidate cand : running) {
+            RunningJob r = cand.running();
+            next = Math.min(next, cand.admitted() ? demotedAt(s, r.id(), r.attainedGpuSeconds(), r.job().gpus())
+                    : s.now() + promoteFactor * r.attainedGpuSeconds() / r.job().gpus() - SERVICE_EPSILON - 1e-6);
+        }
+        for (PendingJob p : toStart) next = Math.min(next, demotedAt(s, p.id(), p.attainedGpuSeconds(), p.job().gpus()));
+        return next;
+    }
+
+    /** When a job running from now reaches the threshold of the queue below its own, or +inf in the last queue. */
+    private double demotedAt(SchedulerSnapshot s, String id, double attained, int gpus) {
+        double service = service(id, attained);
+        int q = queueOf(service);
+        return q < thresholdsGpuSeconds.length ? s.now() + (thresholdsGpuSeconds[q] - SERVICE_EPSILON - service) / gpus - 1e-6 : Double.POSITIVE_INFINITY;
     }
 
     /** All a job ran, promotions included (GPU-seconds over its GPUs). */

@@ -13,4 +13,15 @@ public interface Policy {
 
     /** Whether the policy may want to act even when nothing is queued (e.g. to split or preempt jobs). */
     default boolean actsOnRunningJobs() { return false; }
+
+    /**
+     * When the policy next wants to be asked although nothing happened, read after each decision. "Nothing happened":
+     * no job arrived, ended or crashed, only time passed (a periodic round, a running job's speed becoming measured).
+     * Every world asks it again at its first scheduling point at or after this time; events ask it at once. The default,
+     * -infinity, is every scheduling point. A policy whose decision changes with time alone only at moments it can name
+     * (Tiresias: a running job's service reaching the next queue's threshold, a waiting job starting to starve) returns
+     * the earliest, and is spared the rounds before it; an estimate that comes early only costs a decision that
+     * changes nothing, one that comes late would delay one.
+     */
+    default double wakeUpAt() { return Double.NEGATIVE_INFINITY; }
 }

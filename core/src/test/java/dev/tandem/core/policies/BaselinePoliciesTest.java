@@ -133,6 +133,48 @@ class BaselinePoliciesTest {
     }
 
     @Test
+    void tiresiasWakesUpWhenItsRankingCanNextChangeWithTimeAlone() {
+        // worked example, 4 GPUs at t=1000: "a" (1 GPU, 1000 GPU-s, queue 0) and "b" (2 GPUs, 5000 GPU-s, queue 1) run;
+        // "d" (ran 600 s, submitted at 100) and "c" (new, submitted at 500) wait in queue 0 and outrank "b", which is
+        // suspended. From then on: "a" reaches 3250 GPU-s at 3250; "d" at 1000 + 2650 = 3650; "c" at 1000 + 3250 = 4250;
+        // "b" starves at 1000 + 8 x 2500 = 21000. The earliest is "a"'s (a hair early, never late).
+        TiresiasPolicy p = new TiresiasPolicy();
+        Fixture f = new Fixture(1, 4, 24576);
+        WorkloadSignature w = f.profile("A", 50, 1000);
+        f.now = 1000;
+        f.running(f.job("a", w, 1, 10_000, 0), List.of(0), 9000, 1000, 1.0);
+        f.running(f.job("b", w, 2, 10_000, 0), List.of(1, 2), 7500, 5000, 1.0);
+        f.queued(f.job("d", w, 1, 10_000, 100), 0, 600);
+        f.queued(f.job("c", w, 1, 10_000, 500));
+        assertThat(p.wakeUpAt()).as("before its first decision: every scheduling point").isEqualTo(Double.NEGATIVE_INFINITY);
+        List<Decision> ds = p.decide(f.snapshot());
+        assertThat(preempted(ds)).containsExactly("b");
+        assertThat(started(ds)).containsExactlyInAnyOrder("c", "d");
+        assertThat(p.wakeUpAt()).isLessThan(3250 - 1e-3).isCloseTo(3250 - 1e-3, org.assertj.core.data.Offset.offset(1e-5));
+
+        // a waiting job that starts to starve first: "e" ran 50 s and waits from 1000, so at 1000 + 8 x 50 = 1400 it
+        // is promoted; "b" (2 GPUs, 2000 GPU-s, submitted first, runs ahead in queue 0) reaches 3250 at 1625
+        TiresiasPolicy q = new TiresiasPolicy();
+        Fixture g = new Fixture(1, 4, 24576);
+        WorkloadSignature w2 = g.profile("A", 50, 1000);
+        g.now = 1000;
+        g.running(g.job("b", w2, 2, 10_000, 0), List.of(1, 2), 7500, 2000, 1.0);
+        g.queued(g.job("d", w2, 1, 10_000, 100), 0, 600);
+        g.queued(g.job("c", w2, 1, 10_000, 500));
+        g.queued(g.job("e", w2, 1, 10_000, 900), 1000, 50);
+        List<Decision> gs = q.decide(g.snapshot());
+        assertThat(preempted(gs)).isEmpty();
+        assertThat(started(gs)).containsExactlyInAnyOrder("c", "d");
+        assertThat(q.wakeUpAt()).isLessThan(1400 - 1e-3).isCloseTo(1400 - 1e-3, org.assertj.core.data.Offset.offset(1e-5));
+
+        // nothing waits: nothing can change until a job arrives
+        Fixture idle = new Fixture(1, 4, 24576);
+        idle.running(idle.job("x", idle.profile("A", 50, 1000), 1, 10_000, 0), List.of(0), 9000, 10, 1.0);
+        assertThat(q.decide(idle.snapshot())).isEmpty();
+        assertThat(q.wakeUpAt()).isEqualTo(Double.POSITIVE_INFINITY);
+    }
+
+    @Test
     void tiresiasUsesItsSimulatorsQueueThresholds() {
         TiresiasPolicy p = new TiresiasPolicy();
         assertThat(List.of(p.queueOf(0), p.queueOf(3249), p.queueOf(3250), p.queueOf(7199), p.queueOf(7200), p.queueOf(1e9)))

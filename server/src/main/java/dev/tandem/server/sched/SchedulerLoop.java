@@ -259,16 +259,20 @@ public final class SchedulerLoop implements AutoCloseable {
         enforceTimeLimits(jobs, now);
         stopWhatWasCancelled(jobs);
         profiling.check(jobs, now);
-        if (observations.update(now) && policy.actsOnRunningJobs()) ctx.dirty = true; // its view of running jobs changed, as the simulator's
+        // time alone (a speed becoming measured, a periodic round) asks the policy only from when it wants to be woken, as
+        // in the simulator; events (a submission, an exit, a GPU taken or freed by someone else) ask it at once
+        boolean awake = now / 1000.0 >= policy.wakeUpAt();
+        if (observations.update(now) && policy.actsOnRunningJobs() && awake) ctx.dirty = true; // its view of running jobs changed, as the simulator's
         if (ctx.unusable.refresh(now)) ctx.dirty = true; // a GPU became busy with someone else's work, or free of it
         if (nextRound == Long.MIN_VALUE) nextRound = now + ctx.cfg.roundMs();
         if (ctx.dirty || now >= nextRound) {
+            boolean ask = ctx.dirty || awake;
             ctx.dirty = false;
             while (nextRound <= now) nextRound += ctx.cfg.roundMs();
             List<JobRecord> queued = snapshots.queued(unfinished, applier.promised());
             QueueGate.Verdict verdict = gate.apply(queued, jobs, snapshots::pending, now);
             SchedulerSnapshot snapshot = snapshots.build(jobs, verdict.admitted(), now);
-            if (!snapshot.queue().isEmpty() || (policy.actsOnRunningJobs() && !snapshot.running().isEmpty())) {
+            if (ask && (!snapshot.queue().isEmpty() || (policy.actsOnRunningJobs() && !snapshot.running().isEmpty()))) {
                 List<Decision> decisions = policy.decide(snapshot);
                 applier.apply(decisions, snapshot, jobs, now);
             }

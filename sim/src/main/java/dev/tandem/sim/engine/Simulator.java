@@ -283,11 +283,11 @@ public final class Simulator {
                     js.observed = true;
                     newlyObserved.add(js);
                     reportObservation(js);
-                    if (policy.actsOnRunningJobs()) dirty = true;
+                    if (policy.actsOnRunningJobs() && clock >= policy.wakeUpAt()) dirty = true;
                 }
                 case ROUND -> {
                     if (completed < arrivals.size()) push(clock + cfg.roundSeconds(), ROUND, null, 0);
-                    if (!queue.isEmpty() || policy.actsOnRunningJobs()) dirty = true;
+                    if ((!queue.isEmpty() || policy.actsOnRunningJobs()) && clock >= policy.wakeUpAt()) dirty = true;
                 }
                 default -> throw new IllegalStateException("unknown event type " + e.type());
             }

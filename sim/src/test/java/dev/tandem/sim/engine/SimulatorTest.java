@@ -155,6 +155,30 @@ class SimulatorTest {
     }
 
     @Test
+    void wakeUpsSpareOnlyDecisionsThatChangeNothing() {
+        // Tiresias names when time alone can next change its ranking; asked at every round and speed observation
+        // instead (the default wake-up), it must decide exactly the same, job by job and decision by decision
+        var sc = dev.tandem.sim.scenario.Scenario.load(new dev.tandem.sim.scenario.ScenarioSpec(dev.tandem.data.DataSource.LUCID_PROFILES.name(),
+                dev.tandem.data.DataSource.LUCID_PAIRS.name(), dev.tandem.data.DataSource.LUCID_PAIRS.name(), "v100", "auto", true,
+                Cluster.parse("2x4:RTX3090-24GB"), dev.tandem.sim.workload.WorkloadSpec.of(160, "poisson:6", "1:0.6,2:0.25,4:0.15", 600, 36000, 3),
+                SimConfig.defaults(), dev.tandem.core.policies.TandemPolicy.Config.defaults()));
+        Recording all = Recording.DEFAULT.withDecisions(Integer.MAX_VALUE);
+        Policy tiresias = new dev.tandem.core.policies.TiresiasPolicy();
+        Policy everyRound = new Policy() {
+            private final Policy inner = new dev.tandem.core.policies.TiresiasPolicy();
+            @Override public String name() { return inner.name(); }
+            @Override public List<Decision> decide(SchedulerSnapshot s) { return inner.decide(s); }
+            @Override public boolean actsOnRunningJobs() { return inner.actsOnRunningJobs(); }
+        };
+        SimulationResult woken = new Simulator(sc.spec().sim(), sc.cluster(), sc.profiles(), sc.truth(), all).run(sc.jobs(), tiresias, sc.newOracle());
+        SimulationResult asked = new Simulator(sc.spec().sim(), sc.cluster(), sc.profiles(), sc.truth(), all).run(sc.jobs(), everyRound, sc.newOracle());
+        assertThat(asked.metrics().preemptions()).as("the workload makes Tiresias demote and preempt").isGreaterThan(50);
+        assertThat(woken.jobs()).isEqualTo(asked.jobs());
+        assertThat(woken.decisions()).isEqualTo(asked.decisions());
+        assertThat(woken.metrics().policy_calls()).as("rounds and observations spared").isLessThan(asked.metrics().policy_calls() * 9 / 10);
+    }
+
+    @Test
     void everyDecisionIsCountedThoughOnlyTheAskedNumberIsKept() {
         Cluster c = Cluster.homogeneous(1, 1, new GpuType("T", 24576), 8, 1 << 16);
         List<Job> jobs = new ArrayList<>();
