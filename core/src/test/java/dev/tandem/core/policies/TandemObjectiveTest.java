@@ -172,6 +172,24 @@ class TandemObjectiveTest {
     }
 
     @Test
+    void overdueJobsTryForRoomShortestFirstSoLongStarvingOnesDoNotUseUpTheRound() {
+        // 2 GPUs, each running a job with 50,000 s left. Waiting, in the order the round serves them: four 40,000 s jobs
+        // past the 7-day starvation bound (they lead it), then "short" (1,000 s, waited 2,000 s: overdue). The long ones
+        // find no running job with twice their time left, and four failures end a round's tries; tried shortest first,
+        // "short" takes a GPU from a job with 50x its time left (in queue order it waited behind them, round after round)
+        Fixture f = new Fixture(1, 2, 24576);
+        WorkloadSignature r = f.profile("R", 50, 2000), w = f.profile("W", 50, 2000), q = f.profile("Q", 50, 2000);
+        f.now = 8 * 86_400;
+        f.running.add(new RunningJob(f.job("run0", r, 1, 60_000, 0), List.of(0), 0, 0, 50_000 * 10, 10_000, Double.NaN));
+        f.running.add(new RunningJob(f.job("run1", r, 1, 60_000, 0), List.of(1), 0, 0, 50_000 * 10, 10_000, Double.NaN));
+        for (int i = 1; i <= 4; i++) f.queued(f.job("starving" + i, w, 1, 40_000, i), i, 0);
+        f.queued(f.job("short", q, 1, 1_000, f.now - 2_000), f.now - 2_000, 0);
+        List<Decision> ds = policy(Objective.BALANCED).decide(f.snapshot());
+        assertThat(started(ds)).containsExactly("short");
+        assertThat(preempted(ds)).hasSize(1).allMatch(id -> id.startsWith("run"));
+    }
+
+    @Test
     void theRunningJobThatEndsLastWhateverHappensIsNeverSuspended() {
         // 2 GPUs: "long" has 10,000 s left on GPU 0, "other" 3,000 s on GPU 1, and "short" (1,000 s, submitted at
         // 3,000 s) has waited 2,000 s: overdue. Unfinished work per GPU is (10,000 + 3,000 + 1,000) / 2 = 7,000 s:
