@@ -28,6 +28,13 @@ public interface Executor extends AutoCloseable {
     /** Whether new runs can be started now; false while the executor is unreachable (Slurm: slurmctld down). */
     default boolean ready() { return true; }
 
+    /**
+     * Solo seconds of work a stopped run repeats when it resumes (what resuming from its last checkpoint loses), as
+     * far as this executor knows it: the simulated executor charges a fixed overhead, as the simulator does; real
+     * runs report it only by their progress once resumed (0 here).
+     */
+    default double resumeOverheadSeconds() { return 0; }
+
     /** Asks the job's processes to stop (SIGTERM, then SIGKILL after the grace period); its exit comes through poll. */
     void stop(long jobId);
 

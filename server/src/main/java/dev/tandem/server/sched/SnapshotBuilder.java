@@ -40,7 +40,7 @@ final class SnapshotBuilder {
         Viewed v = views.get(r.id());
         if (v == null || v.record() != r || v.learned() != ctx.learned.version()) {
             Job j = ctx.job(r);
-            v = new Viewed(r, ctx.learned.version(), new PendingJob(j, r.queuedAt() / 1000.0, r.attainedGpuMs() / 1000.0, remaining(r, j), r.attempts()));
+            v = new Viewed(r, ctx.learned.version(), new PendingJob(j, r.queuedAt() / 1000.0, r.attainedGpuMs() / 1000.0, remaining(r, j) + resumeWork(r), r.attempts()));
         }
         nextViews.put(r.id(), v);
         return v.pending();
@@ -84,6 +84,16 @@ final class SnapshotBuilder {
         List<JobRecord> out = new ArrayList<>();
         for (JobRecord r : unfinished) if (JobState.QUEUED.contains(r.state()) && !live.contains(r.id()) && !promised.contains(r.id())) out.add(r);
         return out;
+    }
+
+    /**
+     * The work a waiting job that ran before will repeat when it resumes, in iterations: part of what it still needs, as
+     * the simulator counts it from the moment it stops (once resumed, its reported progress shows it).
+     */
+    private double resumeWork(JobRecord r) {
+        double overhead = ctx.executor.resumeOverheadSeconds();
+        if (overhead <= 0 || r.attempts() == 0) return 0;
+        return ctx.learned.profile(r.signature()).map(p -> overhead * p.soloSpeed()).orElse(0.0);
     }
 
     private static double remaining(JobRecord r, Job j) {

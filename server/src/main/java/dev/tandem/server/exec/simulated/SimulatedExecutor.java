@@ -297,6 +297,8 @@ public final class SimulatedExecutor implements Executor {
         if (r != null) r.stopping = true;
     }
 
+    @Override public double resumeOverheadSeconds() { return settings.restartOverheadSeconds(); }
+
     /** Nothing outlives the daemon here: a run from before a restart is gone and is requeued. */
     @Override public boolean adopt(long jobId, int attempt, Long pid, Long pidStarted) { return false; }
 
