@@ -251,7 +251,7 @@ class CliTest {
         Run h = tandem("--help");
         assertThat(h.code()).isZero();
         assertThat(h.out()).contains("simulate").contains("sweep").contains("compat").contains("policies");
-        assertThat(tandem("policies").out()).contains("fifo-packed").contains("tiresias");
+        assertThat(tandem("policies").out()).contains("fifo-packed").contains("gavel-packed").contains("tiresias");
     }
 
     /** A daemon that cannot start prints one line that says what to do, and exits with 2. */

@@ -17,6 +17,7 @@ public final class PolicyCatalog {
         BUILTIN.put("srtf", SrtfPolicy::new);
         BUILTIN.put("tiresias", TiresiasPolicy::new);
         BUILTIN.put("fifo-packed", FifoPackedPolicy::new);
+        BUILTIN.put("gavel-packed", GavelPackedPolicy::new);
         BUILTIN.put("lucid", LucidPolicy::new);
         BUILTIN.put("gandiva", GandivaPolicy::new);
         BUILTIN.put("tandem", TandemPolicy::new);

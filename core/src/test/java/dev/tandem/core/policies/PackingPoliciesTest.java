@@ -1,5 +1,6 @@
 package dev.tandem.core.policies;
 
+import dev.tandem.core.model.Job;
 import dev.tandem.core.model.WorkloadSignature;
 import dev.tandem.core.policy.Decision;
 import dev.tandem.core.policy.SchedulerSnapshot;
@@ -105,5 +106,74 @@ class PackingPoliciesTest {
         assertThat(new FifoPackedPolicy().decide(f.snapshot())).isEmpty();
         assertThat(new GandivaPolicy().decide(f.snapshot())).isEmpty();
         assertThat(new TandemPolicy().decide(f.snapshot())).isEmpty();
+    }
+
+    /**
+     * Gavel's re-packing, worked by hand on 2 GPUs with four 1-GPU jobs submitted at 0, 10, 20, 30 (models A-D):
+     * normalised throughput sums C+A 1.6, C+B 1.8, D+A 1.4, D+C 1.7 (threshold 1.5).
+     */
+    private static Fixture gavelWorld() {
+        Fixture f = new Fixture(1, 2, 24576);
+        for (String m : List.of("A", "B", "C", "D")) f.profile(m, 40, 2000);
+        return f.predict("C", "A", 0.8, 0.8, 0).predict("C", "B", 0.9, 0.9, 0).predict("D", "A", 0.7, 0.7, 0).predict("D", "C", 0.85, 0.85, 0)
+                .predict("D", "B", 0.6, 0.6, 0).predict("A", "B", 0.6, 0.6, 0);
+    }
+
+    private static Job gavelJob(Fixture f, String model, double submit) {
+        return f.job(model.toLowerCase(java.util.Locale.ROOT), new WorkloadSignature(model, "d", 32, false), 1, 10_000, submit);
+    }
+
+    @Test
+    void gavelPackedGivesTheOldestJobsGpusAndPacksTheRestWithTheirBestFreePartner() {
+        // a and b run alone: the oldest two hold both GPUs; c packs with b (1.8 beats 1.6), d finds only a (1.4): waits
+        Fixture f = gavelWorld();
+        f.running(gavelJob(f, "A", 0), List.of(0), 10_000, 0, Double.NaN);
+        f.running(gavelJob(f, "B", 10), List.of(1), 10_000, 0, Double.NaN);
+        f.queued(gavelJob(f, "C", 20)).queued(gavelJob(f, "D", 30));
+        List<Decision> ds = new GavelPackedPolicy().decide(f.snapshot());
+        assertThat(started(ds)).containsExactly("c");
+        assertThat(Fixture.start(ds, "c").gpus()).containsExactly(1);
+        assertThat(Fixture.start(ds, "c").reason()).contains("packed with b").contains("1.80");
+        assertThat(preempted(ds)).isEmpty();
+    }
+
+    @Test
+    void gavelPackedRepacksWhenAJobEnds() {
+        // a and c share GPU 0 and b has just ended, GPU 1 idle, d waits. Rebuilt: a and c are the oldest two and both run
+        // alone, so the newer (c) moves to GPU 1; d packs with c (1.7; a gives 1.4) and joins it there. fifo-packed
+        // keeps a and c together and starts d alone on GPU 1
+        Fixture f = gavelWorld();
+        f.running(gavelJob(f, "A", 0), List.of(0), 10_000, 0, Double.NaN);
+        f.running(gavelJob(f, "C", 20), List.of(0), 10_000, 0, Double.NaN);
+        f.queued(gavelJob(f, "D", 30));
+        List<Decision> ds = new GavelPackedPolicy().decide(f.snapshot());
+        assertThat(ds).hasSize(2);
+        assertThat(ds.get(0)).isInstanceOf(Decision.Migrate.class);
+        assertThat(ds.get(0).jobId()).isEqualTo("c");
+        assertThat(((Decision.Migrate) ds.get(0)).gpus()).containsExactly(1);
+        assertThat(Fixture.start(ds, "d").gpus()).containsExactly(1);
+        assertThat(Fixture.start(new FifoPackedPolicy().decide(f.snapshot()), "d").gpus()).containsExactly(1);
+        assertThat(new FifoPackedPolicy().decide(f.snapshot())).hasSize(1);
+    }
+
+    @Test
+    void gavelPackedSuspendsARunningJobTheAllocationLeavesOut() {
+        // one GPU: b runs, a (older, suspended earlier) waits; a gets the GPU, b packs with it only if the sum reaches 1.5
+        Fixture f = gavelWorld();
+        Fixture one = new Fixture(1, 1, 24576);
+        for (String m : List.of("A", "B")) one.profile(m, 40, 2000);
+        one.predict("A", "B", 0.6, 0.6, 0);
+        one.running(gavelJob(one, "B", 10), List.of(0), 10_000, 0, Double.NaN);
+        one.queued(gavelJob(one, "A", 0), 50, 500);
+        List<Decision> ds = new GavelPackedPolicy().decide(one.snapshot());
+        assertThat(preempted(ds)).containsExactly("b");
+        assertThat(started(ds)).containsExactly("a");
+        assertThat(ds.get(0)).isInstanceOf(Decision.Preempt.class);
+        // with a sum of 1.6 the allocation packs b with a: b stays and a joins it
+        one.predict("A", "B", 0.8, 0.8, 0);
+        List<Decision> packed = new GavelPackedPolicy().decide(one.snapshot());
+        assertThat(preempted(packed)).isEmpty();
+        assertThat(Fixture.start(packed, "a").gpus()).containsExactly(0);
+        assertThat(f.cluster.gpuCount()).isEqualTo(2);
     }
 }

@@ -242,7 +242,7 @@ class SimulatorTest {
     @Test
     void noGpuIsOverItsMemoryUnlessACrashIsRecorded() {
         var sc = dev.tandem.sim.scenario.ScenarioFixtures.lucid(120, "batch", 3);
-        for (String policy : List.of("gandiva", "fifo-packed", "lucid", "tandem")) {
+        for (String policy : List.of("gandiva", "fifo-packed", "gavel-packed", "lucid", "tandem")) {
             List<String> overfull = new ArrayList<>();
             Policy inner = dev.tandem.core.policies.PolicyCatalog.create(policy);
             Policy watching = new Policy() {

@@ -35,10 +35,10 @@ class ResultsTest {
     void tandemBeatsFifoAndEveryPeerWithoutCrashes() {
         Scenario s = ScenarioFixtures.lucid(200, "batch", 1);
         Map<String, Metrics> m = new HashMap<>();
-        for (String p : List.of("fifo", "fifo-packed", "lucid", "gandiva", "tandem")) m.put(p, s.run(p, ProgressListener.NONE).metrics());
+        for (String p : List.of("fifo", "fifo-packed", "gavel-packed", "lucid", "gandiva", "tandem")) m.put(p, s.run(p, ProgressListener.NONE).metrics());
         double tandem = m.get("tandem").makespan_s();
         assertThat(m.get("fifo").makespan_s() / tandem).isGreaterThan(1.8);
-        for (String peer : List.of("fifo-packed", "lucid", "gandiva")) assertThat(tandem).as(peer).isLessThan(m.get(peer).makespan_s());
+        for (String peer : List.of("fifo-packed", "gavel-packed", "lucid", "gandiva")) assertThat(tandem).as(peer).isLessThan(m.get(peer).makespan_s());
         assertThat(m.get("tandem").oom_events()).isZero();
         assertThat(tandem).isLessThan(1.10 * s.lowerBound().makespanS());
     }

@@ -1,0 +1,247 @@
+package dev.tandem.core.policies;
+
+import dev.tandem.core.compat.PairPrediction;
+import dev.tandem.core.model.Job;
+import dev.tandem.core.model.WorkloadSignature;
+import dev.tandem.core.policy.ClusterView;
+import dev.tandem.core.policy.Decision;
+import dev.tandem.core.policy.PendingJob;
+import dev.tandem.core.policy.Policy;
+import dev.tandem.core.policy.RunningJob;
+import dev.tandem.core.policy.SchedulerSnapshot;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Gavel's FIFO with space sharing as its simulator runs it (Narayanan et al., OSDI'20, {@code fifo_packed}): the
+ * allocation is rebuilt from scratch at every decision, as Gavel recomputes it at every round. Every unfinished job,
+ * running or waiting, in submission order: the oldest get GPUs of their own while the cluster's GPU count lasts (FIFO:
+ * the first that does not fit ends this step); each later job, in order, is packed with the exclusive job of its gang
+ * size that gives the highest normalised throughput sum (each job's co-located speed over its solo speed, as the
+ * oracle predicts it), if that is at least {@code threshold} (1.5 in Gavel) and no other job was packed with it. The
+ * allocation is then carried out with as few moves as it allows: jobs outside it are suspended, jobs that share GPUs
+ * though both should run alone are separated (the newer moves), a packed job moves next to its partner; every stop
+ * and move costs the restart overhead of the world (Gavel's re-packing is free, see below).
+ *
+ * <p>Where it differs from Gavel: a higher priority goes first (Gavel has none); GPUs are placed (a gang on one node when it fits, through the world's placement
+ * rules), where Gavel counts workers per type; a job whose allocation cannot be placed (fragmented GPUs) waits for the
+ * next decision; one decision allocates the running jobs and the first {@link #WINDOW} waiting ones (Gavel all of
+ * them); Gavel's 360 s rounds are tandem's scheduling points (events and {@code --round}); moves cost the
+ * restart overhead; a heterogeneous cluster is one pool of GPUs. tandem's {@code fifo-packed} is the same rule
+ * without re-packing: it packs only the blocked head and never moves a running job.
+ */
+public final class GavelPackedPolicy implements Policy {
+    /** Higher priority first (tandem's queue rule; Gavel has no priorities), then submission. */
+    private static final Comparator<Job> ORDER = Comparator.comparingInt((Job j) -> -j.priority())
+            .thenComparing((a, b) -> a == b ? 0 : a.submittedAfter(b) ? 1 : -1);
+
+    private final double threshold;
+
+    public GavelPackedPolicy() { this(1.5); }
+
+    public GavelPackedPolicy(double threshold) { this.threshold = threshold; }
+
+    @Override public String name() { return "gavel-packed"; }
+
+    /** A pair can dissolve when a job ends although nothing waits (both then get GPUs of their own). */
+    @Override public boolean actsOnRunningJobs() { return true; }
+
+    /** The allocation depends only on which jobs there are and their order: time alone changes nothing. */
+    @Override public double wakeUpAt() { return Double.POSITIVE_INFINITY; }
+
+    /** Waiting jobs one decision allocates beyond the running ones (Gavel looks at all of them). */
+    static final int WINDOW = 4096;
+
+    /** The allocation of one decision: who runs alone, and who is packed with whom (guest id -> host, and the guest). */
+    record Allocation(List<Job> exclusive, Map<String, Job> hostOf, Map<String, Job> guests, Map<String, PairPrediction> prediction) {}
+
+    @Override public List<Decision> decide(SchedulerSnapshot s) {
+        if (s.queue().isEmpty() && s.running().stream().allMatch(r -> soleTenant(s, r))) return List.of(); // nothing to re-pack
+        return carryOut(s, allocate(s));
+    }
+
+    private static boolean onUsableGpus(SchedulerSnapshot s, Job job) {
+        for (int g : s.occupancy().gpusOf(job.id())) if (!s.occupancy().usable(g)) return false;
+        return true;
+    }
+
+    private static boolean soleTenant(SchedulerSnapshot s, RunningJob r) {
+        for (int g : r.gpus()) if (s.occupancy().jobsOn(g).size() != 1) return false;
+        return true;
+    }
+
+    /** Hosts of one workload and gang size, free to take a partner, oldest first. */
+    private record HostGroup(WorkloadSignature signature, int gpus, java.util.ArrayDeque<Job> free) {}
+
+    /** Gavel's allocation over the running jobs and the first {@link #WINDOW} waiting ones, in submission order. */
+    Allocation allocate(SchedulerSnapshot s) {
+        List<Job> jobs = new ArrayList<>();
+        for (RunningJob r : s.running()) jobs.add(r.job());
+        for (int i = 0; i < Math.min(WINDOW, s.queue().size()); i++) jobs.add(s.queue().get(i).job());
+        jobs.sort(ORDER);
+        int capacity = 0; // GPUs the scheduler can give out or holds: not those idle ones someone else's processes took
+        for (int g = 0; g < s.cluster().gpuCount(); g++) if (s.occupancy().usable(g) || !s.occupancy().jobsOn(g).isEmpty()) capacity++;
+        long smallestGpu = Long.MAX_VALUE;
+        for (var node : s.cluster().nodes()) for (var gpu : node.gpus()) smallestGpu = Math.min(smallestGpu, gpu.type().memoryMiB());
+        List<Job> exclusive = new ArrayList<>();
+        int next = 0;
+        for (; next < jobs.size() && jobs.get(next).gpus() <= capacity; next++) {
+            exclusive.add(jobs.get(next));
+            capacity -= jobs.get(next).gpus();
+        }
+        // hosts that agree on workload and gang size are interchangeable to a guest: one prediction per group, and the
+        // group's oldest free host, as a scan of the exclusive jobs in order would take the first of equally good ones
+        Map<WorkloadSignature, Map<Integer, HostGroup>> index = new HashMap<>();
+        List<HostGroup> groups = new ArrayList<>();
+        for (Job host : exclusive) {
+            if (!onUsableGpus(s, host)) continue; // it keeps running, but nobody joins it there
+            HostGroup g = index.computeIfAbsent(host.signature(), k -> new HashMap<>()).computeIfAbsent(host.gpus(), n -> {
+                HostGroup made = new HostGroup(host.signature(), n, new java.util.ArrayDeque<>());
+                groups.add(made);
+                return made;
+            });
+            g.free().add(host);
+        }
+        Map<String, Job> hostOf = new LinkedHashMap<>();
+        Map<String, Job> guests = new HashMap<>();
+        Map<String, PairPrediction> prediction = new HashMap<>();
+        int free = 0;
+        for (HostGroup g : groups) free += g.free().size();
+        for (int i = next; i < jobs.size() && free > 0; i++) {
+            Job guest = jobs.get(i);
+            long need = s.memoryRule().charged(s.memoryNeed(guest));
+            Job best = null;
+            PairPrediction bestPr = null;
+            for (HostGroup g : groups) {
+                if (g.gpus() != guest.gpus() || g.free().isEmpty()) continue;
+                Job host = g.free().peekFirst();
+                if (s.crashedTogether(guest, host) || need + s.memoryRule().charged(s.memoryNeed(host)) > smallestGpu) continue;
+                PairPrediction pr = s.predict(guest, host);
+                if (!pr.known() || pr.combined() < threshold) continue;
+                if (bestPr == null || pr.combined() > bestPr.combined() || (pr.combined() == bestPr.combined() && best.submittedAfter(host))) {
+                    best = host;
+                    bestPr = pr;
+                }
+            }
+            if (best == null) continue;
+            index.get(best.signature()).get(best.gpus()).free().pollFirst();
+            free--;
+            hostOf.put(guest.id(), best);
+            guests.put(guest.id(), guest);
+            prediction.put(guest.id(), bestPr);
+        }
+        return new Allocation(exclusive, hostOf, guests, prediction);
+    }
+
+    /**
+     * Decisions that turn the current placement into the allocation, each valid when the world applies it in order:
+     * first the stops (jobs outside the allocation, and packed jobs whose partner's GPUs are not free to join yet),
+     * then the separations, the moves next to a partner, the starts of exclusive jobs and the starts of packed ones.
+     */
+    private List<Decision> carryOut(SchedulerSnapshot s, Allocation a) {
+        ClusterView view = new ClusterView(s);
+        List<Decision> out = new ArrayList<>();
+        Set<String> exclusive = new HashSet<>();
+        for (Job j : a.exclusive()) exclusive.add(j.id());
+        Set<String> running = new HashSet<>();
+        for (RunningJob r : s.running()) running.add(r.id());
+        // 1. jobs the allocation leaves out
+        for (RunningJob r : s.running()) {
+            if (exclusive.contains(r.id()) || a.hostOf().containsKey(r.id())) continue;
+            view.remove(r.id());
+            out.add(new Decision.Preempt(r.id(), "gavel-packed: not in this round's allocation (older jobs hold the GPUs)"));
+        }
+        // 2. two jobs that should each run alone share GPUs: the newer moves to idle GPUs, or waits if there are none
+        for (Job j : a.exclusive()) {
+            if (!running.contains(j.id()) || view.gpusOf(j.id()).isEmpty()) continue;
+            for (Job other : view.occupants(view.gpusOf(j.id()).getFirst())) {
+                if (other.id().equals(j.id()) || !exclusive.contains(other.id()) || !other.submittedAfter(j)) continue;
+                view.remove(other.id());
+                Optional<List<Integer>> idle = view.findIdle(other);
+                if (idle.isPresent()) {
+                    view.place(other, idle.get());
+                    out.add(new Decision.Migrate(other.id(), idle.get(), "gavel-packed: re-packed to run alone on idle GPU(s) " + idle.get()));
+                } else {
+                    out.add(new Decision.Preempt(other.id(), "gavel-packed: re-packed to run alone; no idle GPUs for it yet"));
+                }
+                break;
+            }
+        }
+        // 3. packed jobs running away from their partner move to it when its GPUs are free to join, else stop for now
+        List<String> toJoin = new ArrayList<>();
+        Map<String, String> joinsGuest = new HashMap<>(); // waiting host -> the running guest it starts next to
+        for (Map.Entry<String, Job> e : a.hostOf().entrySet()) {
+            String guest = e.getKey();
+            Job host = e.getValue();
+            if (!running.contains(guest)) {
+                toJoin.add(guest);
+                continue;
+            }
+            List<Integer> hostGpus = view.gpusOf(host.id());
+            if (!hostGpus.isEmpty() && hostGpus.equals(view.gpusOf(guest))) continue; // already together
+            if (hostGpus.isEmpty() && !running.contains(host.id()) && alone(view, view.gpusOf(guest))) {
+                joinsGuest.put(host.id(), guest); // the pair forms where the guest runs: the host starts there
+                continue;
+            }
+            view.remove(guest);
+            if (!hostGpus.isEmpty() && joinable(view, hostGpus, a.guests().get(guest))) {
+                view.place(a.guests().get(guest), hostGpus);
+                out.add(new Decision.Migrate(guest, hostGpus, reason(a, guest, host)));
+            } else {
+                out.add(new Decision.Preempt(guest, "gavel-packed: re-packed with job " + host.id() + ", whose GPUs are not free to join yet"));
+                toJoin.add(guest);
+            }
+        }
+        // 4. exclusive jobs that wait start on idle GPUs, oldest first
+        for (Job j : a.exclusive()) {
+            if (running.contains(j.id())) continue;
+            String guest = joinsGuest.get(j.id());
+            if (guest != null) {
+                List<Integer> there = view.gpusOf(guest);
+                if (joinable(view, there, j)) {
+                    view.place(j, there);
+                    out.add(new Decision.Start(j.id(), there, String.format(Locale.ROOT, "gavel-packed: packed with %s, normalised throughput %.2f >= %.2f",
+                            guest, a.prediction().get(guest).combined(), threshold)));
+                    continue;
+                }
+            }
+            Optional<List<Integer>> idle = view.findIdle(j);
+            if (idle.isEmpty()) continue; // fragmented: the next decision tries again
+            view.place(j, idle.get());
+            out.add(new Decision.Start(j.id(), idle.get(), "gavel-packed: its own GPU(s) " + idle.get() + " (FIFO)"));
+        }
+        // 5. packed jobs join their partner
+        for (String guest : toJoin) {
+            Job host = a.hostOf().get(guest);
+            List<Integer> hostGpus = view.gpusOf(host.id());
+            if (hostGpus.isEmpty() || !joinable(view, hostGpus, a.guests().get(guest))) continue;
+            view.place(a.guests().get(guest), hostGpus);
+            out.add(new Decision.Start(guest, hostGpus, reason(a, guest, host)));
+        }
+        return out;
+    }
+
+    /** The host is alone on its GPUs and the guest's memory fits next to it. */
+    private static boolean joinable(ClusterView view, List<Integer> hostGpus, Job guest) {
+        return alone(view, hostGpus) && view.memoryFits(guest, hostGpus);
+    }
+
+    private static boolean alone(ClusterView view, List<Integer> gpus) {
+        for (int g : gpus) if (view.occupantCount(g) != 1) return false;
+        return true;
+    }
+
+    private String reason(Allocation a, String guest, Job host) {
+        return String.format(Locale.ROOT, "gavel-packed: packed with %s, normalised throughput %.2f >= %.2f", host.id(),
+                a.prediction().get(guest).combined(), threshold);
+    }
+}
