@@ -133,6 +133,41 @@ class SimulatedServeTest {
     }
 
     @Test
+    void aJobSubmittedWithoutItsLengthIsNotTakenForTheShortestJob() throws Exception {
+        // one GPU under srtf: a job that gave its length (1,300 s of work) has 300 s left when a job without one arrives.
+        // The newcomer is taken to need as long as it has run, at least 10 minutes: more than 300 s, so the running job
+        // keeps its GPU (seen as one iteration, it was the shortest job there is and suspended it at once)
+        long t0 = 1_767_225_600_000L;
+        dev.tandem.server.sched.VirtualClock clock = new dev.tandem.server.sched.VirtualClock(t0);
+        ServerConfig cfg = new ServerConfig(dir.resolve("state"), "127.0.0.1", 0, null, "srtf", Sharing.TIME_SLICING, 50,
+                new SchedulerConfig(100, 300_000, 60_000, 60_000, 3, 512), 2000, 64 * 1024, false, new ToolPath(dir.toString()),
+                "simulated", null, new SimulatedSettings("1x1:RTX3090-24GB", 1));
+        server = TandemServer.startInVirtualTime(cfg, clock);
+        TestApi api = new TestApi(server.url());
+        String admin = Files.readString(server.adminTokenFile()).strip();
+        JobProfile resnet = new ProfileStore(ProfileReader.read(DataSource.LUCID_PROFILES, 0)).find(RESNET).orElseThrow();
+        long known = api.submit(admin, job(RESNET, (long) (resnet.soloSpeed() * 1_300)));
+        server.step();
+        assertThat(api.state(admin, known)).isEqualTo("running");
+        clock.moveTo(t0 + 1_000_000);
+        long unknown = api.submit(admin, TestApi.json(Map.of("argv", List.of("train.py"),
+                "signature", Map.of("model", RESNET.model(), "dataset", RESNET.dataset(), "batch_size", RESNET.batchSize(), "amp", RESNET.amp()))));
+        server.step();
+        assertThat(api.state(admin, known)).isEqualTo("running");
+        assertThat(api.state(admin, unknown)).isEqualTo("pending");
+        while (!api.state(admin, known).equals("succeeded")) {
+            clock.moveTo(server.nextEventMillis());
+            server.step();
+        }
+        assertThat(states(api, admin, known)).doesNotContain("suspended");
+        while (api.state(admin, unknown).equals("pending")) {
+            clock.moveTo(server.nextEventMillis());
+            server.step();
+        }
+        assertThat(api.state(admin, unknown)).isEqualTo("running");
+    }
+
+    @Test
     void aWorkloadTheDataDoesNotKnowFailsWithTheReasonAndBadSettingsAreRefused() throws Exception {
         server = TandemServer.start(config("1x2:RTX3090-24GB", 3600));
         TestApi api = new TestApi(server.url());

@@ -54,7 +54,7 @@ final class ArrivalLoad {
             double submit = p.job().submitTime();
             latestSeen = Math.max(latestSeen, submit);
             if (submit == firstSubmit) continue; // the opening backlog
-            double work = s.soloSeconds(p.job(), p.remainingIterations()) * p.job().gpus(); // its whole length, as told, on arrival
+            double work = s.expectedSoloSeconds(p) * p.job().gpus(); // its whole length, as told, on arrival
             if (Double.isFinite(work)) add(submit, work);
         }
     }

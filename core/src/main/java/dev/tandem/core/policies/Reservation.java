@@ -81,7 +81,7 @@ final class Reservation {
      * backfilling), and returns them; the reserved GPUs stay held for everything else.
      */
     Optional<List<Integer>> backfill(SchedulerSnapshot s, ClusterView view, dev.tandem.core.policy.PendingJob p) {
-        if (jobId == null || isFor(p) || s.now() + s.soloSeconds(p.job(), p.remainingIterations()) > readyAt) return Optional.empty();
+        if (jobId == null || isFor(p) || s.now() + s.expectedSoloSeconds(p) > readyAt) return Optional.empty();
         // the caller found no idle GPUs for p: releasing the hold frees only reserved GPUs the hold alone is on, so
         // without one nothing changes (checked before the release and re-hold, which every waiting job would pay)
         boolean anyHeldAlone = false;
@@ -139,7 +139,7 @@ final class Reservation {
             Optional<RunningJob> r = s.occupancy().job(j.id());
             if (r.isEmpty()) return Double.POSITIVE_INFINITY; // placed this round or held: not draining soon
             double speed = Double.isNaN(r.get().observedSpeed()) || r.get().observedSpeed() <= 0 ? 1 : r.get().observedSpeed();
-            drain = Math.max(drain, s.soloSeconds(j, r.get().remainingIterations()) / speed);
+            drain = Math.max(drain, s.expectedSoloSeconds(r.get()) / speed);
         }
         return drain;
     }

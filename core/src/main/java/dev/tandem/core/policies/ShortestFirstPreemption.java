@@ -71,7 +71,7 @@ final class ShortestFirstPreemption {
         for (PendingJob q : waiting) {
             double waited = s.now() - q.queuedSince();
             if (waited < MIN_RUN_SECONDS) continue; // a suspension is worth its restart only after a wait this long
-            double remaining = s.soloSeconds(q.job(), q.remainingIterations());
+            double remaining = s.expectedSoloSeconds(q);
             if (!Double.isFinite(remaining) || waited < remaining || !view.gpusOf(q.id()).isEmpty()) continue; // not overdue, or paired
             overdue.add(new Overdue(q, remaining));
         }
@@ -100,7 +100,7 @@ final class ShortestFirstPreemption {
                 view.remove(r.id());
                 out.add(new Decision.Preempt(r.id(), String.format(Locale.ROOT,
                         "suspended for %s, which has waited %.0f s: %.0f s left against its %.0f s (shortest first)", q.id(),
-                        s.now() - q.queuedSince(), s.soloSeconds(r.job(), r.remainingIterations()), remaining)));
+                        s.now() - q.queuedSince(), s.expectedSoloSeconds(r), remaining)));
             }
             view.place(q.job(), room.get());
             for (int g : room.get()) gpus.occupy(g);
@@ -164,7 +164,7 @@ final class ShortestFirstPreemption {
         private void keepLongest() {
             longestKnown = true;
             double longest = 0;
-            for (RunningJob r : s.running()) longest = Math.max(longest, s.soloSeconds(r.job(), r.remainingIterations()));
+            for (RunningJob r : s.running()) if (r.lengthKnown()) longest = Math.max(longest, s.expectedSoloSeconds(r));
             if (longest >= workPerGpuSeconds) keepBeyondSeconds = Math.min(keepBeyondSeconds, Math.nextDown(longest));
         }
 
@@ -196,9 +196,11 @@ final class ShortestFirstPreemption {
             }
             for (int k = 0; k < on.size() && ok; k++) {
                 RunningJob r = on.get(k);
-                double left = s.soloSeconds(r.job(), r.remainingIterations());
-                if (!longestKnown && left >= workPerGpuSeconds) keepLongest();
-                if (s.now() - r.startedAt() < MIN_RUN_SECONDS || left > keepBeyondSeconds) ok = false;
+                double left = s.expectedSoloSeconds(r);
+                // the critical path and the job that ends last are judged by lengths: a job without one is on neither
+                boolean known = r.lengthKnown();
+                if (known && !longestKnown && left >= workPerGpuSeconds) keepLongest();
+                if (s.now() - r.startedAt() < MIN_RUN_SECONDS || (known && left > keepBeyondSeconds)) ok = false;
                 least = Math.min(least, left);
                 latest = Math.max(latest, r.job().submitTime());
             }

@@ -210,7 +210,7 @@ public final class TandemPolicy implements Policy {
             dev.tandem.core.policy.RunningJob mover = s.occupancy().job(partner.id())
                     .filter(p -> p.startedAt() > r.startedAt() || (p.startedAt() == r.startedAt() && p.job().submittedAfter(r.job())))
                     .orElse(r);
-            if (s.soloSeconds(mover.job(), mover.remainingIterations()) < MIN_SPREAD_SECONDS) continue;
+            if (s.expectedSoloSeconds(mover) < MIN_SPREAD_SECONDS) continue;
             Optional<List<Integer>> idle = view.findIdle(mover.job());
             if (idle.isEmpty()) continue;
             view.remove(mover.id());
@@ -265,8 +265,8 @@ public final class TandemPolicy implements Policy {
         // summing the unfinished work costs a profile look-up per job: like the plan's drift check, once per 300 s
         if (s.now() - workPerGpuAt >= WorkPrices.CHECK_SECONDS || s.now() < workPerGpuAt) {
             double gpuSeconds = 0;
-            for (PendingJob p : s.queue()) gpuSeconds += s.soloSeconds(p.job(), p.remainingIterations()) * p.job().gpus();
-            for (dev.tandem.core.policy.RunningJob r : s.running()) gpuSeconds += s.soloSeconds(r.job(), r.remainingIterations()) * r.job().gpus();
+            for (PendingJob p : s.queue()) gpuSeconds += s.expectedSoloSeconds(p) * p.job().gpus();
+            for (dev.tandem.core.policy.RunningJob r : s.running()) gpuSeconds += s.expectedSoloSeconds(r) * r.job().gpus();
             workPerGpu = gpuSeconds / s.cluster().gpuCount();
             workPerGpuAt = s.now();
         }
@@ -284,7 +284,7 @@ public final class TandemPolicy implements Policy {
         if (!price.isEmpty() && urgency(s, p) >= RESERVE_URGENCY) return MAX_DRAIN_SHARE * prices.horizon(s.now());
         if (cfg.objective() == Objective.MAKESPAN) return 0;
         double waited = s.now() - p.queuedSince();
-        return waited >= s.soloSeconds(p.job(), p.remainingIterations()) ? waited : 0;
+        return waited >= s.expectedSoloSeconds(p) ? waited : 0;
     }
 
     private boolean starving(SchedulerSnapshot s, PendingJob p) {
@@ -303,7 +303,8 @@ public final class TandemPolicy implements Policy {
         for (Job r : view.soleTenants()) {
             if (r.id().equals(Reservation.HOLD_ID)) continue;
             Optional<dev.tandem.core.policy.RunningJob> running = s.occupancy().job(r.id());
-            if (running.isPresent() && s.soloSeconds(r, running.get().remainingIterations()) > criticalAfter) continue;
+            // the critical path is judged by lengths: a job without one is not on it
+            if (running.isPresent() && running.get().lengthKnown() && s.expectedSoloSeconds(running.get()) > criticalAfter) continue;
             List<Integer> gpus = view.gpusOf(r.id());
             int g0 = gpus.get(0);
             // a lone job's GPUs hold only its own memory
@@ -324,7 +325,7 @@ public final class TandemPolicy implements Policy {
         int position = 0;
         for (PendingJob q : waiting) {
             if (starvingWaits && !starving(s, q)) break;
-            if (s.soloSeconds(q.job(), q.remainingIterations()) > criticalAfter) { position++; continue; }
+            if (q.lengthKnown() && s.expectedSoloSeconds(q) > criticalAfter) { position++; continue; }
             Integer n = perSize.get(q.job().gpus());
             if (n != null && n < cfg.window()) {
                 perSize.put(q.job().gpus(), n + 1);
@@ -465,11 +466,12 @@ public final class TandemPolicy implements Policy {
         return value - cfg.uncertaintyWeight() * u;
     }
 
-    /** The share of the plan's remaining horizon a queued job needs alone (1 = it must start now). */
+    /** The share of the plan's remaining horizon a queued job needs alone (1 = it must start now); 0 without a length. */
     private double urgency(SchedulerSnapshot s, PendingJob q) {
+        if (!q.lengthKnown()) return 0;
         double h = prices.horizon(s.now());
         if (!(h > 0)) return 1;
-        return Math.min(1, s.soloSeconds(q.job(), q.remainingIterations()) / h);
+        return Math.min(1, s.expectedSoloSeconds(q) / h);
     }
 
     /** The cautious speeds at which this policy would let two jobs share GPUs, or empty where it would not. */

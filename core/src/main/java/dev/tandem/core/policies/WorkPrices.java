@@ -89,9 +89,9 @@ final class WorkPrices {
         List<PendingJob> queue = s.queue();
         for (int i = 0; i < Math.min(PLAN_LIMIT, queue.size()); i++) {
             PendingJob p = queue.get(i);
-            total += add(work, sample, p.job(), s.soloSeconds(p.job(), p.remainingIterations()));
+            total += add(work, sample, p.job(), s.expectedSoloSeconds(p));
         }
-        for (RunningJob r : s.running()) total += add(work, sample, r.job(), s.soloSeconds(r.job(), r.remainingIterations()));
+        for (RunningJob r : s.running()) total += add(work, sample, r.job(), s.expectedSoloSeconds(r));
         boolean drifted = Double.isNaN(plannedWork) || Math.abs(total - plannedWork) > DRIFT * plannedWork
                 || !prices.keySet().containsAll(work.keySet());
         if (drifted) {

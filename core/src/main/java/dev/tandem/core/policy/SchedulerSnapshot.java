@@ -119,6 +119,33 @@ public final class SchedulerSnapshot {
         return p == null ? Double.POSITIVE_INFINITY : iterations / p.soloSpeed();
     }
 
+    /**
+     * What a job of unknown length is expected to need at least, before it has run: a job that ran less is taken to
+     * need this much more (the shortest run worth a suspension, see tandem's shortest-first rule).
+     */
+    public static final double UNKNOWN_LENGTH_FLOOR_SECONDS = 600;
+
+    /**
+     * The solo seconds a waiting job still needs as far as a policy can tell: its remaining iterations at its solo
+     * speed when the world knows its length; without one, as long as it has already run (at least
+     * {@link #UNKNOWN_LENGTH_FLOOR_SECONDS}). Job lengths in GPU clusters are heavy-tailed, so a job that has run long
+     * is likely to run long still: shortest expected first then becomes least attained service first, the rule
+     * Tiresias applies for want of lengths. +infinity without a profile, as {@link #soloSeconds}.
+     */
+    public double expectedSoloSeconds(PendingJob p) {
+        return p.lengthKnown() ? soloSeconds(p.job(), p.remainingIterations()) : byAttainedService(p.job(), p.attainedGpuSeconds());
+    }
+
+    /** As {@link #expectedSoloSeconds(PendingJob)}, for a running job. */
+    public double expectedSoloSeconds(RunningJob r) {
+        return r.lengthKnown() ? soloSeconds(r.job(), r.remainingIterations()) : byAttainedService(r.job(), r.attainedGpuSeconds());
+    }
+
+    private double byAttainedService(Job job, double attainedGpuSeconds) {
+        if (profiles.orNull(job.signature()) == null) return Double.POSITIVE_INFINITY;
+        return Math.max(attainedGpuSeconds / job.gpus(), UNKNOWN_LENGTH_FLOOR_SECONDS);
+    }
+
     /** Device memory the policy should budget for this job per GPU. */
     public long memoryNeed(Job job) {
         long est = memoryEstimates.getOrDefault(job.signature(), 0L);

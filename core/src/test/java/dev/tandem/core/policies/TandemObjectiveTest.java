@@ -1,7 +1,9 @@
 package dev.tandem.core.policies;
 
 import dev.tandem.core.model.WorkloadSignature;
+import dev.tandem.core.model.Job;
 import dev.tandem.core.policy.Decision;
+import dev.tandem.core.policy.PendingJob;
 import dev.tandem.core.policy.RunningJob;
 import org.junit.jupiter.api.Test;
 
@@ -187,6 +189,37 @@ class TandemObjectiveTest {
         List<Decision> ds = policy(Objective.BALANCED).decide(f.snapshot());
         assertThat(started(ds)).containsExactly("short");
         assertThat(preempted(ds)).hasSize(1).allMatch(id -> id.startsWith("run"));
+    }
+
+    @Test
+    void withoutLengthsAJobIsExpectedToRunAsLongAsItHasRunAndTheLeastServedGoFirst() {
+        // one GPU, no job's length known. "old" (submitted at 0) has run 5,000 s; "new" (submitted at 4,300 s, never
+        // run) has waited 700 s. Expected: "new" 600 s (the floor), "old" 5,000 s, over twice as much: "new" is overdue
+        // (waited 700 >= 600) and "old" is suspended for it, least attained service first
+        Fixture f = new Fixture(1, 1, 24576);
+        WorkloadSignature a = f.profile("A", 50, 2000), b = f.profile("B", 50, 2000);
+        f.now = 5_000;
+        Job old = f.job("old", a, 1, 1e6, 0);
+        f.running.add(new RunningJob(old, List.of(0), 0, 0, 42, 5_000, Double.NaN, false));
+        f.queue.add(new PendingJob(f.job("new", b, 1, 1e6, 4_300), 4_300, 0, 42, 0, false));
+        var snapshot = f.snapshot();
+        assertThat(snapshot.expectedSoloSeconds(snapshot.queue().get(0))).isEqualTo(600);
+        assertThat(snapshot.expectedSoloSeconds(snapshot.running().get(0))).isEqualTo(5_000);
+        List<Decision> ds = policy(Objective.BALANCED).decide(snapshot);
+        assertThat(preempted(ds)).containsExactly("old");
+        assertThat(started(ds)).containsExactly("new");
+        // "old" has run only 1,000 s: expected 1,000 s, less than twice 600 s: it keeps the GPU
+        Fixture g = new Fixture(1, 1, 24576);
+        WorkloadSignature a2 = g.profile("A", 50, 2000), b2 = g.profile("B", 50, 2000);
+        g.now = 5_000;
+        g.running.add(new RunningJob(g.job("old", a2, 1, 1e6, 0), List.of(0), 4_000, 4_000, 42, 1_000, Double.NaN, false));
+        g.queue.add(new PendingJob(g.job("new", b2, 1, 1e6, 4_300), 4_300, 0, 42, 0, false));
+        assertThat(policy(Objective.BALANCED).decide(g.snapshot())).isEmpty();
+        // a known length is taken as it is: 42 iterations at 10/s
+        Fixture k = new Fixture(1, 1, 24576);
+        WorkloadSignature a3 = k.profile("A", 50, 2000);
+        k.queued(k.job("known", a3, 1, 4.2, 0));
+        assertThat(k.snapshot().expectedSoloSeconds(k.snapshot().queue().get(0))).isCloseTo(4.2, org.assertj.core.data.Offset.offset(1e-9));
     }
 
     @Test

@@ -40,7 +40,10 @@ final class SnapshotBuilder {
         Viewed v = views.get(r.id());
         if (v == null || v.record() != r || v.learned() != ctx.learned.version()) {
             Job j = ctx.job(r);
-            v = new Viewed(r, ctx.learned.version(), new PendingJob(j, r.queuedAt() / 1000.0, r.attainedGpuMs() / 1000.0, remaining(r, j) + resumeWork(r), r.attempts()));
+            double attained = r.attainedGpuMs() / 1000.0;
+            boolean known = r.iterations() != null;
+            double remaining = known ? remaining(r, j) + resumeWork(r) : guess(r, attained);
+            v = new Viewed(r, ctx.learned.version(), new PendingJob(j, r.queuedAt() / 1000.0, attained, remaining, r.attempts(), known));
         }
         nextViews.put(r.id(), v);
         return v.pending();
@@ -67,8 +70,9 @@ final class SnapshotBuilder {
             if (r == null) continue;
             Job j = ctx.job(r);
             double attained = r.attainedGpuMs() / 1000.0 + run.gpus.size() * (now - run.startedAt) / 1000.0;
-            double left = Math.max(1, j.totalIterations() - Math.max(0, run.meter.lastIteration()));
-            running.add(new RunningJob(j, run.gpus, run.startedAt / 1000.0, run.placedAt / 1000.0, left, attained, run.observed));
+            boolean known = r.iterations() != null;
+            double left = known ? Math.max(1, j.totalIterations() - Math.max(0, run.meter.lastIteration())) : guess(r, attained);
+            running.add(new RunningJob(j, run.gpus, run.startedAt / 1000.0, run.placedAt / 1000.0, left, attained, run.observed, known));
         }
         // in the order they took their current neighbours, as the simulator keeps them: a policy that takes the first of
         // equally good hosts then takes the same one in both worlds
@@ -94,6 +98,17 @@ final class SnapshotBuilder {
         double overhead = ctx.executor.resumeOverheadSeconds();
         if (overhead <= 0 || r.attempts() == 0) return 0;
         return ctx.learned.profile(r.signature()).map(p -> overhead * p.soloSpeed()).orElse(0.0);
+    }
+
+    /**
+     * The iterations a job submitted without its length is taken to have left, for policies that read a number: as
+     * many as it has run so far (at least {@link SchedulerSnapshot#UNKNOWN_LENGTH_FLOOR_SECONDS}) at its solo speed,
+     * the estimate {@link SchedulerSnapshot#expectedSoloSeconds} makes of it. (One iteration, as before, put every such
+     * job first in line under every shortest-first policy, and let it suspend jobs whose owners gave their lengths.)
+     */
+    private double guess(JobRecord r, double attainedGpuSeconds) {
+        double seconds = Math.max(attainedGpuSeconds / r.gpus(), SchedulerSnapshot.UNKNOWN_LENGTH_FLOOR_SECONDS);
+        return ctx.learned.profile(r.signature()).map(p -> seconds * p.soloSpeed()).orElse(1.0);
     }
 
     private static double remaining(JobRecord r, Job j) {

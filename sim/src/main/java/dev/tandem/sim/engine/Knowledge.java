@@ -27,6 +27,12 @@ public record Knowledge(Kind kind, double sigma) {
 
     public static Knowledge noisy(double sigma) { return new Knowledge(Kind.NOISY, sigma); }
 
+    /**
+     * Whether policies are told that each job has a length (exact or estimated): with {@code none} the remaining work
+     * they see is the workload's mean, and they are told it is a guess (see {@code SchedulerSnapshot.expectedSoloSeconds}).
+     */
+    public boolean lengthKnown() { return kind != Kind.NONE; }
+
     /** {@code exact}, {@code none} or {@code noisy:SIGMA} (e.g. noisy:1). */
     public static Knowledge parse(String text) {
         String t = text.strip().toLowerCase(Locale.ROOT);

@@ -296,7 +296,7 @@ public final class Simulator {
         private void enqueue(JobState js) {
             js.status = Status.QUEUED;
             js.queuedSince = clock;
-            js.pending = new PendingJob(js.job, clock, js.attained, seenRemaining(js, js.done), js.restarts);
+            js.pending = new PendingJob(js.job, clock, js.attained, seenRemaining(js, js.done), js.restarts, cfg.knowledge().lengthKnown());
             // arrivals come in submission order: most go to the tail without a search
             int at = queue.isEmpty() || queueOrder.compare(queue.get(queue.size() - 1), js.pending) < 0 ? queue.size()
                     : Collections.binarySearch(queue, js.pending, queueOrder);
@@ -351,7 +351,7 @@ public final class Simulator {
             double remaining = seenRemaining(r, r.done + r.rate * (clock - r.lastUpdate));
             double attained = r.attained + r.gpus.length * (clock - r.lastUpdate);
             double observed = r.observed ? r.rate / r.profile.soloSpeed() : Double.NaN;
-            return new RunningJob(r.job, r.gpuList, r.startedAt, r.placedAt, remaining, attained, observed);
+            return new RunningJob(r.job, r.gpuList, r.startedAt, r.placedAt, remaining, attained, observed, cfg.knowledge().lengthKnown());
         }
 
         /** The simulator's own occupancy indexes, kept up to date as jobs start and stop. */
