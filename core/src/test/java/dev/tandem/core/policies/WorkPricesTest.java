@@ -62,4 +62,36 @@ class WorkPricesTest {
         f.queued(new dev.tandem.core.model.Job("new", "u", 0, 1, new WorkloadSignature("New", "d", 32, false), 100, 100, 0));
         assertThat(prices().prices(f.snapshot()).keySet()).containsExactly(new WorkPrices.Group(a, 1));
     }
+
+    @Test
+    void jobsWithoutALengthCountAsTheirFloorSoTheirGrowingServiceDoesNotLookLikeDrift() {
+        // two GPUs run jobs of unknown length; ten wait. Their estimates grow with the service they receive (as long as
+        // they have run); the plan counts each at the 600 s floor, so hours of service later it is not re-solved
+        Fixture f = new Fixture(1, 2, 24576);
+        WorkloadSignature a = f.profile("A", 20, 1000), b = f.profile("B", 90, 1000);
+        f.predict("A", "B", 0.8, 0.7, 0);
+        for (int i = 0; i < 10; i++) f.queue.add(new dev.tandem.core.policy.PendingJob(f.job("q" + i, i % 2 == 0 ? a : b, 1, 1e6, 0), 0, 0, 42, 0, false));
+        WorkPrices w = prices();
+        for (int round = 0; round < 5; round++) {
+            f.running.clear();
+            double ran = round * 4 * WorkPrices.MIN_REPLAN_SECONDS;
+            f.running.add(new dev.tandem.core.policy.RunningJob(f.job("r0", a, 1, 1e6, 0), java.util.List.of(0), 0, 0, 42, ran, Double.NaN, false));
+            f.running.add(new dev.tandem.core.policy.RunningJob(f.job("r1", b, 1, 1e6, 0), java.util.List.of(1), 0, 0, 42, ran, Double.NaN, false));
+            f.now = ran;
+            w.prices(f.snapshot());
+        }
+        assertThat(w.solves()).isEqualTo(1);
+        // counted by their estimates instead, the same rounds re-plan each time (the attained service doubles and more)
+        WorkPrices known = prices();
+        for (int round = 0; round < 5; round++) {
+            f.running.clear();
+            f.queue.replaceAll(p -> new dev.tandem.core.policy.PendingJob(p.job(), 0, 0, 42, 0, true));
+            double ran = round * 4 * WorkPrices.MIN_REPLAN_SECONDS;
+            f.running.add(new dev.tandem.core.policy.RunningJob(f.job("r0", a, 1, 1e6, 0), java.util.List.of(0), 0, 0, 10 * (1e5 + ran), ran, Double.NaN));
+            f.running.add(new dev.tandem.core.policy.RunningJob(f.job("r1", b, 1, 1e6, 0), java.util.List.of(1), 0, 0, 10 * (1e5 + ran), ran, Double.NaN));
+            f.now = ran;
+            known.prices(f.snapshot());
+        }
+        assertThat(known.solves()).isGreaterThan(1);
+    }
 }
