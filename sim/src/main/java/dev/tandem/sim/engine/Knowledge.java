@@ -33,6 +33,19 @@ public record Knowledge(Kind kind, double sigma) {
      */
     public boolean lengthKnown() { return kind != Kind.NONE; }
 
+    /**
+     * Whether policies are told a job's length, having done {@code done} of its {@code total} iterations: not with
+     * {@code none}, nor with {@code noisy} once the job has outrun its estimate (a scheduler then sees that the declared
+     * length was wrong, and the 5% it shows left is a placeholder, not an estimate).
+     */
+    boolean lengthKnown(double total, double done, double factor) {
+        return switch (kind) {
+            case EXACT -> true;
+            case NONE -> false;
+            case NOISY -> done < factor * total;
+        };
+    }
+
     /** {@code exact}, {@code none} or {@code noisy:SIGMA} (e.g. noisy:1). */
     public static Knowledge parse(String text) {
         String t = text.strip().toLowerCase(Locale.ROOT);

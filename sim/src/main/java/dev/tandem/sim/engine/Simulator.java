@@ -296,7 +296,7 @@ public final class Simulator {
         private void enqueue(JobState js) {
             js.status = Status.QUEUED;
             js.queuedSince = clock;
-            js.pending = new PendingJob(js.job, clock, js.attained, seenRemaining(js, js.done), js.restarts, cfg.knowledge().lengthKnown());
+            js.pending = new PendingJob(js.job, clock, js.attained, seenRemaining(js, js.done), js.restarts, lengthKnown(js, js.done));
             // arrivals come in submission order: most go to the tail without a search
             int at = queue.isEmpty() || queueOrder.compare(queue.get(queue.size() - 1), js.pending) < 0 ? queue.size()
                     : Collections.binarySearch(queue, js.pending, queueOrder);
@@ -346,12 +346,18 @@ public final class Simulator {
             return cfg.knowledge().seenRemaining(js.job.totalIterations(), done, js.extraWork, js.lengthFactor, meanSoloSeconds, js.profile.soloSpeed());
         }
 
+        /** Whether the policies are told the job's length (see {@link Knowledge#lengthKnown(double, double, double)}). */
+        private boolean lengthKnown(JobState js, double done) {
+            return cfg.knowledge().lengthKnown(js.job.totalIterations(), done, js.lengthFactor);
+        }
+
         /** The policy's view of a running job, as of now. */
         private RunningJob view(JobState r) {
-            double remaining = seenRemaining(r, r.done + r.rate * (clock - r.lastUpdate));
+            double done = r.done + r.rate * (clock - r.lastUpdate);
+            double remaining = seenRemaining(r, done);
             double attained = r.attained + r.gpus.length * (clock - r.lastUpdate);
             double observed = r.observed ? r.rate / r.profile.soloSpeed() : Double.NaN;
-            return new RunningJob(r.job, r.gpuList, r.startedAt, r.placedAt, remaining, attained, observed, cfg.knowledge().lengthKnown());
+            return new RunningJob(r.job, r.gpuList, r.startedAt, r.placedAt, remaining, attained, observed, lengthKnown(r, done));
         }
 
         /** The simulator's own occupancy indexes, kept up to date as jobs start and stop. */

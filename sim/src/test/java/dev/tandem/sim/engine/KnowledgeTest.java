@@ -75,6 +75,37 @@ class KnowledgeTest {
     }
 
     @Test
+    void aLengthIsKnownUntilTheJobOutrunsItsEstimate() {
+        // exact: always; none: never; noisy: while the job has done less than its estimate (factor x total)
+        assertThat(Knowledge.EXACT.lengthKnown(1000, 5000, 1)).isTrue();
+        assertThat(Knowledge.NONE.lengthKnown(1000, 0, 1)).isFalse();
+        Knowledge noisy = Knowledge.noisy(1);
+        assertThat(noisy.lengthKnown(1000, 0, 0.5)).isTrue();
+        assertThat(noisy.lengthKnown(1000, 499, 0.5)).isTrue();
+        assertThat(noisy.lengthKnown(1000, 500, 0.5)).as("estimate of 500 used up").isFalse();
+        assertThat(noisy.lengthKnown(1000, 900, 2)).isTrue();
+        // the policies see it: a job whose estimate is half its work is shown with a known length at first, and without
+        // one once it has run past the estimate (it is then ranked by the service it had, see expectedSoloSeconds)
+        Cluster c = Cluster.homogeneous(1, 1, new GpuType("T", 24576), 8, 1 << 16);
+        List<Job> jobs = new ArrayList<>();
+        for (int i = 0; i < 40; i++) jobs.add(new Job("j" + i, "u", 0, 1, SimulatorTest.A, 1000.0 * (i + 1), 1000, 0));
+        Map<Boolean, Integer> views = new HashMap<>(Map.of(true, 0, false, 0));
+        Policy watching = new Policy() {
+            final FifoPolicy fifo = new FifoPolicy();
+            @Override public String name() { return "watching"; }
+            @Override public boolean actsOnRunningJobs() { return true; }
+            @Override public List<Decision> decide(SchedulerSnapshot s) {
+                for (var r : s.running()) views.merge(r.lengthKnown(), 1, Integer::sum);
+                return fifo.decide(s);
+            }
+        };
+        SimConfig cfg = new SimConfig(300, 60, 30, 0, new MemoryRule(0)).withKnowledge(noisy, 1);
+        new Simulator(cfg, c, SimulatorTest.profiles(1000, 1000), SimulatorTest.truth(0.8, 0.6)).run(jobs, watching, null);
+        assertThat(views.get(true)).isPositive();
+        assertThat(views.get(false)).as("some job outran its estimate while watched").isPositive();
+    }
+
+    @Test
     void parsesAndRefuses() {
         assertThat(Knowledge.parse("exact")).isEqualTo(Knowledge.EXACT);
         assertThat(Knowledge.parse(" NONE ")).isEqualTo(Knowledge.NONE);
