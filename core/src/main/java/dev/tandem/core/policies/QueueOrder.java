@@ -16,7 +16,8 @@ import java.util.TreeSet;
 
 /**
  * The queued jobs one round of tandem's policy considers, in the order it serves them, for an {@link Objective}.
- * Jobs that waited longer than the starvation bound always come first, oldest first.
+ * Jobs that waited longer than the starvation bound come first, oldest first, filling at most half of the round
+ * (with the makespan objective, all of it).
  *
  * <p>Only {@link #WINDOW} queued jobs are considered: all of a shorter queue, else the oldest and the newest half
  * each (the queue is in submission order); jobs in between wait until they reach the head or starve. Ordering
@@ -100,7 +101,8 @@ final class QueueOrder {
     }
 
     /**
-     * Starving (oldest first), then urgent (longest first: the earliest latest start), then the rest shortest first.
+     * Starving (oldest first, at most half of {@code limit}), then urgent (longest first: the earliest latest start), then
+     * the rest shortest first.
      * The window is the oldest and the newest {@code WINDOW / 2} jobs of a longer queue: shortest first serves new short
      * jobs on arrival, the oldest half keeps the head moving (and starving jobs in view).
      */
@@ -110,7 +112,10 @@ final class QueueOrder {
         if (j == null || j != journal || !follow(s)) rescan(s, j);
         lastSize = s.queue().size();
         List<PendingJob> ordered = new ArrayList<>(Math.min(limit, byJob.size()));
-        for (PendingJob p : starving(s, limit, starvationSeconds)) ordered.add(p);
+        // starving jobs fill at most half of the round: under a long overload they are many, and taking the whole round
+        // kept the short jobs out of view until they starved too (Philly without lengths: short jobs waited 96 h on
+        // average, mean JCT 93.3 h; with half, 66.3 h; with exact lengths 14.5 -> 13.0 h)
+        for (PendingJob p : starving(s, limit / 2, starvationSeconds)) ordered.add(p);
         if (ordered.size() == limit) return ordered;
         boolean onePriority = priorities.size() <= 1;
         int widest = s.cluster().maxGpusPerNode();

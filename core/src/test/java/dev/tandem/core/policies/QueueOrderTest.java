@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -108,5 +109,20 @@ class QueueOrderTest {
         SchedulerSnapshot s = f.snapshot();
         return new SchedulerSnapshot(now, s.cluster(), Collections.unmodifiableList(queue), List.of(), s.profiles(), s.compatibility(),
                 s.memoryRule(), Map.of(), Set.of());
+    }
+
+    @Test void starvingJobsTakeAtMostHalfOfTheRound() {
+        // 20 jobs past the starvation bound (long ones), then 20 short ones that have not waited long: a round of 16 gets
+        // the 8 that waited longest, then the 8 shortest; with the makespan objective the starving ones keep it all
+        Fixture f = new Fixture(1, 1, 24576);
+        var a = f.profile("A", 50, 1000);
+        f.now = 100_000;
+        for (int i = 0; i < 20; i++) f.queued(f.job(Integer.toString(i), a, 1, 10_000 + i, i), i, 0);
+        for (int i = 20; i < 40; i++) f.queued(f.job(Integer.toString(i), a, 1, 100 + (40 - i), 90_000 + i), 90_000 + i, 0);
+        List<PendingJob> round = new QueueOrder().select(f.snapshot(), Objective.BALANCED, 16, STARVATION, Double.NaN, 0.5);
+        assertThat(round).extracting(PendingJob::id).containsExactly("0", "1", "2", "3", "4", "5", "6", "7",
+                "39", "38", "37", "36", "35", "34", "33", "32");
+        List<PendingJob> makespan = new QueueOrder().select(f.snapshot(), Objective.MAKESPAN, 16, STARVATION, Double.NaN, 0.5);
+        assertThat(makespan).extracting(PendingJob::id).allMatch(id -> Integer.parseInt(id) < 20);
     }
 }
