@@ -41,7 +41,7 @@ import java.util.concurrent.TimeUnit;
 @Measurement(iterations = 5, time = 2)
 @Fork(1)
 public class PolicyDecisionBenchmark {
-    @Param({"fifo", "sjf", "srtf", "tiresias", "fifo-packed", "lucid", "gandiva", "tandem"})
+    @Param({"fifo", "sjf", "srtf", "tiresias", "fifo-packed", "gavel-packed", "lucid", "gandiva", "tandem"})
     public String policy;
 
     private Scenario scenario;

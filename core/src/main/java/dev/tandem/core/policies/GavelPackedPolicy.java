@@ -5,7 +5,6 @@ import dev.tandem.core.model.Job;
 import dev.tandem.core.model.WorkloadSignature;
 import dev.tandem.core.policy.ClusterView;
 import dev.tandem.core.policy.Decision;
-import dev.tandem.core.policy.PendingJob;
 import dev.tandem.core.policy.Policy;
 import dev.tandem.core.policy.RunningJob;
 import dev.tandem.core.policy.SchedulerSnapshot;
@@ -13,10 +12,7 @@ import dev.tandem.core.policy.SchedulerSnapshot;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -61,8 +57,19 @@ public final class GavelPackedPolicy implements Policy {
     /** Waiting jobs one decision allocates beyond the running ones (Gavel looks at all of them). */
     static final int WINDOW = 4096;
 
-    /** The allocation of one decision: who runs alone, and who is packed with whom (guest id -> host, and the guest). */
-    record Allocation(List<Job> exclusive, Map<String, Job> hostOf, Map<String, Job> guests, Map<String, PairPrediction> prediction) {}
+    /** A job packed with an exclusive one, and the oracle's answer for the pair. */
+    record Packed(Job guest, Job host, PairPrediction prediction) {}
+
+    /**
+     * The allocation of one decision: who runs alone (in order), who is packed with whom (in order, and by guest), and
+     * which of the jobs ran when it was made. Sets and maps of the snapshot's own Job objects, by identity: a decision
+     * may allocate thousands of jobs, and hashing their ids was a tenth of what one allocated.
+     */
+    record Allocation(List<Job> exclusive, Set<Job> isExclusive, List<Packed> packed, Map<Job, Packed> packedBy, Set<Job> running) {}
+
+    private static <T> Set<T> identitySet(int expected) {
+        return java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>(expected));
+    }
 
     @Override public List<Decision> decide(SchedulerSnapshot s) {
         if (s.queue().isEmpty() && s.running().stream().allMatch(r -> soleTenant(s, r))) return List.of(); // nothing to re-pack
@@ -70,6 +77,7 @@ public final class GavelPackedPolicy implements Policy {
     }
 
     private static boolean onUsableGpus(SchedulerSnapshot s, Job job) {
+        if (s.unusableGpus().isEmpty()) return true;
         for (int g : s.occupancy().gpusOf(job.id())) if (!s.occupancy().usable(g)) return false;
         return true;
     }
@@ -84,9 +92,14 @@ public final class GavelPackedPolicy implements Policy {
 
     /** Gavel's allocation over the running jobs and the first {@link #WINDOW} waiting ones, in submission order. */
     Allocation allocate(SchedulerSnapshot s) {
-        List<Job> jobs = new ArrayList<>();
-        for (RunningJob r : s.running()) jobs.add(r.job());
-        for (int i = 0; i < Math.min(WINDOW, s.queue().size()); i++) jobs.add(s.queue().get(i).job());
+        int window = Math.min(WINDOW, s.queue().size());
+        List<Job> jobs = new ArrayList<>(s.running().size() + window);
+        Set<Job> running = identitySet(s.running().size());
+        for (RunningJob r : s.running()) {
+            jobs.add(r.job());
+            running.add(r.job());
+        }
+        for (int i = 0; i < window; i++) jobs.add(s.queue().get(i).job());
         jobs.sort(ORDER);
         int capacity = 0; // GPUs the scheduler can give out or holds: not those idle ones someone else's processes took
         for (int g = 0; g < s.cluster().gpuCount(); g++) if (s.occupancy().usable(g) || !s.occupancy().jobsOn(g).isEmpty()) capacity++;
@@ -104,16 +117,17 @@ public final class GavelPackedPolicy implements Policy {
         List<HostGroup> groups = new ArrayList<>();
         for (Job host : exclusive) {
             if (!onUsableGpus(s, host)) continue; // it keeps running, but nobody joins it there
-            HostGroup g = index.computeIfAbsent(host.signature(), k -> new HashMap<>()).computeIfAbsent(host.gpus(), n -> {
-                HostGroup made = new HostGroup(host.signature(), n, new java.util.ArrayDeque<>());
-                groups.add(made);
-                return made;
-            });
+            Map<Integer, HostGroup> bySize = index.get(host.signature());
+            if (bySize == null) index.put(host.signature(), bySize = new HashMap<>());
+            HostGroup g = bySize.get(host.gpus());
+            if (g == null) {
+                bySize.put(host.gpus(), g = new HostGroup(host.signature(), host.gpus(), new java.util.ArrayDeque<>()));
+                groups.add(g);
+            }
             g.free().add(host);
         }
-        Map<String, Job> hostOf = new LinkedHashMap<>();
-        Map<String, Job> guests = new HashMap<>();
-        Map<String, PairPrediction> prediction = new HashMap<>();
+        List<Packed> packed = new ArrayList<>();
+        Map<Job, Packed> packedBy = new java.util.IdentityHashMap<>();
         int free = 0;
         for (HostGroup g : groups) free += g.free().size();
         for (int i = next; i < jobs.size() && free > 0; i++) {
@@ -135,11 +149,13 @@ public final class GavelPackedPolicy implements Policy {
             if (best == null) continue;
             index.get(best.signature()).get(best.gpus()).free().pollFirst();
             free--;
-            hostOf.put(guest.id(), best);
-            guests.put(guest.id(), guest);
-            prediction.put(guest.id(), bestPr);
+            Packed pk = new Packed(guest, best, bestPr);
+            packed.add(pk);
+            packedBy.put(guest, pk);
         }
-        return new Allocation(exclusive, hostOf, guests, prediction);
+        Set<Job> isExclusive = identitySet(exclusive.size());
+        isExclusive.addAll(exclusive);
+        return new Allocation(exclusive, isExclusive, packed, packedBy, running);
     }
 
     /**
@@ -150,21 +166,18 @@ public final class GavelPackedPolicy implements Policy {
     private List<Decision> carryOut(SchedulerSnapshot s, Allocation a) {
         ClusterView view = new ClusterView(s);
         List<Decision> out = new ArrayList<>();
-        Set<String> exclusive = new HashSet<>();
-        for (Job j : a.exclusive()) exclusive.add(j.id());
-        Set<String> running = new HashSet<>();
-        for (RunningJob r : s.running()) running.add(r.id());
+        Set<Job> exclusive = a.isExclusive(), running = a.running();
         // 1. jobs the allocation leaves out
         for (RunningJob r : s.running()) {
-            if (exclusive.contains(r.id()) || a.hostOf().containsKey(r.id())) continue;
+            if (exclusive.contains(r.job()) || a.packedBy().containsKey(r.job())) continue;
             view.remove(r.id());
             out.add(new Decision.Preempt(r.id(), "gavel-packed: not in this round's allocation (older jobs hold the GPUs)"));
         }
         // 2. two jobs that should each run alone share GPUs: the newer moves to idle GPUs, or waits if there are none
         for (Job j : a.exclusive()) {
-            if (!running.contains(j.id()) || view.gpusOf(j.id()).isEmpty()) continue;
+            if (!running.contains(j) || view.gpusOf(j.id()).isEmpty()) continue;
             for (Job other : view.occupants(view.gpusOf(j.id()).getFirst())) {
-                if (other.id().equals(j.id()) || !exclusive.contains(other.id()) || !other.submittedAfter(j)) continue;
+                if (other == j || !exclusive.contains(other) || !other.submittedAfter(j)) continue;
                 view.remove(other.id());
                 Optional<List<Integer>> idle = view.findIdle(other);
                 if (idle.isPresent()) {
@@ -177,40 +190,39 @@ public final class GavelPackedPolicy implements Policy {
             }
         }
         // 3. packed jobs running away from their partner move to it when its GPUs are free to join, else stop for now
-        List<String> toJoin = new ArrayList<>();
-        Map<String, String> joinsGuest = new HashMap<>(); // waiting host -> the running guest it starts next to
-        for (Map.Entry<String, Job> e : a.hostOf().entrySet()) {
-            String guest = e.getKey();
-            Job host = e.getValue();
-            if (!running.contains(guest)) {
-                toJoin.add(guest);
+        List<Packed> toJoin = new ArrayList<>();
+        Map<Job, Packed> joinsGuest = new java.util.IdentityHashMap<>(); // waiting host -> the pair whose running guest it starts next to
+        for (Packed pk : a.packed()) {
+            String guest = pk.guest().id();
+            Job host = pk.host();
+            if (!running.contains(pk.guest())) {
+                toJoin.add(pk);
                 continue;
             }
             List<Integer> hostGpus = view.gpusOf(host.id());
             if (!hostGpus.isEmpty() && hostGpus.equals(view.gpusOf(guest))) continue; // already together
-            if (hostGpus.isEmpty() && !running.contains(host.id()) && alone(view, view.gpusOf(guest))) {
-                joinsGuest.put(host.id(), guest); // the pair forms where the guest runs: the host starts there
+            if (hostGpus.isEmpty() && !running.contains(host) && alone(view, view.gpusOf(guest))) {
+                joinsGuest.put(host, pk); // the pair forms where the guest runs: the host starts there
                 continue;
             }
             view.remove(guest);
-            if (!hostGpus.isEmpty() && joinable(view, hostGpus, a.guests().get(guest))) {
-                view.place(a.guests().get(guest), hostGpus);
-                out.add(new Decision.Migrate(guest, hostGpus, reason(a, guest, host)));
+            if (!hostGpus.isEmpty() && joinable(view, hostGpus, pk.guest())) {
+                view.place(pk.guest(), hostGpus);
+                out.add(new Decision.Migrate(guest, hostGpus, packed(host.id(), pk.prediction().combined())));
             } else {
                 out.add(new Decision.Preempt(guest, "gavel-packed: re-packed with job " + host.id() + ", whose GPUs are not free to join yet"));
-                toJoin.add(guest);
+                toJoin.add(pk);
             }
         }
         // 4. exclusive jobs that wait start on idle GPUs, oldest first
         for (Job j : a.exclusive()) {
-            if (running.contains(j.id())) continue;
-            String guest = joinsGuest.get(j.id());
-            if (guest != null) {
-                List<Integer> there = view.gpusOf(guest);
+            if (running.contains(j)) continue;
+            Packed pair = joinsGuest.get(j);
+            if (pair != null) {
+                List<Integer> there = view.gpusOf(pair.guest().id());
                 if (joinable(view, there, j)) {
                     view.place(j, there);
-                    out.add(new Decision.Start(j.id(), there, String.format(Locale.ROOT, "gavel-packed: packed with %s, normalised throughput %.2f >= %.2f",
-                            guest, a.prediction().get(guest).combined(), threshold)));
+                    out.add(new Decision.Start(j.id(), there, packed(pair.guest().id(), pair.prediction().combined())));
                     continue;
                 }
             }
@@ -220,12 +232,12 @@ public final class GavelPackedPolicy implements Policy {
             out.add(new Decision.Start(j.id(), idle.get(), "gavel-packed: its own GPU(s) " + idle.get() + " (FIFO)"));
         }
         // 5. packed jobs join their partner
-        for (String guest : toJoin) {
-            Job host = a.hostOf().get(guest);
+        for (Packed pk : toJoin) {
+            Job host = pk.host();
             List<Integer> hostGpus = view.gpusOf(host.id());
-            if (hostGpus.isEmpty() || !joinable(view, hostGpus, a.guests().get(guest))) continue;
-            view.place(a.guests().get(guest), hostGpus);
-            out.add(new Decision.Start(guest, hostGpus, reason(a, guest, host)));
+            if (hostGpus.isEmpty() || !joinable(view, hostGpus, pk.guest())) continue;
+            view.place(pk.guest(), hostGpus);
+            out.add(new Decision.Start(pk.guest().id(), hostGpus, packed(host.id(), pk.prediction().combined())));
         }
         return out;
     }
@@ -240,8 +252,10 @@ public final class GavelPackedPolicy implements Policy {
         return true;
     }
 
-    private String reason(Allocation a, String guest, Job host) {
-        return String.format(Locale.ROOT, "gavel-packed: packed with %s, normalised throughput %.2f >= %.2f", host.id(),
-                a.prediction().get(guest).combined(), threshold);
+    /** Written into one buffer (a decision may start a thousand pairs; String.format was most of its allocation). */
+    private String packed(String partner, double combined) {
+        StringBuilder b = new StringBuilder(72).append("gavel-packed: packed with ").append(partner).append(", normalised throughput ");
+        Fixed.append(b, combined, 2).append(" >= ");
+        return Fixed.append(b, threshold, 2).toString();
     }
 }
