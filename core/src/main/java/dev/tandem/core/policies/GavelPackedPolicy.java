@@ -51,7 +51,11 @@ public final class GavelPackedPolicy implements Policy {
     /** A pair can dissolve when a job ends although nothing waits (both then get GPUs of their own). */
     @Override public boolean actsOnRunningJobs() { return true; }
 
-    /** The allocation depends only on which jobs there are and their order: time alone changes nothing. */
+    /**
+     * The allocation depends on which jobs there are, their order and the oracle's predictions: time alone changes
+     * nothing, and what a speed observation teaches the oracle is used at the next event (Gavel re-allocates at its
+     * rounds, not at every measurement).
+     */
     @Override public double wakeUpAt() { return Double.POSITIVE_INFINITY; }
 
     /** Waiting jobs one decision allocates beyond the running ones (Gavel looks at all of them). */

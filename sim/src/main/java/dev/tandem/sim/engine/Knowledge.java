@@ -28,15 +28,10 @@ public record Knowledge(Kind kind, double sigma) {
     public static Knowledge noisy(double sigma) { return new Knowledge(Kind.NOISY, sigma); }
 
     /**
-     * Whether policies are told that each job has a length (exact or estimated): with {@code none} the remaining work
-     * they see is the workload's mean, and they are told it is a guess (see {@code SchedulerSnapshot.expectedSoloSeconds}).
-     */
-    public boolean lengthKnown() { return kind != Kind.NONE; }
-
-    /**
      * Whether policies are told a job's length, having done {@code done} of its {@code total} iterations: not with
-     * {@code none}, nor with {@code noisy} once the job has outrun its estimate (a scheduler then sees that the declared
-     * length was wrong, and the 5% it shows left is a placeholder, not an estimate).
+     * {@code none} (the remaining work they see is then the workload's mean, a guess; see
+     * {@code SchedulerSnapshot.expectedSoloSeconds}), nor with {@code noisy} once the job has outrun its estimate (a
+     * scheduler then sees that the declared length was wrong, and the 5% it shows left is a placeholder).
      */
     boolean lengthKnown(double total, double done, double factor) {
         return switch (kind) {
