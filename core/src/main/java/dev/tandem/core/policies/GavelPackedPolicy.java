@@ -107,8 +107,7 @@ public final class GavelPackedPolicy implements Policy {
         jobs.sort(ORDER);
         int capacity = 0; // GPUs the scheduler can give out or holds: not those idle ones someone else's processes took
         for (int g = 0; g < s.cluster().gpuCount(); g++) if (s.occupancy().usable(g) || !s.occupancy().jobsOn(g).isEmpty()) capacity++;
-        long smallestGpu = Long.MAX_VALUE;
-        for (var node : s.cluster().nodes()) for (var gpu : node.gpus()) smallestGpu = Math.min(smallestGpu, gpu.type().memoryMiB());
+        long smallestGpu = s.cluster().minGpuMemoryMiB();
         List<Job> exclusive = new ArrayList<>();
         int next = 0;
         for (; next < jobs.size() && jobs.get(next).gpus() <= capacity; next++) {

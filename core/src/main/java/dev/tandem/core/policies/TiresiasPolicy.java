@@ -95,7 +95,7 @@ public final class TiresiasPolicy implements Policy {
              */
             @Override public double recheckAt(PendingJob p) {
                 double ran = ran(p);
-                return ran > 0 && !starving(s, p) ? p.queuedSince() + promoteFactor * ran - SERVICE_EPSILON - 1e-6 : Double.POSITIVE_INFINITY;
+                return ran > 0 && !starving(s, p) ? starvesAt(p.queuedSince(), ran) : Double.POSITIVE_INFINITY;
             }
         });
         forgetFinished(s);
@@ -118,7 +118,7 @@ public final class TiresiasPolicy implements Policy {
         for (PreemptivePriority.Candidate cand : running) {
             RunningJob r = cand.running();
             next = Math.min(next, cand.admitted() ? demotedAt(s, r.id(), r.attainedGpuSeconds(), r.job().gpus())
-                    : s.now() + promoteFactor * r.attainedGpuSeconds() / r.job().gpus() - SERVICE_EPSILON - 1e-6);
+                    : starvesAt(s.now(), r.attainedGpuSeconds() / r.job().gpus()));
         }
         for (PendingJob p : toStart) next = Math.min(next, demotedAt(s, p.id(), p.attainedGpuSeconds(), p.job().gpus()));
         return next;
@@ -129,6 +129,14 @@ public final class TiresiasPolicy implements Policy {
         double service = service(id, attained);
         int q = queueOf(service);
         return q < thresholdsGpuSeconds.length ? s.now() + (thresholdsGpuSeconds[q] - SERVICE_EPSILON - service) / gpus - 1e-6 : Double.POSITIVE_INFINITY;
+    }
+
+    /**
+     * A microsecond before a job waiting since {@code queuedSince}, having run {@code ran} seconds, starts to starve (the
+     * sum here may round differently from the difference {@link #starving} compares; early only costs a look).
+     */
+    private double starvesAt(double queuedSince, double ran) {
+        return queuedSince + promoteFactor * ran - SERVICE_EPSILON - 1e-6;
     }
 
     /** All a job ran, promotions included (GPU-seconds over its GPUs). */

@@ -143,7 +143,16 @@ public final class SchedulerSnapshot {
 
     private double byAttainedService(Job job, double attainedGpuSeconds) {
         if (profiles.orNull(job.signature()) == null) return Double.POSITIVE_INFINITY;
-        return Math.max(attainedGpuSeconds / job.gpus(), UNKNOWN_LENGTH_FLOOR_SECONDS);
+        return unknownLengthSeconds(attainedGpuSeconds, job.gpus());
+    }
+
+    /**
+     * The solo seconds a job of unknown length is expected to need still, having received {@code attainedGpuSeconds} on
+     * {@code gpus} GPUs: as long as it has run, at least {@link #UNKNOWN_LENGTH_FLOOR_SECONDS}. The one rule every world
+     * applies (the daemon shows it to policies that read a number of iterations).
+     */
+    public static double unknownLengthSeconds(double attainedGpuSeconds, int gpus) {
+        return Math.max(attainedGpuSeconds / gpus, UNKNOWN_LENGTH_FLOOR_SECONDS);
     }
 
     /** Device memory the policy should budget for this job per GPU. */

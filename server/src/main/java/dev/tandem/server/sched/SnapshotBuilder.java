@@ -103,11 +103,11 @@ final class SnapshotBuilder {
     /**
      * The iterations a job submitted without its length is taken to have left, for policies that read a number: as
      * many as it has run so far (at least {@link SchedulerSnapshot#UNKNOWN_LENGTH_FLOOR_SECONDS}) at its solo speed,
-     * the estimate {@link SchedulerSnapshot#expectedSoloSeconds} makes of it. (One iteration, as before, put every such
+     * the estimate {@link SchedulerSnapshot#unknownLengthSeconds} makes of it. (One iteration, as before, put every such
      * job first in line under every shortest-first policy, and let it suspend jobs whose owners gave their lengths.)
      */
     private double guess(JobRecord r, double attainedGpuSeconds) {
-        double seconds = Math.max(attainedGpuSeconds / r.gpus(), SchedulerSnapshot.UNKNOWN_LENGTH_FLOOR_SECONDS);
+        double seconds = SchedulerSnapshot.unknownLengthSeconds(attainedGpuSeconds, r.gpus());
         return ctx.learned.profile(r.signature()).map(p -> seconds * p.soloSpeed()).orElse(1.0);
     }
 

@@ -86,8 +86,9 @@ public record Comparison(Map<String, Object> workload, Map<String, Object> confi
                 "vs_bound", "avg_jct_h", "p99_jct_h", "max_wait_h", "busy", "shared", "oom", "preempt", "wall_s"));
         for (SimulationResult r : results) {
             Metrics m = r.metrics();
+            double vsFifo = speedupVsFifo(r);
             sb.append(String.format(Locale.ROOT, "%-" + width + "s %11.2f %9s %10s %10.2f %10.2f %11.2f %6.2f %7.2f %5d %9d %8.2f%n", r.policy(),
-                    m.makespan_s() / 3600, Double.isFinite(speedupVsFifo(r)) ? String.format(Locale.ROOT, "%.2fx", speedupVsFifo(r)) : "-", Double.isFinite(vsLowerBound(r)) ? String.format(Locale.ROOT, "%.3f", vsLowerBound(r)) : "-",
+                    m.makespan_s() / 3600, Double.isFinite(vsFifo) ? String.format(Locale.ROOT, "%.2fx", vsFifo) : "-", Double.isFinite(vsLowerBound(r)) ? String.format(Locale.ROOT, "%.3f", vsLowerBound(r)) : "-",
                     m.avg_jct_s() / 3600, m.p99_jct_s() / 3600, m.max_wait_s() / 3600, m.gpu_busy_fraction(), m.gpu_shared_fraction(), m.oom_events(),
                     m.preemptions(), m.wall_seconds()));
         }
