@@ -29,7 +29,8 @@ final class SubmitCommand implements Callable<Integer> {
     @Option(names = "--name", description = "job name (default: the program's name)")
     String name;
 
-    @Option(names = "--iterations", description = "expected total iterations, if the job prints tandem:progress lines")
+    @Option(names = "--iterations", description = "expected total iterations, if the job prints tandem:progress lines; "
+            + "without it the scheduler takes the job to need as long as it has run so far, at least 10 minutes")
     Long iterations;
 
     @Option(names = {"-t", "--time-limit"}, paramLabel = "DURATION", description = "stop the job and mark it failed when a run lasts longer (e.g. 90m, 2h, 1d), as Slurm's --time")
