@@ -322,7 +322,14 @@ final class QueueOrder {
         return e.job.lengthKnown() && Double.isFinite(e.remainingSeconds) && e.remainingSeconds * e.job.job().gpus() >= urgentSeconds;
     }
 
+    /**
+     * A job counts as starving this long before it has waited the starvation bound: the round that starts it comes
+     * up to a round later (5 minutes in the simulator), and it should start before the bound, not after.
+     */
+    static final double STARVATION_LEAD_SECONDS = 600;
+
+    /** Has waited (since it was submitted or last suspended) within {@link #STARVATION_LEAD_SECONDS} of the bound. */
     static boolean starving(SchedulerSnapshot s, PendingJob p, double starvationSeconds) {
-        return s.now() - p.queuedSince() > starvationSeconds;
+        return s.now() - p.queuedSince() > starvationSeconds - STARVATION_LEAD_SECONDS;
     }
 }

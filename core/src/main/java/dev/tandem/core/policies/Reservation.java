@@ -94,6 +94,14 @@ final class Reservation {
         return idle;
     }
 
+    /** Holds the reserved GPUs again after {@link #release}, in the rest of the round's view. */
+    void holdAgain(ClusterView view) {
+        view.place(hold(gang, gpus), gpus);
+    }
+
+    /** The reserved GPUs (only while {@link #active()}). */
+    List<Integer> gpus() { return gpus; }
+
     /** Seconds until the reserved GPUs are expected to be free. */
     double readyIn(double now) { return readyAt - now; }
 

@@ -40,6 +40,17 @@ import java.util.Set;
  * Among nodes that can give q its GPUs, the one that suspends the fewest jobs wins, then the one whose suspended
  * jobs have the most time left. Suspended jobs return to the queue and are ordered by their remaining time like any
  * other.
+ *
+ * <p>A job at the starvation bound ({@link QueueOrder#starving}) is tried before all of them, and only the job that
+ * ends last protects a running job from it: it may suspend jobs of any length, submitted when they were, even ones
+ * that started less than {@link #MIN_RUN_SECONDS} ago (under a stream of short jobs some GPU of every node always
+ * holds one, and an 8-GPU pod on Alibaba waited 201 h for a whole node), jobs on the critical path where no other
+ * room is left (with noisy lengths, Alibaba's estimates put a critical job on both nodes, and a pod waited 237 h),
+ * and the jobs on GPUs held for a gang ({@link Reservation}; it may be that gang). It takes GPUs off the critical
+ * path first, then those whose jobs have the least time left: they resume soonest (suspending those with the most
+ * left, the long jobs that end the schedule, cost Alibaba 4% of its makespan). A suspended job's wait starts anew,
+ * so starving jobs take turns rather than suspend one another back. Without this rule the longest waits were 338 h
+ * on Alibaba and 933 h on Philly, mostly gangs that needed whole nodes while single-GPU jobs kept taking what freed up.
  */
 final class ShortestFirstPreemption {
     /** A running job is outranked by a waiting one with at most 1/RATIO of its remaining time. */
@@ -66,28 +77,79 @@ final class ShortestFirstPreemption {
      * @param workPerGpuSeconds the unfinished work at solo speed over the cluster's GPUs (NaN if not known)
      */
     static void makeRoom(SchedulerSnapshot s, ClusterView view, List<PendingJob> waiting, double keepBeyondSeconds, double workPerGpuSeconds,
-                         List<Decision> out, GpuSummary summary) {
+                         double starvationSeconds, Reservation reservation, List<Decision> out, GpuSummary summary) {
         List<Overdue> overdue = new ArrayList<>();
+        List<Overdue> starving = new ArrayList<>();
         for (PendingJob q : waiting) {
             double waited = s.now() - q.queuedSince();
             if (waited < MIN_RUN_SECONDS) continue; // a suspension is worth its restart only after a wait this long
             double remaining = s.expectedSoloSeconds(q);
-            if (!Double.isFinite(remaining) || waited < remaining || !view.gpusOf(q.id()).isEmpty()) continue; // not overdue, or paired
-            overdue.add(new Overdue(q, remaining));
+            if (!Double.isFinite(remaining) || !view.gpusOf(q.id()).isEmpty()) continue; // paired
+            if (QueueOrder.starving(s, q, starvationSeconds)) starving.add(new Overdue(q, remaining));
+            else if (waited >= remaining) overdue.add(new Overdue(q, remaining));
         }
-        if (overdue.isEmpty()) return; // most rounds
+        if (overdue.isEmpty() && starving.isEmpty()) return; // most rounds
+        GpuSummary gpus = summary.begin(s, view, keepBeyondSeconds, workPerGpuSeconds);
+        // starving jobs first, the longest wait first (the waiting list's order): they may suspend any job that may be
+        // suspended at all, the longest left first, so that no wait outlasts the bound by more than a round
+        if (!starving.isEmpty()) {
+            // GPUs held for a waiting gang still run the jobs it waits for: a starving job may suspend those too (it
+            // may be that gang), and the hold ends if it does (its gang reserves again when it next cannot start)
+            List<Integer> held = reservation.active() ? reservation.gpus() : List.of();
+            if (!held.isEmpty()) {
+                reservation.release(view);
+                for (int g : held) gpus.vacate(g);
+            }
+            int decided = out.size();
+            tryRooms(s, view, starving, reservation, gpus, out);
+            if (!held.isEmpty()) {
+                boolean taken = false;
+                for (Decision d : out.subList(decided, out.size())) {
+                    if (d instanceof Decision.Start start) for (int g : start.gpus()) taken |= held.contains(g);
+                }
+                if (taken) reservation.clear();
+                else reservation.holdAgain(view);
+                for (int g : held) gpus.vacate(g);
+            }
+        }
         // the shortest first, whatever the order of the waiting list: in it, jobs past the starvation bound lead, and on
         // the Philly replay such long jobs, finding no running job twice as long, used up a round's failures before any
         // short job was tried (12% of the jobs under 6 minutes then waited more than a day; mean JCT 37.3 h, now 14.5 h)
         overdue.sort(Comparator.comparingDouble(Overdue::remaining)); // stable: queue order among equals
-        GpuSummary gpus = summary.begin(s, view, keepBeyondSeconds, workPerGpuSeconds);
+        tryRooms(s, view, overdue, null, gpus, out);
+    }
+
+    /**
+     * Suspends running jobs to start each of {@code candidates} in turn, up to a round's tries and failures.
+     *
+     * @param reservation for starving candidates, the GPUs held for a waiting gang (a starving gang may take its own),
+     *                    or null when the candidates are overdue but not starving: then only much longer running jobs
+     *                    submitted before them make room
+     */
+    private static void tryRooms(SchedulerSnapshot s, ClusterView view, List<Overdue> candidates, Reservation reservation, GpuSummary gpus,
+                                 List<Decision> out) {
+        boolean starving = reservation != null;
         int tries = 0, failures = 0;
-        for (Overdue o : overdue) {
+        // for starving jobs a room depends only on the gang's size and memory: once one found none, no larger need can
+        // succeed this round, and trying it would only use up the round's tries (on Philly the longest waits are
+        // gangs of 16-128 GPUs, and they kept the 8-GPU ones behind them from ever being tried)
+        int failedGpus = Integer.MAX_VALUE;
+        long failedMemory = Long.MAX_VALUE;
+        for (Overdue o : candidates) {
             PendingJob q = o.job();
             double remaining = o.remaining();
+            long memory = s.memoryRule().charged(s.memoryNeed(q.job()));
+            if (starving && q.job().gpus() >= failedGpus && memory >= failedMemory) continue;
             if (++tries > TRIES_PER_ROUND) return;
-            Optional<List<Integer>> room = gpus.bestRoom(q, remaining);
+            Optional<List<Integer>> room = gpus.bestRoom(q, remaining, starving);
             if (room.isEmpty()) {
+                if (starving) {
+                    if (q.job().gpus() <= failedGpus && memory <= failedMemory) {
+                        failedGpus = q.job().gpus();
+                        failedMemory = memory;
+                    }
+                    continue;
+                }
                 if (++failures == FAILURES_PER_ROUND) return;
                 continue;
             }
@@ -99,13 +161,14 @@ final class ShortestFirstPreemption {
                 for (int g : view.gpusOf(r.id())) gpus.vacate(g);
                 view.remove(r.id());
                 out.add(new Decision.Preempt(r.id(), String.format(Locale.ROOT,
-                        "suspended for %s, which has waited %.0f s: %.0f s left against its %.0f s (shortest first)", q.id(),
-                        s.now() - q.queuedSince(), s.expectedSoloSeconds(r), remaining)));
+                        "suspended for %s, which has waited %.0f s: %.0f s left against its %.0f s (%s)", q.id(),
+                        s.now() - q.queuedSince(), s.expectedSoloSeconds(r), remaining, starving ? "past the starvation bound" : "shortest first")));
             }
             view.place(q.job(), room.get());
             for (int g : room.get()) gpus.occupy(g);
             out.add(new Decision.Start(q.id(), room.get(), String.format(Locale.ROOT,
-                    "shortest first: GPU(s) %s freed by suspending %s", room.get(), suspended.stream().map(RunningJob::id).toList())));
+                    "%s: GPU(s) %s freed by suspending %s", starving ? "starving" : "shortest first", room.get(),
+                    suspended.stream().map(RunningJob::id).toList())));
         }
     }
 
@@ -118,6 +181,10 @@ final class ShortestFirstPreemption {
      */
     static final class GpuSummary {
         private boolean[] suspendable = new boolean[0];
+        /** Some occupant started less than {@link #MIN_RUN_SECONDS} ago (suspendable only for a starving job). */
+        private boolean[] young = new boolean[0];
+        /** Some occupant is on the critical path (suspendable only for a starving job). */
+        private boolean[] onCriticalPath = new boolean[0];
         private double[] leastLeft = new double[0];
         private double[] latestSubmit = new double[0];
         private int[] occupants = new int[0];
@@ -134,12 +201,16 @@ final class ShortestFirstPreemption {
         private double workPerGpuSeconds;
         /** Whether this round has looked for the running job that ends last (see {@link #keepLongest}). */
         private boolean longestKnown;
+        /** A running job with at least this much solo time left ends last whatever happens (see {@link #keepLongest}). */
+        private double keepFromSeconds;
 
         /** Starts a round's summary: nothing summarised yet. */
         GpuSummary begin(SchedulerSnapshot s, ClusterView view, double keepBeyondSeconds, double workPerGpuSeconds) {
             int n = s.cluster().gpuCount();
             if (summarisedIn.length != n) {
                 suspendable = new boolean[n];
+                young = new boolean[n];
+                onCriticalPath = new boolean[n];
                 leastLeft = new double[n];
                 latestSubmit = new double[n];
                 occupants = new int[n];
@@ -152,6 +223,7 @@ final class ShortestFirstPreemption {
             this.keepBeyondSeconds = keepBeyondSeconds;
             this.workPerGpuSeconds = workPerGpuSeconds;
             this.longestKnown = false;
+            this.keepFromSeconds = Double.POSITIVE_INFINITY;
             return this;
         }
 
@@ -165,14 +237,14 @@ final class ShortestFirstPreemption {
             longestKnown = true;
             double longest = 0;
             for (RunningJob r : s.running()) if (r.lengthKnown()) longest = Math.max(longest, s.expectedSoloSeconds(r));
-            if (longest >= workPerGpuSeconds) keepBeyondSeconds = Math.min(keepBeyondSeconds, Math.nextDown(longest));
+            if (longest >= workPerGpuSeconds) keepFromSeconds = longest;
         }
 
         /** Summarises a GPU on first use: a round looks at a bounded number of nodes, not the whole cluster. */
         private void summarise(int g) {
             if (summarisedIn[g] == round) return;
             summarisedIn[g] = round;
-            boolean ok = true;
+            boolean ok = true, youngOne = false, critical = false;
             double least = Double.POSITIVE_INFINITY, latest = Double.NEGATIVE_INFINITY;
             // as the world has it, unless this round changed it (then per occupant: placed this round, or GPUs held
             // for a gang, are not running in the world, so not suspendable)
@@ -200,10 +272,14 @@ final class ShortestFirstPreemption {
                 // the critical path and the job that ends last are judged by lengths: a job without one is on neither
                 boolean known = r.lengthKnown();
                 if (known && !longestKnown && left >= workPerGpuSeconds) keepLongest();
-                if (s.now() - r.startedAt() < MIN_RUN_SECONDS || (known && left > keepBeyondSeconds)) ok = false;
+                if (known && left >= keepFromSeconds) ok = false;
+                if (known && left > keepBeyondSeconds) critical = true;
+                if (s.now() - r.startedAt() < MIN_RUN_SECONDS) youngOne = true;
                 least = Math.min(least, left);
                 latest = Math.max(latest, r.job().submitTime());
             }
+            young[g] = youngOne;
+            onCriticalPath[g] = critical;
             suspendable[g] = ok; // an idle GPU too: with GPUs freed beside it, it can complete a gang's room
             leastLeft[g] = least;
             latestSubmit[g] = latest;
@@ -229,13 +305,14 @@ final class ShortestFirstPreemption {
          * The GPUs of one node for q: on the node that suspends the fewest jobs (then whose suspended jobs have the
          * most time left), the freeable GPUs whose occupants have the most time left.
          */
-        Optional<List<Integer>> bestRoom(PendingJob q, double remaining) {
+        Optional<List<Integer>> bestRoom(PendingJob q, double remaining, boolean starving) {
             int need = q.job().gpus();
             long memory = s.memoryRule().charged(s.memoryNeed(q.job()));
             List<Integer> best = null;
-            int bestSuspended = Integer.MAX_VALUE;
+            int bestSuspended = Integer.MAX_VALUE, bestCritical = Integer.MAX_VALUE;
             double bestLeft = Double.NEGATIVE_INFINITY;
             List<Node> nodes = s.cluster().nodes();
+            if (starving && need > s.cluster().maxGpusPerNode()) return spanningRoom(need, memory);
             // on a large cluster, NODES_PER_TRY nodes from a place that moves with the clock: the cost of a try stays
             // bounded, and over rounds every node is looked at
             int first = nodes.size() <= NODES_PER_TRY ? 0 : (int) (Math.floorMod((long) s.now(), (long) nodes.size()));
@@ -246,28 +323,75 @@ final class ShortestFirstPreemption {
                 for (Gpu g : node.gpus()) {
                     int id = g.id();
                     summarise(id);
-                    if (g.type().memoryMiB() < memory || !s.occupancy().usable(id) || !suspendable[id] || !(leastLeft[id] >= RATIO * remaining)
-                            || latestSubmit[id] >= q.job().submitTime()) continue;
+                    if (g.type().memoryMiB() < memory || !s.occupancy().usable(id) || !suspendable[id]) continue;
+                    if (!starving && (young[id] || onCriticalPath[id] || !(leastLeft[id] >= RATIO * remaining) || latestSubmit[id] >= q.job().submitTime())) continue;
                     if (freeable == null) freeable = new ArrayList<>();
                     freeable.add(id);
                 }
                 if (freeable == null || freeable.size() < need) continue;
-                freeable.sort(Comparator.comparingDouble((Integer g) -> -leastLeft[g]).thenComparingInt(g -> g)); // idle first
+                // a starving job takes GPUs off the critical path first, then idle ones, then those whose jobs have the least left
+                if (starving) freeable.sort(forStarving());
+                else freeable.sort(Comparator.comparingDouble((Integer g) -> -leastLeft[g]).thenComparingInt(g -> g)); // idle first
                 List<Integer> chosen = freeable.subList(0, need);
-                int suspended = 0;
+                int suspended = 0, critical = 0;
                 double left = 0;
                 for (int g : chosen) {
                     suspended += occupants[g];
+                    if (onCriticalPath[g]) critical++;
                     if (occupants[g] > 0) left += leastLeft[g];
                 }
                 if (suspended == 0) continue; // all idle: anchoring had its chance
-                if (suspended < bestSuspended || (suspended == bestSuspended && left > bestLeft)) {
+                if (starving) left = -left;
+                if (critical < bestCritical || (critical == bestCritical
+                        && (suspended < bestSuspended || (suspended == bestSuspended && left > bestLeft)))) {
                     best = chosen.stream().sorted().toList();
+                    bestCritical = critical;
                     bestSuspended = suspended;
                     bestLeft = left;
                 }
             }
             return Optional.ofNullable(best);
+        }
+
+        /** The order a starving job takes GPUs in: off the critical path first, then idle ones, then the least left. */
+        private Comparator<Integer> forStarving() {
+            return Comparator.comparing((Integer g) -> onCriticalPath[g])
+                    .thenComparingDouble(g -> occupants[g] == 0 ? Double.NEGATIVE_INFINITY : leastLeft[g]).thenComparingInt(g -> g);
+        }
+
+        /**
+         * For a starving gang wider than any node (where the cluster lets gangs span nodes): whole nodes first, the
+         * nodes with the most GPUs that can be freed, and on each the GPUs in {@link #forStarving} order.
+         */
+        private Optional<List<Integer>> spanningRoom(int need, long memory) {
+            if (!s.cluster().gangsSpanNodes()) return Optional.empty();
+            List<List<Integer>> perNode = new ArrayList<>();
+            int total = 0;
+            for (Node node : s.cluster().nodes()) {
+                List<Integer> freeable = new ArrayList<>();
+                for (Gpu g : node.gpus()) {
+                    int id = g.id();
+                    summarise(id);
+                    if (g.type().memoryMiB() >= memory && s.occupancy().usable(id) && suspendable[id]) freeable.add(id);
+                }
+                if (freeable.isEmpty()) continue;
+                freeable.sort(forStarving());
+                perNode.add(freeable);
+                total += freeable.size();
+            }
+            if (total < need) return Optional.empty();
+            perNode.sort(Comparator.comparingInt((List<Integer> f) -> -f.size())); // stable: node order among equals
+            List<Integer> chosen = new ArrayList<>(need);
+            for (List<Integer> freeable : perNode) {
+                for (int g : freeable) {
+                    if (chosen.size() == need) break;
+                    chosen.add(g);
+                }
+            }
+            int suspended = 0;
+            for (int g : chosen) suspended += occupants[g];
+            if (suspended == 0) return Optional.empty(); // all idle: anchoring had its chance
+            return Optional.of(chosen.stream().sorted().toList());
         }
     }
 }

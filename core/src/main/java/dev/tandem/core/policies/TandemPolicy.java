@@ -40,8 +40,9 @@ import java.util.Optional;
  *       its cautious combined throughput net of q's opportunity cost.</li>
  *   <li><b>Spread out</b>: when nothing waits and GPUs are idle, the newer job of each pair moves to an idle GPU.</li>
  * </ol>
- * With the balanced and jct objectives, jobs on the critical path neither host nor join a partner, and an overdue
- * short job may suspend much longer ones ({@link ShortestFirstPreemption}).
+ * With the balanced and jct objectives, jobs on the critical path neither host nor join a partner, an overdue
+ * short job may suspend much longer ones, and a starving job any job but the one that ends last
+ * ({@link ShortestFirstPreemption}).
  * Sharing happens only when a queued job would otherwise wait, so at light load tandem behaves like FIFO.
  * With the makespan objective, if a starving job (waited longer than {@code starvationSeconds}) can be neither
  * anchored nor matched, nothing else is paired until it can.
@@ -186,7 +187,7 @@ public final class TandemPolicy implements Policy {
             double criticalAfter = criticalAfter(s, price);
             match(s, view, waiting, price, criticalAfter, out);
             if (cfg.objective() != Objective.MAKESPAN) {
-                ShortestFirstPreemption.makeRoom(s, view, waiting, criticalAfter, workPerGpu(s), out, preemptionSummary);
+                ShortestFirstPreemption.makeRoom(s, view, waiting, criticalAfter, workPerGpu(s), cfg.starvationSeconds(), reservation, out, preemptionSummary);
             }
         }
         if (waiting.isEmpty()) spreadOut(s, view, out);

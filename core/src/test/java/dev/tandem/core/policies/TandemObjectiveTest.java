@@ -176,12 +176,12 @@ class TandemObjectiveTest {
     @Test
     void overdueJobsTryForRoomShortestFirstSoLongStarvingOnesDoNotUseUpTheRound() {
         // 2 GPUs, each running a job with 50,000 s left. Waiting, in the order the round serves them: four 40,000 s jobs
-        // past the 7-day starvation bound (they lead it), then "short" (1,000 s, waited 2,000 s: overdue). The long ones
-        // find no running job with twice their time left, and four failures end a round's tries; tried shortest first,
-        // "short" takes a GPU from a job with 50x its time left (in queue order it waited behind them, round after round)
+        // that have waited 6 days (overdue, not yet starving), then "short" (1,000 s, waited 2,000 s: overdue). The long
+        // ones find no running job with twice their time left, and four failures end a round's tries; tried shortest
+        // first, "short" takes a GPU from a job with 50x its time left (in queue order it waited behind them)
         Fixture f = new Fixture(1, 2, 24576);
         WorkloadSignature r = f.profile("R", 50, 2000), w = f.profile("W", 50, 2000), q = f.profile("Q", 50, 2000);
-        f.now = 8 * 86_400;
+        f.now = 6 * 86_400;
         f.running.add(new RunningJob(f.job("run0", r, 1, 60_000, 0), List.of(0), 0, 0, 50_000 * 10, 10_000, Double.NaN));
         f.running.add(new RunningJob(f.job("run1", r, 1, 60_000, 0), List.of(1), 0, 0, 50_000 * 10, 10_000, Double.NaN));
         for (int i = 1; i <= 4; i++) f.queued(f.job("starving" + i, w, 1, 40_000, i), i, 0);
@@ -189,6 +189,114 @@ class TandemObjectiveTest {
         List<Decision> ds = policy(Objective.BALANCED).decide(f.snapshot());
         assertThat(started(ds)).containsExactly("short");
         assertThat(preempted(ds)).hasSize(1).allMatch(id -> id.startsWith("run"));
+    }
+
+    /**
+     * 2 GPUs: "young" started 300 s ago with 4,000 s left, "settled" has run 20,000 s with 6,000 s left; "old" (40,000 s,
+     * cannot share) has waited since 0. Neither running job has twice its time left, so as merely overdue it waits.
+     */
+    private static Fixture starvingBehindShorterJobs(double now) {
+        Fixture f = new Fixture(1, 2, 24576);
+        WorkloadSignature a = f.profile("A", 50, 2000), b = f.profile("B", 50, 2000), w = f.profile("W", 50, 2000);
+        f.now = now;
+        f.running.add(new RunningJob(f.job("young", a, 1, 4_300, now - 300), List.of(0), now - 300, now - 300, 4_000 * 10, 300, Double.NaN));
+        f.running.add(new RunningJob(f.job("settled", b, 1, 26_000, now - 20_000), List.of(1), now - 20_000, now - 20_000, 6_000 * 10, 20_000, Double.NaN));
+        f.queued(f.job("old", w, 1, 40_000, 0), 0, 0);
+        return f;
+    }
+
+    @Test
+    void aJobAboutToStarveSuspendsAnySuspendableJobTheLeastLeftFirst() {
+        // 6 days: overdue (waited more than its 40,000 s) but no running job has 80,000 s left: it waits
+        assertThat(policy(Objective.BALANCED).decide(starvingBehindShorterJobs(6 * 86_400).snapshot())).isEmpty();
+        // 5 minutes before the 7-day bound (a job counts as starving 10 minutes early, so the round that starts it
+        // comes before the bound): it may suspend any job that may be suspended at all, even one just started, and
+        // takes the GPU of the one with the least left, which resumes soonest
+        List<Decision> ds = policy(Objective.BALANCED).decide(starvingBehindShorterJobs(7 * 86_400 - 300).snapshot());
+        assertThat(preempted(ds)).containsExactly("young");
+        assertThat(Fixture.start(ds, "old").gpus()).containsExactly(0);
+        assertThat(ds.get(0).reason()).contains("past the starvation bound");
+        // the makespan objective keeps its own rule: a starving job goes first, but suspends no one
+        assertThat(preempted(policy(Objective.MAKESPAN).decide(starvingBehindShorterJobs(7 * 86_400 - 300).snapshot()))).isEmpty();
+    }
+
+    @Test
+    void aStarvingGangSuspendsTheJobsOnGpusHeldForItAndSpansNodesWhereTheClusterAllowsIt() {
+        // 1 node of 2 GPUs running jobs with 1,000 s and 2,000 s left; a 2-GPU gang (3,000 s) has waited almost 7 days.
+        // Having waited longer than it runs, it holds the GPUs draining soonest (both) for itself; the held GPUs still
+        // run the jobs it waits for, and as it starves it suspends them
+        Fixture f = new Fixture(1, 2, 24576);
+        WorkloadSignature a = f.profile("A", 50, 2000), g = f.profile("G", 50, 2000);
+        f.now = 7 * 86_400 - 300;
+        f.running(f.job("r0", a, 1, 1_000, f.now - 5_000), List.of(0), 1_000, 4_000, Double.NaN);
+        f.running(f.job("r1", a, 1, 2_000, f.now - 5_000), List.of(1), 2_000, 3_000, Double.NaN);
+        f.queued(f.job("gang", g, 2, 3_000, 0), 0, 0);
+        List<Decision> ds = policy(Objective.BALANCED).decide(f.snapshot());
+        assertThat(preempted(ds)).containsExactlyInAnyOrder("r0", "r1");
+        assertThat(Fixture.start(ds, "gang").gpus()).containsExactly(0, 1);
+        // 2 nodes of 2 GPUs, a 4-GPU gang wider than any node: it takes both nodes
+        Fixture w = new Fixture(2, 2, 24576);
+        WorkloadSignature b = w.profile("B", 50, 2000), big = w.profile("BIG", 50, 2000);
+        w.now = 7 * 86_400;
+        for (int i = 0; i < 4; i++) w.running(w.job("r" + i, b, 1, 10_000, w.now - 5_000), List.of(i), 10_000, 5_000, Double.NaN);
+        w.queued(w.job("wide", big, 4, 3_000, 0), 0, 0);
+        List<Decision> wide = policy(Objective.BALANCED).decide(w.snapshot());
+        assertThat(preempted(wide)).containsExactlyInAnyOrder("r0", "r1", "r2", "r3");
+        assertThat(Fixture.start(wide, "wide").gpus()).containsExactly(0, 1, 2, 3);
+    }
+
+    @Test
+    void aStarvingJobSuspendsAJobOnTheCriticalPathOnlyWhereNoOtherRoomIsLeftAndNeverTheOneThatEndsLast() {
+        // 3 nodes of 2 GPUs. Node 0: "last" (200,000 s left) and x (1,000 s); node 1: "critical" (150,000 s) and an idle
+        // GPU; node 2: y and z (20,000 s each). A 2-GPU gang has waited 7 days. Unfinished work per GPU is
+        // 394,000 / 6 = 65,667 s: "last" and "critical" have more than 1.5x that left (the critical path), and "last"
+        // ends last whatever happens. Node 1 would suspend one job, node 2 two: the gang takes node 2 all the same
+        Fixture f = new Fixture(3, 2, 24576);
+        WorkloadSignature a = f.profile("A", 50, 2000), g = f.profile("G", 50, 2000);
+        f.now = 7 * 86_400;
+        f.running(f.job("last", a, 1, 200_000, 0), List.of(0), 200_000, 5_000, Double.NaN);
+        f.running(f.job("x", a, 1, 1_000, 0), List.of(1), 1_000, 5_000, Double.NaN);
+        f.running(f.job("critical", a, 1, 150_000, 0), List.of(2), 150_000, 5_000, Double.NaN);
+        f.running(f.job("y", a, 1, 20_000, 0), List.of(4), 20_000, 5_000, Double.NaN);
+        f.running(f.job("z", a, 1, 20_000, 0), List.of(5), 20_000, 5_000, Double.NaN);
+        f.queued(f.job("gang", g, 2, 3_000, 0), 0, 0);
+        List<Decision> ds = policy(Objective.BALANCED).decide(f.snapshot());
+        assertThat(preempted(ds)).containsExactlyInAnyOrder("y", "z");
+        assertThat(Fixture.start(ds, "gang").gpus()).containsExactly(4, 5);
+        // 1 node of 8 GPUs: "last" (100,000 s), "critical" (90,000 s) and six jobs with 1,000 s left; a 7-GPU gang
+        // starves. Work per GPU (196,000 + 10,000) / 8 = 25,750 s: both long jobs are on the critical path, "last"
+        // ends last. The only room for 7 GPUs suspends "critical" with the six, never "last"
+        Fixture w = new Fixture(1, 8, 24576);
+        WorkloadSignature b = w.profile("B", 50, 2000), big = w.profile("BIG", 50, 2000);
+        w.now = 7 * 86_400;
+        w.running(w.job("last", b, 1, 100_000, 0), List.of(0), 100_000, 5_000, Double.NaN);
+        w.running(w.job("critical", b, 1, 90_000, 0), List.of(1), 90_000, 5_000, Double.NaN);
+        for (int i = 2; i < 8; i++) w.running(w.job("s" + i, b, 1, 1_000, 0), List.of(i), 1_000, 5_000, Double.NaN);
+        w.queued(w.job("wide", big, 7, 1_000, 0), 0, 0);
+        List<Decision> wide = policy(Objective.BALANCED).decide(w.snapshot());
+        assertThat(preempted(wide)).contains("critical").doesNotContain("last").hasSize(7);
+        assertThat(Fixture.start(wide, "wide").gpus()).containsExactly(1, 2, 3, 4, 5, 6, 7);
+        // an 8-GPU gang would need "last" too: it waits
+        w.queue.clear();
+        w.queued(w.job("whole", big, 8, 1_000, 0), 0, 0);
+        assertThat(policy(Objective.BALANCED).decide(w.snapshot())).isEmpty();
+    }
+
+    @Test
+    void aStarvingJobThatFindsNoRoomSparesTheRoundsTriesForSmallerOnes() {
+        // 1 node of 2 GPUs, both running; 40 starving 2-GPU gangs that need more memory than a GPU has (no room
+        // anywhere), then a starving 1-GPU job. Once one gang found no room, no gang as wide and as large can: they do
+        // not use up the round's 32 tries, and the 1-GPU job suspends a job
+        Fixture f = new Fixture(1, 2, 24576);
+        WorkloadSignature a = f.profile("A", 50, 2000), huge = f.profile("HUGE", 50, 30_000), small = f.profile("S", 50, 2000);
+        f.now = 8 * 86_400;
+        f.running(f.job("r0", a, 1, 10_000, 0), List.of(0), 10_000, 5_000, Double.NaN);
+        f.running(f.job("r1", a, 1, 20_000, 0), List.of(1), 20_000, 5_000, Double.NaN);
+        for (int i = 0; i < 40; i++) f.queued(f.job("gang" + i, huge, 2, 3_000, i), i, 0);
+        f.queued(f.job("single", small, 1, 3_000, 100), 100, 0);
+        List<Decision> ds = policy(Objective.BALANCED).decide(f.snapshot());
+        assertThat(started(ds)).containsExactly("single");
+        assertThat(preempted(ds)).containsExactly("r0");
     }
 
     @Test
