@@ -168,6 +168,29 @@ class SimulatedServeTest {
     }
 
     @Test
+    void aWaitingJobIsToldWhyThePolicyWillNotPairItInThePolicysOwnTerms() throws Exception {
+        // one GPU, the bundled profiles known: a ResNet-18 job runs, and a second could share it, but this site asks
+        // tandem for 0.99 of solo speed. The second waits and says why with the policy's own check and bound (the
+        // daemon once told its own story here: "predicted 1.6x combined ...; policy tandem did not pair them")
+        long t0 = 1_767_225_600_000L;
+        dev.tandem.server.sched.VirtualClock clock = new dev.tandem.server.sched.VirtualClock(t0);
+        ServerConfig cfg = ServeOptionsTest.parse("--executor", "simulated", "--cluster", "1x1:RTX3090-24GB", "--time-scale", "1",
+                "--port", "0", "--state-dir", dir.resolve("state").toString(), "--tandem-min-speed", "0.99");
+        server = TandemServer.startInVirtualTime(cfg, clock);
+        TestApi api = new TestApi(server.url());
+        String admin = Files.readString(server.adminTokenFile()).strip();
+        long running = api.submit(admin, job(RESNET, 1_000_000));
+        server.step();
+        assertThat(api.state(admin, running)).isEqualTo("running");
+        long waiting = api.submit(admin, job(RESNET, 1_000));
+        server.step();
+        assertThat(api.state(admin, waiting)).isEqualTo("pending");
+        assertThat(api.job(admin, waiting).get("reason").asText())
+                .startsWith("waits: 1 of 1 GPU(s) busy; best partner job " + running + ": predicted speeds ")
+                .endsWith("is below the slowdown bound 0.99");
+    }
+
+    @Test
     void aWorkloadTheDataDoesNotKnowFailsWithTheReasonAndBadSettingsAreRefused() throws Exception {
         server = TandemServer.start(config("1x2:RTX3090-24GB", 3600));
         TestApi api = new TestApi(server.url());

@@ -1,8 +1,10 @@
 package dev.tandem.core.policies;
 
 import dev.tandem.core.compat.PairPrediction;
+import dev.tandem.core.model.Job;
 import dev.tandem.core.policy.ClusterView;
 import dev.tandem.core.policy.Decision;
+import dev.tandem.core.policy.Pairing;
 import dev.tandem.core.policy.Policy;
 import dev.tandem.core.policy.SchedulerSnapshot;
 
@@ -33,13 +35,27 @@ public final class FifoPackedPolicy implements Policy {
         return out;
     }
 
+    /** Gavel's rule: a known prediction whose normalised throughput sum reaches the threshold. */
+    private boolean packs(PairPrediction pr) {
+        return pr.known() && pr.combined() >= threshold;
+    }
+
+    @Override public Optional<String> pairingRefusal(SchedulerSnapshot s, Job guest, Job host, List<Integer> hostGpus) {
+        Optional<String> conflict = Pairing.refusal(s, guest, host, hostGpus);
+        if (conflict.isPresent()) return conflict;
+        PairPrediction pr = s.predict(guest, host);
+        if (packs(pr)) return Optional.empty();
+        if (!pr.known()) return Optional.of("no prediction (" + pr.basis() + ")");
+        return Optional.of(String.format(Locale.ROOT, "normalised throughput %.2f below Gavel's threshold %.2f", pr.combined(), threshold));
+    }
+
     /** The packing rule: which of the candidate hosts (one per class, in scan order) the blocked job joins. */
-    Optional<IndolentFifoPacking.Choice> choose(SchedulerSnapshot s, ClusterView view, dev.tandem.core.model.Job job, List<Packing.Host> hosts) {
+    Optional<IndolentFifoPacking.Choice> choose(SchedulerSnapshot s, ClusterView view, Job job, List<Packing.Host> hosts) {
         Packing.Host best = null;
         PairPrediction bestPred = null;
         for (Packing.Host h : hosts) {
             PairPrediction pr = s.predict(job, h.job());
-            if (!pr.known() || pr.combined() < threshold) continue;
+            if (!packs(pr)) continue;
             if (bestPred == null || pr.combined() > bestPred.combined()) {
                 best = h;
                 bestPred = pr;

@@ -5,6 +5,7 @@ import dev.tandem.core.model.JobProfile;
 import dev.tandem.core.model.WorkloadSignature;
 import dev.tandem.core.policy.ClusterView;
 import dev.tandem.core.policy.Decision;
+import dev.tandem.core.policy.Pairing;
 import dev.tandem.core.policy.Policy;
 import dev.tandem.core.policy.SchedulerSnapshot;
 
@@ -50,12 +51,26 @@ public final class GandivaPolicy implements Policy {
         return out;
     }
 
+    /** Gandiva's introspection: the two workloads shared before and did not pay. */
+    private boolean observedNotToPay(Job guest, Job host) {
+        return !badPairs.isEmpty() && badPairs.contains(List.of(guest.signature(), host.signature()));
+    }
+
+    @Override public Optional<String> pairingRefusal(SchedulerSnapshot s, Job guest, Job host, List<Integer> hostGpus) {
+        Optional<String> conflict = Pairing.refusal(s, guest, host, hostGpus);
+        if (conflict.isPresent()) return conflict;
+        if (observedNotToPay(guest, host)) {
+            return Optional.of(String.format(Locale.ROOT, "their workloads were observed sharing below %.2f normalised throughput and unpacked", unpackBelow));
+        }
+        return Optional.empty();
+    }
+
     /** The packing rule: which of the candidate hosts (one per class, in scan order) the blocked job joins. */
     Optional<IndolentFifoPacking.Choice> choose(SchedulerSnapshot s, ClusterView view, Job job, List<Packing.Host> hosts) {
         Packing.Host best = null;
         double bestUtil = Double.POSITIVE_INFINITY;
         for (Packing.Host h : hosts) {
-            if (!badPairs.isEmpty() && badPairs.contains(List.of(job.signature(), h.job().signature()))) continue;
+            if (observedNotToPay(job, h.job())) continue;
             JobProfile p = s.profiles().orNull(h.job().signature());
             double u = p == null || Double.isNaN(p.gpuUtil()) ? 100.0 : p.gpuUtil();
             if (u < bestUtil) {

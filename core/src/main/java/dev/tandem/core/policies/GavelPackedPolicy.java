@@ -5,6 +5,7 @@ import dev.tandem.core.model.Job;
 import dev.tandem.core.model.WorkloadSignature;
 import dev.tandem.core.policy.ClusterView;
 import dev.tandem.core.policy.Decision;
+import dev.tandem.core.policy.Pairing;
 import dev.tandem.core.policy.Policy;
 import dev.tandem.core.policy.RunningJob;
 import dev.tandem.core.policy.SchedulerSnapshot;
@@ -13,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -141,9 +143,9 @@ public final class GavelPackedPolicy implements Policy {
             for (HostGroup g : groups) {
                 if (g.gpus() != guest.gpus() || g.free().isEmpty()) continue;
                 Job host = g.free().peekFirst();
-                if (s.crashedTogether(guest, host) || need + s.memoryRule().charged(s.memoryNeed(host)) > smallestGpu) continue;
+                if (Pairing.conflict(s, guest, need, host, s.memoryRule().charged(s.memoryNeed(host)), smallestGpu) != null) continue;
                 PairPrediction pr = s.predict(guest, host);
-                if (!pr.known() || pr.combined() < threshold) continue;
+                if (!packs(pr)) continue;
                 if (bestPr == null || pr.combined() > bestPr.combined() || (pr.combined() == bestPr.combined() && best.submittedAfter(host))) {
                     best = host;
                     bestPr = pr;
@@ -243,6 +245,21 @@ public final class GavelPackedPolicy implements Policy {
             out.add(new Decision.Start(pk.guest().id(), hostGpus, packed(host.id(), pk.prediction().combined())));
         }
         return out;
+    }
+
+    /** Gavel's rule: a known prediction whose normalised throughput sum reaches the threshold. */
+    private boolean packs(PairPrediction pr) {
+        return pr.known() && pr.combined() >= threshold;
+    }
+
+    /** Judged as an allocation is built: memory against the cluster's smallest GPU (where the pair may be placed). */
+    @Override public Optional<String> pairingRefusal(SchedulerSnapshot s, Job guest, Job host, List<Integer> hostGpus) {
+        Optional<String> conflict = Pairing.refusal(s, guest, host, s.cluster().minGpuMemoryMiB());
+        if (conflict.isPresent()) return conflict;
+        PairPrediction pr = s.predict(guest, host);
+        if (packs(pr)) return Optional.empty();
+        if (!pr.known()) return Optional.of("no prediction (" + pr.basis() + ")");
+        return Optional.of(String.format(Locale.ROOT, "normalised throughput %.2f below Gavel's threshold %.2f", pr.combined(), threshold));
     }
 
     /** The host is alone on its GPUs and the guest's memory fits next to it. */

@@ -3,6 +3,7 @@ package dev.tandem.core.policies;
 import dev.tandem.core.model.Job;
 import dev.tandem.core.model.WorkloadSignature;
 import dev.tandem.core.policy.ClusterView;
+import dev.tandem.core.policy.Pairing;
 import dev.tandem.core.policy.SchedulerSnapshot;
 
 import java.util.ArrayList;
@@ -76,19 +77,17 @@ final class HostClasses {
     }
 
     /**
-     * The earliest host of every class {@code job} may join, in scan order: same gang size (a gang shares only
-     * with a gang of its size on the same GPUs), never a pair that crashed with out-of-memory, and memory fits by
-     * the snapshot's memory rule. The list is valid until the next call: a rule judges it and keeps at most a host.
+     * The earliest host of every class {@code job} may join, in scan order: no {@link Pairing#conflict} (same gang
+     * size, memory fits by the snapshot's memory rule, never a pair that crashed with out-of-memory). The list is valid until the next call: a rule judges it and keeps at most a host.
      */
     List<Packing.Host> candidatesFor(Job job) {
         long need = snapshot.memoryRule().charged(snapshot.memoryNeed(job));
         List<Packing.Host> out = candidates;
         out.clear();
         for (HostClass c : byFirstHost.values()) {
-            if (c.key.gpus() != job.gpus()) continue;
-            if (c.key.memoryCharged() + need > c.key.capacity()) continue;
+            if (c.key.gpus() != job.gpus()) continue; // the class's key says so without its host
             Packing.Host first = c.hosts.firstEntry().getValue();
-            if (snapshot.crashedTogether(job, first.job())) continue;
+            if (Pairing.conflict(snapshot, job, need, first.job(), c.key.memoryCharged(), c.key.capacity()) != null) continue;
             out.add(first);
         }
         return out;

@@ -4,6 +4,7 @@ import dev.tandem.core.model.Job;
 import dev.tandem.core.model.JobProfile;
 import dev.tandem.core.policy.ClusterView;
 import dev.tandem.core.policy.Decision;
+import dev.tandem.core.policy.Pairing;
 import dev.tandem.core.policy.Policy;
 import dev.tandem.core.policy.SchedulerSnapshot;
 
@@ -44,6 +45,21 @@ public final class LucidPolicy implements Policy {
         return out;
     }
 
+    /** Lucid's rule: scores summing to at most 2, profiled memory under the cap. */
+    private boolean packs(int mine, int theirs, long memoryMiB) {
+        return mine + theirs <= 2 && memoryMiB <= memoryCapMiB;
+    }
+
+    @Override public Optional<String> pairingRefusal(SchedulerSnapshot s, Job guest, Job host, List<Integer> hostGpus) {
+        Optional<String> conflict = Pairing.refusal(s, guest, host, hostGpus);
+        if (conflict.isPresent()) return conflict;
+        int mine = score(s.profile(guest)), theirs = score(s.profile(host));
+        long memory = s.memoryNeed(guest) + s.memoryNeed(host);
+        if (packs(mine, theirs, memory)) return Optional.empty();
+        if (mine + theirs > 2) return Optional.of("Lucid's sharing scores " + mine + " + " + theirs + " exceed 2");
+        return Optional.of(String.format(Locale.ROOT, "profiled memory %.1f GB over Lucid's cap of %.1f GB", memory / 1024.0, memoryCapMiB / 1024.0));
+    }
+
     /** The packing rule: which of the candidate hosts (one per class, in scan order) the blocked job joins. */
     Optional<IndolentFifoPacking.Choice> choose(SchedulerSnapshot s, ClusterView view, Job job, List<Packing.Host> hosts) {
         int mine = score(s.profile(job));
@@ -51,8 +67,7 @@ public final class LucidPolicy implements Policy {
         int bestScore = Integer.MAX_VALUE;
         for (Packing.Host h : hosts) {
             int theirs = score(s.profile(h.job()));
-            if (mine + theirs > 2) continue;
-            if (s.memoryNeed(job) + s.memoryNeed(h.job()) > memoryCapMiB) continue;
+            if (!packs(mine, theirs, s.memoryNeed(job) + s.memoryNeed(h.job()))) continue;
             if (theirs < bestScore) {
                 best = h;
                 bestScore = theirs;

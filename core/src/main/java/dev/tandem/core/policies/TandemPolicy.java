@@ -4,6 +4,7 @@ import dev.tandem.core.compat.PairPrediction;
 import dev.tandem.core.model.Job;
 import dev.tandem.core.policy.ClusterView;
 import dev.tandem.core.policy.Decision;
+import dev.tandem.core.policy.Pairing;
 import dev.tandem.core.policy.PendingJob;
 import dev.tandem.core.policy.Policy;
 import dev.tandem.core.policy.SchedulerSnapshot;
@@ -346,7 +347,7 @@ public final class TandemPolicy implements Policy {
             for (Map.Entry<HostClass, List<Packing.Host>> he : hosts.entrySet()) {
                 HostClass hc = he.getKey();
                 Job hrep = he.getValue().get(0).job();
-                if (hc.gpus() != qc.gpus() || hc.chargedMiB() + need > hc.capacityMiB() || s.crashedTogether(qrep, hrep)) continue;
+                if (Pairing.conflict(s, qrep, need, hrep, hc.chargedMiB(), hc.capacityMiB()) != null) continue;
                 PairPrediction pr = s.predict(qrep, hrep);
                 if (!admissible(pr)) continue;
                 double gain;
@@ -496,9 +497,32 @@ public final class TandemPolicy implements Policy {
 
     /** The slowdown bound and the minimum gain, both judged on the cautious (uncertainty-discounted) prediction. */
     boolean admissible(PairPrediction pr) {
-        if (!pr.known()) return false;
-        return cautious(Math.min(pr.speedA(), pr.speedB()), pr) >= cfg.minSpeed()
-                && cautious(pr.combined(), pr) >= 1 + cfg.minGain();
+        return inadmissible(pr) == null;
+    }
+
+    /** Which of tandem's rules a prediction breaks, or null where the pair may share. */
+    private enum Inadmissible { UNKNOWN, SLOWDOWN, GAIN }
+
+    private Inadmissible inadmissible(PairPrediction pr) {
+        if (!pr.known()) return Inadmissible.UNKNOWN;
+        if (cautious(Math.min(pr.speedA(), pr.speedB()), pr) < cfg.minSpeed()) return Inadmissible.SLOWDOWN;
+        if (cautious(pr.combined(), pr) < 1 + cfg.minGain()) return Inadmissible.GAIN;
+        return null;
+    }
+
+    @Override public Optional<String> pairingRefusal(SchedulerSnapshot s, Job guest, Job host, List<Integer> hostGpus) {
+        Optional<String> conflict = Pairing.refusal(s, guest, host, hostGpus);
+        if (conflict.isPresent()) return conflict;
+        PairPrediction pr = s.predict(guest, host);
+        Inadmissible why = inadmissible(pr);
+        if (why == null) return Optional.empty();
+        return Optional.of(switch (why) {
+            case UNKNOWN -> "no prediction (" + pr.basis() + ")";
+            case SLOWDOWN -> String.format(Locale.ROOT, "predicted speeds %.2f/%.2f ±%.2f (%s): the slower, less %.1f x the uncertainty, is below"
+                    + " the slowdown bound %.2f", pr.speedA(), pr.speedB(), pr.uncertainty(), pr.basis(), cfg.uncertaintyWeight(), cfg.minSpeed());
+            case GAIN -> String.format(Locale.ROOT, "predicted %.2fx combined ±%.2f (%s): less %.1f x the uncertainty, below the minimum gain %.2fx",
+                    pr.combined(), pr.uncertainty(), pr.basis(), cfg.uncertaintyWeight(), 1 + cfg.minGain());
+        });
     }
 
     /** Suspends the newer job of any pair whose measured speeds break the bound or do not pay for sharing. */

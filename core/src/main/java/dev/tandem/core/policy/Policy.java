@@ -1,6 +1,9 @@
 package dev.tandem.core.policy;
 
+import dev.tandem.core.model.Job;
+
 import java.util.List;
+import java.util.Optional;
 
 /**
  * A scheduling policy: a snapshot of the world in, decisions out. Policies never see which world they run in
@@ -24,4 +27,15 @@ public interface Policy {
      * changes nothing, one that comes late would delay one.
      */
     default double wakeUpAt() { return Double.NEGATIVE_INFINITY; }
+
+    /**
+     * Why this policy would not let {@code guest} join {@code host}, which runs alone on {@code hostGpus}, judged on
+     * the pair alone: the conflicts no policy pairs past ({@link Pairing}), then the policy's own rule (a slowdown
+     * bound, a threshold, a score) with the thresholds its decisions use; empty where it would pair them if they met
+     * in a round. The daemon explains waiting jobs with it, so an explanation cannot contradict the decisions. The
+     * default is a policy that never shares a GPU.
+     */
+    default Optional<String> pairingRefusal(SchedulerSnapshot snapshot, Job guest, Job host, List<Integer> hostGpus) {
+        return Optional.of("policy " + name() + " runs one job per GPU");
+    }
 }

@@ -1,5 +1,6 @@
 /**
- * The rules every world applies around a policy's decision, written once: where a job may be placed
+ * The rules every world applies around a policy's decision, written once (the checks a policy applies to a pair
+ * before it decides live beside the policies, in {@link dev.tandem.core.policy.Pairing}): where a job may be placed
  * ({@link dev.tandem.core.runtime.PlacementRules}, the one validator of Start and Migrate decisions and the
  * co-location limit), what an out-of-memory crash teaches ({@link dev.tandem.core.runtime.OutOfMemoryRule}), and
  * which waiting jobs a policy may start and in which order ({@link dev.tandem.core.runtime.Admission}: priority,

@@ -3,6 +3,7 @@ package dev.tandem.server.sched;
 import dev.tandem.core.compat.PairPrediction;
 import dev.tandem.core.model.Job;
 import dev.tandem.core.policy.PendingJob;
+import dev.tandem.core.policy.Policy;
 import dev.tandem.core.policy.SchedulerSnapshot;
 import dev.tandem.server.store.JobRecord;
 
@@ -11,20 +12,22 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Publishes the loop's live view for the API, and says in words why each queued job waits: what it is waiting
- * for, and for a job that could share, the best partner the oracle sees and why that did not happen. The policy
- * itself says only what it does, so the "why not" is told from the same snapshot the policy saw.
+ * for, and for a job that could share, the best partner and why that did not happen, as the policy's own check of
+ * the pair says it ({@link Policy#pairingRefusal}: the shared conflicts, then its thresholds) on the same snapshot
+ * the policy decided on, so the answer cannot contradict the decision.
  */
 final class Explainer {
     /** Beyond this queue position a job is only told its position (keeps rounds cheap with huge queues). */
     private static final int EXPLAINED = 200;
 
     private final Context ctx;
-    private final String policy;
+    private final Policy policy;
 
-    Explainer(Context ctx, String policy) {
+    Explainer(Context ctx, Policy policy) {
         this.ctx = ctx;
         this.policy = policy;
     }
@@ -96,30 +99,34 @@ final class Explainer {
             return underway ? "waits: a job of the same workload is being profiled; it can share once the profile is in (" + load + ")"
                     : "waits for " + q.gpus() + " idle GPU(s): a new workload runs alone first to be profiled (" + load + ")";
         }
-        if (idleOnOneNode >= q.gpus()) return "waits behind earlier jobs (policy " + policy + ", " + load + ")";
+        if (idleOnOneNode >= q.gpus()) return "waits behind earlier jobs (policy " + policy.name() + ", " + load + ")";
         if (total - busy >= q.gpus()) {
             return "waits for " + q.gpus() + " idle GPU(s) on one node: at most " + idleOnOneNode + " are idle on any node (" + load + ")";
         }
         Job job = ctx.job(q);
         String best = null;
+        boolean bestAccepted = false;
         double bestCombined = Double.NEGATIVE_INFINITY;
         for (Run host : ctx.runs.all()) {
             JobRecord h = jobs.get(host.jobId);
             if (h == null || host.gpus.size() != q.gpus() || !ctx.runs.neighbours(host).isEmpty()) continue;
             Job hj = ctx.job(h);
+            // the world's reason first (a job profiled alone takes no partner), then the policy's own check of the pair
+            Optional<String> refused = host.profiling ? Optional.of("it is being profiled alone") : policy.pairingRefusal(s, job, hj, host.gpus);
             PairPrediction p = s.predict(job, hj);
-            long capacity = ctx.capacity(host.gpus);
-            long need = ctx.memoryRule.total(s.memoryNeed(job), s.memoryNeed(hj));
-            String what;
             double combined = p.known() ? p.combined() : Double.NEGATIVE_INFINITY;
-            if (s.crashedTogether(job, hj)) what = "they crashed with out of memory together before";
-            else if (need > capacity) what = String.format(Locale.ROOT, "memory does not fit (%.1f of %.1f GB)", need / 1024.0, capacity / 1024.0);
-            else if (!p.known()) what = "no prediction (" + p.basis() + ")";
-            else if (host.profiling) what = "it is being profiled alone";
-            else what = String.format(Locale.ROOT, "predicted %.2fx combined (%.2f/%.2f ±%.2f, %s), memory %.1f of %.1f GB; policy %s did not pair them",
-                        p.combined(), p.speedA(), p.speedB(), p.uncertainty(), p.basis(), need / 1024.0, capacity / 1024.0, policy);
-            if (best == null || combined > bestCombined) {
+            String what = refused.orElseGet(() -> {
+                long capacity = ctx.capacity(host.gpus);
+                long need = ctx.memoryRule.total(s.memoryNeed(job), s.memoryNeed(hj));
+                return String.format(Locale.ROOT, "policy %s accepts the pair (predicted %.2fx combined, %.2f/%.2f ±%.2f, %s; memory %.1f of %.1f GB)"
+                                + " but chose other jobs this round", policy.name(), p.combined(), p.speedA(), p.speedB(), p.uncertainty(), p.basis(),
+                        need / 1024.0, capacity / 1024.0);
+            });
+            // a partner the policy accepts is the better answer, then the higher predicted throughput
+            boolean accepted = refused.isEmpty();
+            if (best == null || (accepted && !bestAccepted) || (accepted == bestAccepted && combined > bestCombined)) {
                 best = "best partner job " + host.jobId + ": " + what;
+                bestAccepted = accepted;
                 bestCombined = combined;
             }
         }

@@ -78,7 +78,7 @@ public final class SchedulerLoop implements AutoCloseable {
         this.exits = new ExitHandler(ctx, profiling);
         this.applier = new DecisionApplier(ctx, exits, binder);
         this.observations = new Observations(ctx);
-        this.explainer = new Explainer(ctx, policy.name());
+        this.explainer = new Explainer(ctx, policy);
         this.gate = new QueueGate(ctx);
         for (GpuDevice d : devices) gpuGauges.add(metrics.gpu(d.index(), d.node(), d.uuid(), d.memoryMiB()));
     }
