@@ -121,7 +121,7 @@ public final class GavelPackedPolicy implements Policy {
         Map<WorkloadSignature, Map<Integer, HostGroup>> index = new HashMap<>();
         List<HostGroup> groups = new ArrayList<>();
         for (Job host : exclusive) {
-            if (!onUsableGpus(s, host)) continue; // it keeps running, but nobody joins it there
+            if (!onUsableGpus(s, host) || s.runsAlone(host) != null) continue; // it keeps running, but nobody joins it there
             Map<Integer, HostGroup> bySize = index.get(host.signature());
             if (bySize == null) index.put(host.signature(), bySize = new HashMap<>());
             HostGroup g = bySize.get(host.gpus());

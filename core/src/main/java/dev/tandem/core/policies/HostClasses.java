@@ -53,6 +53,7 @@ final class HostClasses {
 
     /** A job now alone on {@code gpus} (placed this round on idle GPUs) becomes a host. */
     void add(Job job, List<Integer> gpus) {
+        if (snapshot.runsAlone(job) != null) return; // it takes no partner (and is no member, so remove() ignores it)
         long capacity = Long.MAX_VALUE;
         for (int g : gpus) capacity = Math.min(capacity, view.capacity(g));
         Key key = new Key(job.gpus(), job.signature(), snapshot.memoryRule().charged(snapshot.memoryNeed(job)), capacity);

@@ -303,7 +303,7 @@ public final class TandemPolicy implements Policy {
         // hosts: running jobs alone on their GPUs, grouped into interchangeable classes
         Map<HostClass, List<Packing.Host>> hosts = new LinkedHashMap<>();
         for (Job r : view.soleTenants()) {
-            if (r.id().equals(Reservation.HOLD_ID)) continue;
+            if (r.id().equals(Reservation.HOLD_ID) || s.runsAlone(r) != null) continue;
             Optional<dev.tandem.core.policy.RunningJob> running = s.occupancy().job(r.id());
             // the critical path is judged by lengths: a job without one is not on it
             if (running.isPresent() && running.get().lengthKnown() && s.expectedSoloSeconds(running.get()) > criticalAfter) continue;
@@ -327,7 +327,8 @@ public final class TandemPolicy implements Policy {
         int position = 0;
         for (PendingJob q : waiting) {
             if (starvingWaits && !starving(s, q)) break;
-            if (q.lengthKnown() && s.expectedSoloSeconds(q) > criticalAfter) { position++; continue; }
+            // classes are judged by their first member: a job that must run alone is no candidate at all
+            if ((q.lengthKnown() && s.expectedSoloSeconds(q) > criticalAfter) || s.runsAlone(q.job()) != null) { position++; continue; }
             Integer n = perSize.get(q.job().gpus());
             if (n != null && n < cfg.window()) {
                 perSize.put(q.job().gpus(), n + 1);

@@ -7,7 +7,8 @@ import java.util.Locale;
 import java.util.Optional;
 
 /**
- * Whether a waiting job may join a running one on its GPUs: the conflicts no policy may pair past, written once.
+ * Whether a waiting job may join a running one on its GPUs: the conflicts no policy may pair past, written once
+ * (gang size, a job that must run alone, memory, an earlier out-of-memory crash of the pair).
  * Every co-locating policy filters its candidate hosts with {@link #conflict}, and each policy adds its own rule
  * ({@link Policy#pairingRefusal}); the daemon's "why is my job waiting" asks the same two, so its answer cannot
  * contradict what the policy decided. The world checks the placement itself again when it applies a decision
@@ -21,7 +22,9 @@ public final class Pairing {
         /** The two workloads ran out of memory together before. */
         CRASHED_TOGETHER,
         /** Their memory, each with the per-job margin, exceeds the host's GPUs. */
-        MEMORY
+        MEMORY,
+        /** One of them must run alone ({@link SchedulerSnapshot#runsAlone}). */
+        RUNS_ALONE
     }
 
     private Pairing() {}
@@ -39,6 +42,7 @@ public final class Pairing {
     /** As above, with the guest's charged memory worked out once by a caller that tries it against many hosts. */
     public static Conflict conflict(SchedulerSnapshot s, Job guest, long guestChargedMiB, Job host, long hostChargedMiB, long capacityMiB) {
         if (guest.gpus() != host.gpus()) return Conflict.GANG_SIZE;
+        if (s.runsAlone(guest) != null || s.runsAlone(host) != null) return Conflict.RUNS_ALONE;
         if (guestChargedMiB + hostChargedMiB > capacityMiB) return Conflict.MEMORY;
         if (s.crashedTogether(guest, host)) return Conflict.CRASHED_TOGETHER;
         return null;
@@ -61,6 +65,7 @@ public final class Pairing {
         return Optional.of(switch (c) {
             case GANG_SIZE -> "a gang shares only with a gang of its size (" + guest.gpus() + " GPU(s) against " + host.gpus() + ")";
             case CRASHED_TOGETHER -> "they ran out of memory together before";
+            case RUNS_ALONE -> s.runsAlone(guest) != null ? s.runsAlone(guest) : "job " + host.id() + " must run alone (" + s.runsAlone(host) + ")";
             case MEMORY -> String.format(Locale.ROOT, "memory does not fit (%.1f of %.1f GB)",
                     s.memoryRule().total(s.memoryNeed(guest), s.memoryNeed(host)) / 1024.0, capacityMiB / 1024.0);
         });

@@ -37,6 +37,7 @@ public final class SchedulerSnapshot {
     private Occupancy occupancy;
     private QueueJournal queueJournal;
     private Set<Integer> unusableGpus = Set.of();
+    private Map<String, String> runsAlone = Map.of();
     /**
      * The oracle's answers during this decision, by gang size, then each signature of the pair: packing rules ask
      * about the same signature pairs many times (nested maps, so that a lookup allocates no key).
@@ -87,6 +88,21 @@ public final class SchedulerSnapshot {
         if (occupancy != null && !gpus.isEmpty()) throw new IllegalStateException("unusable GPUs must be set before the occupancy is built");
         this.unusableGpus = Set.copyOf(gpus);
         return this;
+    }
+
+    /**
+     * Tells policies which jobs must not share a GPU, by job id, and why: a job that ran out of memory next to a
+     * partner runs alone from then on ({@link OutOfMemoryRule}), and live, a job of a workload not yet profiled runs
+     * alone to be profiled. Neither joins nor hosts a partner ({@link Pairing}).
+     */
+    public SchedulerSnapshot withRunsAlone(Map<String, String> reasons) {
+        this.runsAlone = reasons;
+        return this;
+    }
+
+    /** Why {@code job} must run alone, or null where it may share. */
+    public String runsAlone(Job job) {
+        return runsAlone.isEmpty() ? null : runsAlone.get(job.id());
     }
 
     /** GPUs the scheduler may not place on now (live: busy with processes that are not its own). */

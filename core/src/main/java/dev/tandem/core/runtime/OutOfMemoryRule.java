@@ -4,10 +4,15 @@ import dev.tandem.core.model.WorkloadSignature;
 
 /**
  * What an out-of-memory crash next to a partner teaches, in every world: the two workloads are never paired again
- * (their pair key is remembered in both orders), and the crashed workload is budgeted at least the memory its
- * partner left free plus one MiB from then on (at most a whole GPU, never less than it asked for).
+ * (their pair key is remembered in both orders), the crashed workload is budgeted at least the memory its partner
+ * left free plus one MiB from then on (at most a whole GPU, never less than it asked for), and the job that crashed
+ * runs alone until it ends ({@link dev.tandem.core.policy.SchedulerSnapshot#runsAlone}; live, its peak is then
+ * measured alone).
  */
 public final class OutOfMemoryRule {
+    /** Why a job that crashed next to a partner must run alone. */
+    public static final String RUNS_ALONE = "it runs alone after an out-of-memory crash next to a partner";
+
     private OutOfMemoryRule() {}
 
     /** The key under which a pair that crashed is remembered: {@code "a|b"} of the signatures' labels. */

@@ -29,6 +29,8 @@ final class Fixture {
     final List<RunningJob> running = new ArrayList<>();
     final Map<String, PairPrediction> table = new HashMap<>();
     final Set<String> oomPairs = new HashSet<>();
+    /** Jobs that must run alone, and why (as a world hands them to the snapshot). */
+    final Map<String, String> runsAlone = new HashMap<>();
     double now = 0;
     MemoryRule memory = new MemoryRule(0);
 
@@ -77,7 +79,8 @@ final class Fixture {
                 return table.getOrDefault(a.signature().model() + "|" + b.signature().model(), PairPrediction.unknown("not in table"));
             }
         };
-        return new SchedulerSnapshot(now, cluster, List.copyOf(queue), List.copyOf(running), profiles, oracle, memory, Map.of(), oomPairs);
+        return new SchedulerSnapshot(now, cluster, List.copyOf(queue), List.copyOf(running), profiles, oracle, memory, Map.of(), oomPairs)
+                .withRunsAlone(Map.copyOf(runsAlone));
     }
 
     static List<String> started(List<Decision> ds) {

@@ -72,6 +72,22 @@ class PairingRefusalTest {
     }
 
     @Test
+    void aJobThatMustRunAloneNeitherJoinsNorHostsUnderAnyPolicy() {
+        for (Policy p : List.of(tandem(), new FifoPackedPolicy(), new GavelPackedPolicy(), new LucidPolicy(), new GandivaPolicy())) {
+            // a pair every one of them takes (Lucid: two tiny jobs; Gavel: 1.8 >= 1.5)
+            assertThat(refusal(p, hostAndGuest(2000, f -> f.predict("G", "H", 0.9, 0.9, 0)))).as(p.name()).isEmpty();
+            assertThat(why(p, hostAndGuest(2000, f -> {
+                f.predict("G", "H", 0.9, 0.9, 0);
+                f.runsAlone.put("guest", "it runs alone after an out-of-memory crash next to a partner");
+            }))).as(p.name()).isEqualTo("it runs alone after an out-of-memory crash next to a partner");
+            assertThat(why(p, hostAndGuest(2000, f -> {
+                f.predict("G", "H", 0.9, 0.9, 0);
+                f.runsAlone.put("host", "a new workload runs alone first to be profiled");
+            }))).as(p.name()).isEqualTo("job host must run alone (a new workload runs alone first to be profiled)");
+        }
+    }
+
+    @Test
     void thePeersRefuseByTheirOwnRules() {
         // Gavel's threshold on the normalised throughput sum
         assertThat(refusal(new FifoPackedPolicy(), hostAndGuest(2000, f -> f.predict("G", "H", 0.8, 0.8, 0)))).isEmpty();

@@ -7,6 +7,7 @@ import dev.tandem.core.model.Gpu;
 import dev.tandem.core.model.GpuType;
 import dev.tandem.core.model.Job;
 import dev.tandem.core.model.Node;
+import dev.tandem.core.runtime.OutOfMemoryRule;
 import dev.tandem.server.exec.ExecException;
 import dev.tandem.server.exec.Executor;
 import dev.tandem.server.exec.UnixAccount;
@@ -112,12 +113,23 @@ final class Context {
     }
 
     /**
-     * The policy's view of a stored job. Its memory need is the larger of the declared and the profiled peak; a
-     * job that must run alone after an out-of-memory crash is given the whole GPU, so that no policy pairs it.
+     * Why a stored job must not share a GPU ({@link dev.tandem.core.policy.SchedulerSnapshot#runsAlone}, honoured by every
+     * policy and checked again by the placement rules), or null: it ran out of memory next to a partner, or its
+     * workload is not profiled yet (it runs alone to be profiled).
      */
+    String runsAlone(JobRecord r) {
+        if (r.exclusive()) return OutOfMemoryRule.RUNS_ALONE;
+        if (learned.profile(r.signature()).isEmpty()) return NOT_PROFILED;
+        return null;
+    }
+
+    /** Why a job of a workload without a profile runs alone. */
+    static final String NOT_PROFILED = "a new workload runs alone first to be profiled";
+
+    /** The policy's view of a stored job. Its memory need is the larger of the declared and the profiled peak. */
     Job job(JobRecord r) {
         long profiled = learned.profile(r.signature()).filter(p -> p.hasMemory()).map(p -> (long) Math.ceil(p.gmemMiB())).orElse(0L);
-        long memory = r.exclusive() ? largestGpuMiB() : Math.max(r.memoryMiB(), profiled);
+        long memory = Math.max(r.memoryMiB(), profiled);
         double total = r.iterations() != null ? r.iterations() : 1.0;
         return new Job(String.valueOf(r.id()), r.owner(), r.submittedAt() / 1000.0, r.gpus(), r.signature(), total, memory, r.controls().priority());
     }
@@ -131,9 +143,5 @@ final class Context {
         String unixUser = store.user(owner).map(u -> u.unixUser()).orElse(null);
         if (unixUser == null || unixUser.equals(System.getProperty("user.name"))) return null;
         return UnixAccount.lookup(unixUser).orElseThrow(() -> new ExecException("the Unix account " + unixUser + " of user " + owner + " no longer exists"));
-    }
-
-    long largestGpuMiB() {
-        return devices.stream().mapToLong(GpuDevice::memoryMiB).max().orElse(0);
     }
 }

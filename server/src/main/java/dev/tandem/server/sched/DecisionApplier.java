@@ -1,5 +1,6 @@
 package dev.tandem.server.sched;
 
+import dev.tandem.core.runtime.OutOfMemoryRule;
 import dev.tandem.core.runtime.PlacementRules;
 import dev.tandem.core.compat.PairPrediction;
 import dev.tandem.core.policy.Decision;
@@ -103,9 +104,7 @@ final class DecisionApplier {
 
     /** @param withStopping false: as if the runs the scheduler is stopping had already left their GPUs */
     private Optional<String> refuseStart(JobRecord job, List<Integer> gpus, boolean withStopping) {
-        String alone = ctx.learned.profile(job.signature()).isEmpty() ? "not profiled yet, so it runs alone first"
-                : job.exclusive() ? "runs alone after an out-of-memory crash" : null;
-        return PlacementRules.refusal(job.gpus(), gpus, ctx.cluster, alone, gpu -> tenantsOn(gpu, withStopping), ctx.unusable::why);
+        return PlacementRules.refusal(job.gpus(), gpus, ctx.cluster, ctx.runsAlone(job), gpu -> tenantsOn(gpu, withStopping), ctx.unusable::why);
     }
 
     /** Jobs waiting for GPUs promised to them ({@link #promised}): no longer the policy's to place. */
@@ -151,7 +150,8 @@ final class DecisionApplier {
         List<PlacementRules.Tenant> out = new ArrayList<>(on.size());
         for (Run r : on) {
             if (!withStopping && r.stop != Run.Stop.NONE) continue;
-            String busy = r.profiling ? "job " + r.jobId + " is being profiled alone" : r.stop != Run.Stop.NONE ? "job " + r.jobId + " is stopping" : null;
+            String busy = r.profiling ? "job " + r.jobId + " is being profiled alone" : r.stop != Run.Stop.NONE ? "job " + r.jobId + " is stopping"
+                    : r.runsAlone != null ? "job " + r.jobId + " must run alone (" + r.runsAlone + ")" : null;
             out.add(new PlacementRules.Tenant(Long.toString(r.jobId), r.gpus, busy));
         }
         return out;
@@ -238,6 +238,7 @@ final class DecisionApplier {
             return Optional.empty();
         }
         Run run = new Run(job.id(), job.signature(), attempt, gpus, now);
+        run.runsAlone = job.exclusive() ? OutOfMemoryRule.RUNS_ALONE : null;
         ctx.runs.add(run); // the policy's own decision: nothing it has not seen, so no new round for it (as in the simulator)
         Binder.Start start = new Binder.Start(job, state, reason, attempt, run);
         if (binding.started()) bound(new Binder.Bound(start, binding, binding.call(), null), now);

@@ -5,6 +5,7 @@ import dev.tandem.core.model.Job;
 import dev.tandem.core.policy.PendingJob;
 import dev.tandem.core.policy.Policy;
 import dev.tandem.core.policy.SchedulerSnapshot;
+import dev.tandem.core.runtime.OutOfMemoryRule;
 import dev.tandem.server.store.JobRecord;
 
 import java.util.ArrayList;
@@ -93,11 +94,11 @@ final class Explainer {
         int total = ctx.devices.size();
         int unusable = ctx.unusable.gpus().size();
         String load = busy + " of " + total + " GPU(s) busy" + (unusable == 0 ? "" : ", " + unusable + " of them with work that is not this daemon's");
-        if (q.exclusive()) return "waits for " + q.gpus() + " idle GPU(s): it runs alone after an out-of-memory crash (" + load + ")";
+        if (q.exclusive()) return "waits for " + q.gpus() + " idle GPU(s): " + OutOfMemoryRule.RUNS_ALONE + " (" + load + ")";
         if (ctx.learned.profile(q.signature()).isEmpty()) {
             boolean underway = ctx.runs.all().stream().anyMatch(r -> r.profiling && r.signature.equals(q.signature()));
             return underway ? "waits: a job of the same workload is being profiled; it can share once the profile is in (" + load + ")"
-                    : "waits for " + q.gpus() + " idle GPU(s): a new workload runs alone first to be profiled (" + load + ")";
+                    : "waits for " + q.gpus() + " idle GPU(s): " + Context.NOT_PROFILED + " (" + load + ")";
         }
         if (idleOnOneNode >= q.gpus()) return "waits behind earlier jobs (policy " + policy.name() + ", " + load + ")";
         if (total - busy >= q.gpus()) {

@@ -1,5 +1,6 @@
 package dev.tandem.server.sched;
 
+import dev.tandem.core.runtime.OutOfMemoryRule;
 import dev.tandem.server.store.Change;
 import dev.tandem.server.store.Change.Column;
 import dev.tandem.server.store.JobRecord;
@@ -43,6 +44,7 @@ final class Recovery {
             }
             Run run = new Run(r.id(), r.signature(), r.attempts(), gpus, r.startedAt() == null ? now : r.startedAt());
             run.profiling = r.state() == JobState.PROFILING;
+            run.runsAlone = r.exclusive() ? OutOfMemoryRule.RUNS_ALONE : null;
             run.profileSince = now;
             if (!onGpu) {
                 run.stop = r.state() == JobState.CANCELLED ? Run.Stop.CANCEL : Run.Stop.SUSPEND;

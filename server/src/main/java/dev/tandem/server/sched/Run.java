@@ -19,6 +19,11 @@ final class Run {
     /** When its current set of GPU neighbours formed; observed speeds are measured from here. */
     long placedAt;
     boolean profiling;
+    /**
+     * Why this run takes no partner for as long as it runs, or null: it ran out of memory next to one before (a run
+     * being profiled takes none either, but only until its profile is in: {@link #profiling}).
+     */
+    String runsAlone;
     /** This run already measured its workload alone (its profile was known only from elsewhere). */
     boolean measuredAlone;
     /** Readings from here on make its profile (its start, or the daemon's restart: older readings are gone). */

@@ -77,9 +77,14 @@ final class SnapshotBuilder {
         // in the order they took their current neighbours, as the simulator keeps them: a policy that takes the first of
         // equally good hosts then takes the same one in both worlds
         running.sort(java.util.Comparator.comparingDouble(RunningJob::placedAt));
+        Map<String, String> runsAlone = new HashMap<>();
+        for (JobRecord r : jobs.values()) {
+            String why = ctx.runsAlone(r);
+            if (why != null) runsAlone.put(String.valueOf(r.id()), why);
+        }
         return new SchedulerSnapshot(now / 1000.0, ctx.cluster, Collections.unmodifiableList(queue), Collections.unmodifiableList(running),
                 ctx.learned.profiles(), ctx.oracle, ctx.memoryRule, ctx.learned.memoryEstimates(), ctx.learned.oomPairs())
-                .withUnusableGpus(ctx.unusable.gpus());
+                .withUnusableGpus(ctx.unusable.gpus()).withRunsAlone(runsAlone);
     }
 
     /** Which stored jobs wait for the policy: queued, with no process still ending and no GPUs promised to them. */

@@ -49,7 +49,7 @@ import java.util.Set;
  * <p>Rates come from the ground truth ({@link InterferenceTruth}), never from the policy's oracle. A GPU whose
  * jobs do not fit in its real memory crashes the newest job {@link SimConfig#oomDetectSeconds()} after it starts;
  * that job loses the progress of the run that crashed (it restarts from the checkpoint it resumed from) and goes
- * back to the queue. Suspended jobs keep their progress (they checkpoint on suspend). Both pay
+ * back to the queue, where it must run alone from then on (as the daemon has it: {@link OutOfMemoryRule}). Suspended jobs keep their progress (they checkpoint on suspend). Both pay
  * {@link SimConfig#restartOverheadSeconds()} on resume.
  */
 public final class Simulator {
@@ -151,6 +151,8 @@ public final class Simulator {
         private final List<JobState> newlyObserved = new ArrayList<>();
         private final Map<WorkloadSignature, Long> memoryEstimates = new LinkedHashMap<>();
         private final Set<String> oomPairs = new HashSet<>();
+        /** Unfinished jobs that must not share a GPU, and why: those that crashed next to a partner ({@link OutOfMemoryRule}). */
+        private final Map<String, String> runsAlone = new HashMap<>();
         private final TimeSeries series = new TimeSeries();
         private final List<String> decisionLog = new ArrayList<>();
         private final int timelineGpus = Math.min(recording.timelineGpus(), cluster.gpuCount());
@@ -268,6 +270,7 @@ public final class Simulator {
                     advance(js); // exact integration brings done to the total; tests check it, so it is not forced here
                     js.status = Status.DONE;
                     js.finish = clock;
+                    if (!runsAlone.isEmpty()) runsAlone.remove(js.job.id());
                     Set<JobState> neighbours = detach(js);
                     recompute(neighbours);
                     completed++;
@@ -324,7 +327,8 @@ public final class Simulator {
             }
             List<RunningJob> all = new LazyList<>(this::runningViews);
             SchedulerSnapshot snap = new SchedulerSnapshot(clock, cluster, queueView, all, profiles, oracle, cfg.memoryRule(),
-                    Collections.unmodifiableMap(memoryEstimates), Collections.unmodifiableSet(oomPairs), new SimOccupancy()).withQueueJournal(queueJournal);
+                    Collections.unmodifiableMap(memoryEstimates), Collections.unmodifiableSet(oomPairs), new SimOccupancy()).withQueueJournal(queueJournal)
+                    .withRunsAlone(Collections.unmodifiableMap(runsAlone));
             policyCalls++;
             List<Decision> decisions = policy.decide(snap);
             newlyObserved.clear();
@@ -446,7 +450,7 @@ public final class Simulator {
 
         /** The rules every world applies ({@link PlacementRules}); here a refusal is a policy bug and fails the run. */
         private int[] checkGpus(Decision d, JobState js, List<Integer> requested) {
-            PlacementRules.refusal(js.job.gpus(), requested, cluster, null, this::tenantsOn).ifPresent(why -> { throw invalid(d, why); });
+            PlacementRules.refusal(js.job.gpus(), requested, cluster, runsAlone.get(js.job.id()), this::tenantsOn).ifPresent(why -> { throw invalid(d, why); });
             return requested.stream().mapToInt(Integer::intValue).toArray();
         }
 
@@ -454,7 +458,10 @@ public final class Simulator {
             List<JobState> occ = occupants.get(gpu);
             if (occ.isEmpty()) return List.of();
             List<PlacementRules.Tenant> out = new ArrayList<>(occ.size());
-            for (JobState o : occ) out.add(new PlacementRules.Tenant(o.job.id(), o.gpuList, null));
+            for (JobState o : occ) {
+                String alone = runsAlone.get(o.job.id());
+                out.add(new PlacementRules.Tenant(o.job.id(), o.gpuList, alone == null ? null : "job " + o.job.id() + " must run alone (" + alone + ")"));
+            }
             return out;
         }
 
@@ -541,6 +548,7 @@ public final class Simulator {
             js.restarts++;
             js.ooms++;
             oomEvents++;
+            if (!partners.isEmpty()) runsAlone.put(js.job.id(), OutOfMemoryRule.RUNS_ALONE);
             for (JobState p : partners) {
                 oomPairs.add(OutOfMemoryRule.pairKey(js.job.signature(), p.job.signature()));
                 oomPairs.add(OutOfMemoryRule.pairKey(p.job.signature(), js.job.signature()));

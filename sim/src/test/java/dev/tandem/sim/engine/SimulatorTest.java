@@ -239,6 +239,55 @@ class SimulatorTest {
         assertThat(b.finish()).isCloseTo(3606 + 1800, within(1e-6));
     }
 
+    /**
+     * 2 GPUs. "a" (14 GB) runs on GPU 0 and "b" (12 GB) is put next to it: b runs out of memory at 40 s. "c" (1 GB, a
+     * third workload b never met, 1,000 s) arrives at {@code cArrives} and is put on GPU 1. After its crash b goes to
+     * GPU 1: next to c if {@code pairAfterCrash}, else only when GPU 1 is idle (the snapshot says b must run alone).
+     */
+    private static SimulationResult crashThenC(boolean pairAfterCrash, double cArrives, List<String> seen) {
+        WorkloadSignature cSig = new WorkloadSignature("C", "d", 32, false);
+        ProfileStore profiles = new ProfileStore(List.of(JobProfile.basic(A, 100, 50, 20, 14_000), JobProfile.basic(B, 50, 40, 20, 12_000),
+                JobProfile.basic(cSig, 100, 30, 10, 1_000)));
+        Cluster c = Cluster.homogeneous(1, 2, new GpuType("T", 24576), 8, 1 << 16);
+        List<Job> jobs = List.of(new Job("a", "u", 0, 1, A, 360_000, 14_000, 0), new Job("b", "u", 10, 1, B, 90_000, 12_000, 0),
+                new Job("c", "u", cArrives, 1, cSig, 100_000, 1_000, 0));
+        Policy policy = new Policy() {
+            @Override public String name() { return pairAfterCrash ? "pairs-anyway" : "honours-runs-alone"; }
+
+            @Override public List<Decision> decide(SchedulerSnapshot s) {
+                List<Decision> out = new ArrayList<>();
+                var byGpu = s.occupantsByGpu();
+                for (var p : s.queue()) {
+                    String alone = s.runsAlone(p.job());
+                    seen.add(p.id() + "@" + (long) s.now() + ":" + alone);
+                    int gpu = p.id().equals("c") ? 1 : alone == null ? 0 : 1;
+                    boolean idle = byGpu.getOrDefault(gpu, List.of()).isEmpty();
+                    if (alone == null || pairAfterCrash || idle) out.add(new Decision.Start(p.id(), List.of(gpu), "test"));
+                    if (alone == null || pairAfterCrash || idle) byGpu.computeIfAbsent(gpu, g -> new ArrayList<>()).add(null);
+                }
+                return out;
+            }
+        };
+        return new Simulator(PLAIN, c, profiles, truth(0.8, 0.6)).run(jobs, policy, null);
+    }
+
+    @Test
+    void aJobThatRanOutOfMemoryNextToAPartnerRunsAloneUntilItEnds() {
+        List<String> seen = new ArrayList<>();
+        SimulationResult r = crashThenC(false, 20, seen);
+        assertThat(seen).contains("b@10:null", "b@40:" + dev.tandem.core.runtime.OutOfMemoryRule.RUNS_ALONE);
+        JobRecord b = r.jobs().get(1);
+        assertThat(b.ooms()).isEqualTo(1);
+        assertThat(b.partners()).containsExactly("a"); // never c: it waited for c to end (1,020 s) and ran alone on GPU 1
+        assertThat(b.finish()).isCloseTo(1020 + 1800, within(1e-6));
+        // a policy that pairs it all the same made an invalid decision, as any placement the rules refuse: b joining c,
+        // or c joining b (c arrives at 50 s, when b runs alone on GPU 1)
+        assertThatThrownBy(() -> crashThenC(true, 20, new ArrayList<>())).isInstanceOf(SimulationException.class)
+                .hasMessageContaining("Start[jobId=b").hasMessageContaining(dev.tandem.core.runtime.OutOfMemoryRule.RUNS_ALONE);
+        assertThatThrownBy(() -> crashThenC(false, 50, new ArrayList<>())).isInstanceOf(SimulationException.class)
+                .hasMessageContaining("Start[jobId=c").hasMessageContaining("job b must run alone");
+    }
+
     @Test
     void noGpuIsOverItsMemoryUnlessACrashIsRecorded() {
         var sc = dev.tandem.sim.scenario.ScenarioFixtures.lucid(120, "batch", 3);
