@@ -28,7 +28,7 @@ public final class PolicyOptions {
     @Option(names = "--tandem-window", defaultValue = "128", description = "tandem: queued jobs per gang size considered for pairing per round. Default: ${DEFAULT-VALUE}.")
     int window;
 
-    @Option(names = "--tandem-starvation", defaultValue = "7d", converter = DurationConverter.Seconds.class, description = "tandem: a job that has waited this long (from 10 minutes before) is served first and, with the balanced and jct objectives, suspends running jobs if no GPUs are free. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--tandem-starvation", defaultValue = "7d", converter = DurationConverter.Seconds.class, description = "tandem: a job that has waited this long (from 10 minutes before, at most half of it before) is served first and, with the balanced and jct objectives, suspends running jobs if no GPUs are free. Default: ${DEFAULT-VALUE}.")
     double starvation;
 
     @Option(names = "--tandem-urgency", defaultValue = "0.25",

@@ -323,13 +323,15 @@ final class QueueOrder {
     }
 
     /**
-     * A job counts as starving this long before it has waited the starvation bound: the round that starts it comes
-     * up to a round later (5 minutes in the simulator), and it should start before the bound, not after.
+     * A job counts as starving this long before it has waited the starvation bound (at most half the bound): the
+     * round that starts it comes up to a round later (5 minutes in the simulator), and it should start before the
+     * bound, not after. Half at most: a starving job may suspend one that just started, which then starves in turn,
+     * so jobs take turns of at least half the bound (with a lead as long as the bound, every round).
      */
     static final double STARVATION_LEAD_SECONDS = 600;
 
-    /** Has waited (since it was submitted or last suspended) within {@link #STARVATION_LEAD_SECONDS} of the bound. */
+    /** Has waited (since it was submitted or last suspended) within the lead ({@link #STARVATION_LEAD_SECONDS}) of the bound. */
     static boolean starving(SchedulerSnapshot s, PendingJob p, double starvationSeconds) {
-        return s.now() - p.queuedSince() > starvationSeconds - STARVATION_LEAD_SECONDS;
+        return s.now() - p.queuedSince() > starvationSeconds - Math.min(STARVATION_LEAD_SECONDS, starvationSeconds / 2);
     }
 }

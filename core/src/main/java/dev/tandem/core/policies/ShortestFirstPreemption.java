@@ -82,10 +82,12 @@ final class ShortestFirstPreemption {
         List<Overdue> starving = new ArrayList<>();
         for (PendingJob q : waiting) {
             double waited = s.now() - q.queuedSince();
-            if (waited < MIN_RUN_SECONDS) continue; // a suspension is worth its restart only after a wait this long
+            boolean starves = QueueOrder.starving(s, q, starvationSeconds);
+            // a suspension is worth its restart only after a wait this long (unless the operator set a shorter bound)
+            if (waited < MIN_RUN_SECONDS && !starves) continue;
             double remaining = s.expectedSoloSeconds(q);
             if (!Double.isFinite(remaining) || !view.gpusOf(q.id()).isEmpty()) continue; // paired
-            if (QueueOrder.starving(s, q, starvationSeconds)) starving.add(new Overdue(q, remaining));
+            if (starves) starving.add(new Overdue(q, remaining));
             else if (waited >= remaining) overdue.add(new Overdue(q, remaining));
         }
         if (overdue.isEmpty() && starving.isEmpty()) return; // most rounds

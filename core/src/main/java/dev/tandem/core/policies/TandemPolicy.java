@@ -56,6 +56,7 @@ public final class TandemPolicy implements Policy {
             java.util.Objects.requireNonNull(objective, "objective");
             if (minSpeed < 0 || minSpeed > 1) throw new IllegalArgumentException("minSpeed must be within 0..1");
             if (window < 1) throw new IllegalArgumentException("window must be at least 1");
+            if (!(starvationSeconds > 0)) throw new IllegalArgumentException("the starvation bound must be positive");
             if (!(urgencyWeight >= 0)) throw new IllegalArgumentException("urgency weight must be at least 0");
         }
 

@@ -283,6 +283,26 @@ class TandemObjectiveTest {
     }
 
     @Test
+    void underAShortStarvationBoundJobsTakeTurnsOfAtLeastHalfOfIt() {
+        // bound 10 minutes: a job counts as starving from half of it (the 10-minute lead would make every job starve at
+        // once, and two jobs on one GPU would suspend each other every round). "runner" started 60 s ago; "waiter"
+        // (cannot share) waited 200 s: it waits; 400 s: it suspends the runner
+        TandemPolicy.Config d = TandemPolicy.Config.defaults();
+        TandemPolicy shortBound = new TandemPolicy(new TandemPolicy.Config(d.minSpeed(), d.minGain(), d.uncertaintyWeight(), d.window(), 600,
+                d.urgencyWeight(), Objective.BALANCED));
+        for (double waited : new double[] {200, 400}) {
+            Fixture f = new Fixture(1, 1, 24576);
+            WorkloadSignature a = f.profile("A", 50, 2000), b = f.profile("B", 50, 2000);
+            f.now = 10_000;
+            f.running.add(new RunningJob(f.job("runner", a, 1, 5_000, 9_000), List.of(0), 9_940, 9_940, 4_000 * 10, 60, Double.NaN));
+            f.queued(f.job("waiter", b, 1, 5_000, 9_000), f.now - waited, 0);
+            assertThat(preempted(shortBound.decide(f.snapshot()))).as("waited %s s", waited).isEqualTo(waited < 300 ? List.of() : List.of("runner"));
+        }
+        assertThatThrownBy(() -> new TandemPolicy.Config(d.minSpeed(), d.minGain(), d.uncertaintyWeight(), d.window(), 0, d.urgencyWeight(),
+                Objective.BALANCED)).hasMessage("the starvation bound must be positive");
+    }
+
+    @Test
     void aStarvingJobThatFindsNoRoomSparesTheRoundsTriesForSmallerOnes() {
         // 1 node of 2 GPUs, both running; 40 starving 2-GPU gangs that need more memory than a GPU has (no room
         // anywhere), then a starving 1-GPU job. Once one gang found no room, no gang as wide and as large can: they do
