@@ -53,6 +53,10 @@ public final class PolicyOptions {
 
     /** tandem's configuration from these options; a bad value fails with the option's name. */
     public TandemPolicy.Config tandem() {
+        if (!(minSpeed >= 0 && minSpeed <= 1)) throw new IllegalArgumentException("--tandem-min-speed must be within 0..1, got " + minSpeed);
+        if (window < 1) throw new IllegalArgumentException("--tandem-window must be at least 1, got " + window);
+        if (!(starvation > 0)) throw new IllegalArgumentException("--tandem-starvation must be positive, got " + starvation + " s");
+        if (!(urgency >= 0)) throw new IllegalArgumentException("--tandem-urgency must be at least 0, got " + urgency);
         return new TandemPolicy.Config(minSpeed, minGain, caution, window, starvation, urgency, Objective.parse(objective));
     }
 }

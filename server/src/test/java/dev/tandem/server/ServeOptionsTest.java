@@ -44,6 +44,19 @@ class ServeOptionsTest {
         cl.setErr(new PrintWriter(err, true));
         assertThat(cl.execute("--tandem-starvation", "soon")).isEqualTo(2);
         assertThat(err.toString()).contains("'soon' is not a duration");
+        for (String[] bad : new String[][] {{"--tandem-starvation", "0s", "--tandem-starvation must be positive, got 0.0 s"},
+                {"--tandem-min-speed", "2", "--tandem-min-speed must be within 0..1, got 2.0"}, {"--tandem-window", "0", "--tandem-window must be at least 1, got 0"},
+                {"--tandem-urgency", "-1", "--tandem-urgency must be at least 0, got -1.0"}}) {
+            StringWriter out = new StringWriter();
+            int exit;
+            try (PrintWriter w = new PrintWriter(out, true)) {
+                exit = ServerMain.serveOrExplain(CommandLine.populateCommand(new ServerMain(), bad[0], bad[1]).options, w);
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+            assertThat(exit).as(bad[0]).isEqualTo(2);
+            assertThat(out.toString().strip()).isEqualTo("tandem: error: " + bad[2]);
+        }
         StringWriter err2 = new StringWriter();
         int code;
         try (PrintWriter w = new PrintWriter(err2, true)) {
