@@ -92,8 +92,8 @@ final class ShortestFirstPreemption {
         }
         if (overdue.isEmpty() && starving.isEmpty()) return; // most rounds
         GpuSummary gpus = summary.begin(s, view, keepBeyondSeconds, workPerGpuSeconds);
-        // starving jobs first, the longest wait first (the waiting list's order): they may suspend any job that may be
-        // suspended at all, the longest left first, so that no wait outlasts the bound by more than a round
+        // starving jobs first, the longest wait first (the waiting list's order): they may suspend any job but the one
+        // that ends last, the least left first, so that no wait outlasts the bound
         if (!starving.isEmpty()) {
             // GPUs held for a waiting gang still run the jobs it waits for: a starving job may suspend those too (it
             // may be that gang), and the hold ends if it does (its gang reserves again when it next cannot start)
@@ -103,7 +103,7 @@ final class ShortestFirstPreemption {
                 for (int g : held) gpus.vacate(g);
             }
             int decided = out.size();
-            tryRooms(s, view, starving, reservation, gpus, out);
+            tryRooms(s, view, starving, true, gpus, out);
             if (!held.isEmpty()) {
                 boolean taken = false;
                 for (Decision d : out.subList(decided, out.size())) {
@@ -118,19 +118,17 @@ final class ShortestFirstPreemption {
         // the Philly replay such long jobs, finding no running job twice as long, used up a round's failures before any
         // short job was tried (12% of the jobs under 6 minutes then waited more than a day; mean JCT 37.3 h, now 14.5 h)
         overdue.sort(Comparator.comparingDouble(Overdue::remaining)); // stable: queue order among equals
-        tryRooms(s, view, overdue, null, gpus, out);
+        tryRooms(s, view, overdue, false, gpus, out);
     }
 
     /**
      * Suspends running jobs to start each of {@code candidates} in turn, up to a round's tries and failures.
      *
-     * @param reservation for starving candidates, the GPUs held for a waiting gang (a starving gang may take its own),
-     *                    or null when the candidates are overdue but not starving: then only much longer running jobs
-     *                    submitted before them make room
+     * @param starving the candidates are starving: any job but the one that ends last may make room for them; else
+     *                 they are overdue, and only much longer running jobs submitted before them make room
      */
-    private static void tryRooms(SchedulerSnapshot s, ClusterView view, List<Overdue> candidates, Reservation reservation, GpuSummary gpus,
+    private static void tryRooms(SchedulerSnapshot s, ClusterView view, List<Overdue> candidates, boolean starving, GpuSummary gpus,
                                  List<Decision> out) {
-        boolean starving = reservation != null;
         int tries = 0, failures = 0;
         // for starving jobs a room depends only on the gang's size and memory: once one found none, no larger need can
         // succeed this round, and trying it would only use up the round's tries (on Philly the longest waits are
@@ -305,7 +303,9 @@ final class ShortestFirstPreemption {
 
         /**
          * The GPUs of one node for q: on the node that suspends the fewest jobs (then whose suspended jobs have the
-         * most time left), the freeable GPUs whose occupants have the most time left.
+         * most time left), the freeable GPUs whose occupants have the most time left. For a starving q: on the node
+         * that suspends the fewest jobs on the critical path, then the fewest jobs, then those with the least left,
+         * the GPUs in {@link #forStarving} order; a gang wider than any node takes several ({@link #spanningRoom}).
          */
         Optional<List<Integer>> bestRoom(PendingJob q, double remaining, boolean starving) {
             int need = q.job().gpus();

@@ -48,11 +48,6 @@ public final class Pairing {
         return null;
     }
 
-    /** As {@link #conflict(SchedulerSnapshot, Job, Job, long, long)} for a host running alone on {@code hostGpus}. */
-    public static Conflict conflict(SchedulerSnapshot s, Job guest, Job host, List<Integer> hostGpus) {
-        return conflict(s, guest, host, s.memoryRule().charged(s.memoryNeed(host)), capacity(s, hostGpus));
-    }
-
     /** The conflict with a host alone on {@code hostGpus} in words, or empty where there is none. */
     public static Optional<String> refusal(SchedulerSnapshot s, Job guest, Job host, List<Integer> hostGpus) {
         return refusal(s, guest, host, capacity(s, hostGpus));
@@ -72,7 +67,7 @@ public final class Pairing {
     }
 
     /** The memory of the smallest of {@code gpus}: what a job on all of them may use. */
-    public static long capacity(SchedulerSnapshot s, List<Integer> gpus) {
+    private static long capacity(SchedulerSnapshot s, List<Integer> gpus) {
         long capacity = Long.MAX_VALUE;
         for (int g : gpus) capacity = Math.min(capacity, s.cluster().gpu(g).type().memoryMiB());
         return capacity;
