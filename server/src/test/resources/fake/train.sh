@@ -6,18 +6,21 @@
 #   --exit CODE         after the last iteration exit with CODE
 #   --crash-at K        exit with status 1 at iteration K, without any message
 #   --env               print the CUDA_* and TANDEM_* variables it was given
+#   --start-delay S     wait S seconds before the first iteration (a slow start, as importing PyTorch can be)
 iters=$1; pause=$2; shift 2
-oom_attempt=; code=0; crash_at=
+oom_attempt=; code=0; crash_at=; start_delay=
 while [ $# -gt 0 ]; do
   case "$1" in
     --oom-on-attempt) oom_attempt=$2; shift 2 ;;
     --exit) code=$2; shift 2 ;;
     --crash-at) crash_at=$2; shift 2 ;;
     --env) env | grep -E '^(CUDA|TANDEM)_' | sort; shift ;;
+    --start-delay) start_delay=$2; shift 2 ;;
     *) echo "train.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
 echo "training for $iters iterations"
+[ -n "$start_delay" ] && sleep "$start_delay"
 for ((i = 1; i <= iters; i++)); do
   if [ "$i" = 3 ] && [ -n "$oom_attempt" ] && [ "${TANDEM_ATTEMPT:-1}" = "$oom_attempt" ]; then
     cat >&2 <<'OOM'

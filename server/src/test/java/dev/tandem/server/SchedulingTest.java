@@ -63,6 +63,21 @@ class SchedulingTest {
     }
 
     @Test
+    void aJobWhoseFirstProgressLineComesAfterTheProfileTimeIsProfiledWithItsSpeed() throws Exception {
+        // profile time 1 s; the job reports its first iteration after 2 s (a slow start, as importing PyTorch on a
+        // loaded machine): profiling goes on until its progress shows (up to 3 s), so the profile has its solo speed
+        // (it was stored without one, and WorkloadSuiteTest once failed on it)
+        start(Sharing.TIME_SLICING, false);
+        long id = submit(List.of("60", "0.05", "--start-delay", "2"), RESNET, 4096, 60);
+        TestApi.await(LONG, "the workload to be profiled", () -> !api.get("/profiles", admin).json().get("profiles").isEmpty());
+        JsonNode profile = api.get("/profiles", admin).json().get("profiles").get(0);
+        assertThat(profile.get("solo_speed").isNull()).as("profile " + profile + ", history " + states(id)).isFalse();
+        // 20 it/s nominal; measured over the first progress lines, which the daemon timestamps when it reads them (every
+        // 100 ms tick), so coarse: 29.7 it/s seen once
+        assertThat(profile.get("solo_speed").asDouble()).isBetween(5.0, 60.0);
+    }
+
+    @Test
     void twoCompatibleJobsShareTheGpuThePolicyPairedThem() throws Exception {
         start(Sharing.TIME_SLICING, false);
         long a = submit(List.of("70", "0.1"), RESNET, 4096);

@@ -35,9 +35,13 @@ final class Profiling {
             if (job == null) continue;
             GpuReadings readings = readings(run, run.profileSince);
             if (!readings.complete()) continue; // the Slurm job step is still sampling (it may have started late)
-            Optional<ProfileRecord> p = complete(run, job, readings, run.profileSince, now);
-            // without readings (nvidia-smi silent) the job runs on unprofiled: alone, since nothing predicts a pair
-            if (p.isEmpty() && now - run.profileSince < 3 * ctx.cfg.profileMs()) continue;
+            Optional<ProfileRecord> p = measure(run, job, readings, run.profileSince, now);
+            // too little yet: no readings (nvidia-smi silent), or no progress line from a job that declared its length
+            // (a slow start: importing PyTorch alone outlasted a 5 s profile time on this loaded 2-core machine, and the
+            // workload's solo speed was stored as unknown); looked at again as the stretch grows, up to three profile times
+            if (tooLittle(p, job) && now - run.profileSince < 3 * ctx.cfg.profileMs()) continue;
+            p.ifPresent(ctx.learned::saveProfile);
+            // without readings at all the job runs on unprofiled: alone, since nothing predicts a pair
             run.profiling = false;
             String reason = p.map(Profiling::describe).orElse("profiling gave no GPU readings; running alone unprofiled");
             ctx.store.transition(run.jobId, EnumSet.of(JobState.PROFILING), JobState.RUNNING, Context.ACTOR, reason, Change.none(), now);
@@ -59,10 +63,11 @@ final class Profiling {
             if (job == null) continue;
             GpuReadings readings = readings(run, since);
             if (!readings.complete()) continue;
-            Optional<ProfileRecord> p = complete(run, job, readings, since, now);
+            Optional<ProfileRecord> p = measure(run, job, readings, since, now);
             // a stretch that gave too little (no progress line or reading in it yet, e.g. on a loaded host) is looked at
             // again as it grows, up to three profile times, as a profiling run is
-            if (p.isEmpty() && now - since < 3 * ctx.cfg.profileMs()) continue;
+            if (tooLittle(p, job) && now - since < 3 * ctx.cfg.profileMs()) continue;
+            p.ifPresent(ctx.learned::saveProfile);
             run.measuredAlone = true;
             p.ifPresent(profile -> {
                 ctx.store.note(job.id(), Context.ACTOR, "measured alone: " + describe(profile), now);
@@ -71,17 +76,26 @@ final class Profiling {
         }
     }
 
-    /** Builds and stores the run's profile from what was measured so far, if that is enough. */
+    /** Builds and stores the run's profile from what was measured so far, if that is enough (its run has ended). */
     Optional<ProfileRecord> complete(Run run, JobRecord job, long now) {
-        return complete(run, job, readings(run, run.profileSince), run.profileSince, now);
-    }
-
-    private Optional<ProfileRecord> complete(Run run, JobRecord job, GpuReadings readings, long since, long now) {
-        double speed = run.meter.rateSince(since, 1);
-        String gpuName = ctx.devices.get(run.gpus.getFirst()).name();
-        Optional<ProfileRecord> p = Profiler.profile(job.signature(), job.id(), run.gpus.size(), readings, gpuName, speed, now);
+        Optional<ProfileRecord> p = measure(run, job, readings(run, run.profileSince), run.profileSince, now);
         p.ifPresent(ctx.learned::saveProfile);
         return p;
+    }
+
+    /** The profile of what was measured since {@code since}, not stored; empty without enough GPU readings. */
+    private Optional<ProfileRecord> measure(Run run, JobRecord job, GpuReadings readings, long since, long now) {
+        double speed = run.meter.rateSince(since, 1);
+        String gpuName = ctx.devices.get(run.gpus.getFirst()).name();
+        return Profiler.profile(job.signature(), job.id(), run.gpus.size(), readings, gpuName, speed, now);
+    }
+
+    /**
+     * No profile yet, or one without the speed of a job that declared its length (no progress line in the stretch yet).
+     * A job submitted without {@code --iterations} may never print one: it is not held alone longer for it.
+     */
+    private static boolean tooLittle(Optional<ProfileRecord> p, JobRecord job) {
+        return p.isEmpty() || (job.iterations() != null && !p.get().speedMeasured());
     }
 
     /** Taken inside the run by the executor where it can (Slurm), else by this machine's GPU monitor. */
