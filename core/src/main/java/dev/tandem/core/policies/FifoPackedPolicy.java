@@ -10,7 +10,6 @@ import dev.tandem.core.policy.SchedulerSnapshot;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 
 /**
@@ -35,18 +34,10 @@ public final class FifoPackedPolicy implements Policy {
         return out;
     }
 
-    /** Gavel's rule: a known prediction whose normalised throughput sum reaches the threshold. */
-    private boolean packs(PairPrediction pr) {
-        return pr.known() && pr.combined() >= threshold;
-    }
-
     @Override public Optional<String> pairingRefusal(SchedulerSnapshot s, Job guest, Job host, List<Integer> hostGpus) {
         Optional<String> conflict = Pairing.refusal(s, guest, host, hostGpus);
         if (conflict.isPresent()) return conflict;
-        PairPrediction pr = s.predict(guest, host);
-        if (packs(pr)) return Optional.empty();
-        if (!pr.known()) return Optional.of("no prediction (" + pr.basis() + ")");
-        return Optional.of(String.format(Locale.ROOT, "normalised throughput %.2f below Gavel's threshold %.2f", pr.combined(), threshold));
+        return Packing.belowThreshold(s.predict(guest, host), threshold);
     }
 
     /** The packing rule: which of the candidate hosts (one per class, in scan order) the blocked job joins. */
@@ -55,7 +46,7 @@ public final class FifoPackedPolicy implements Policy {
         PairPrediction bestPred = null;
         for (Packing.Host h : hosts) {
             PairPrediction pr = s.predict(job, h.job());
-            if (!packs(pr)) continue;
+            if (!Packing.reachesThreshold(pr, threshold)) continue;
             if (bestPred == null || pr.combined() > bestPred.combined()) {
                 best = h;
                 bestPred = pr;

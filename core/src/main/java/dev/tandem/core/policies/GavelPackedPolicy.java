@@ -14,7 +14,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -145,7 +144,7 @@ public final class GavelPackedPolicy implements Policy {
                 Job host = g.free().peekFirst();
                 if (Pairing.conflict(s, guest, need, host, s.memoryRule().charged(s.memoryNeed(host)), smallestGpu) != null) continue;
                 PairPrediction pr = s.predict(guest, host);
-                if (!packs(pr)) continue;
+                if (!Packing.reachesThreshold(pr, threshold)) continue;
                 if (bestPr == null || pr.combined() > bestPr.combined() || (pr.combined() == bestPr.combined() && best.submittedAfter(host))) {
                     best = host;
                     bestPr = pr;
@@ -247,19 +246,11 @@ public final class GavelPackedPolicy implements Policy {
         return out;
     }
 
-    /** Gavel's rule: a known prediction whose normalised throughput sum reaches the threshold. */
-    private boolean packs(PairPrediction pr) {
-        return pr.known() && pr.combined() >= threshold;
-    }
-
     /** Judged as an allocation is built: memory against the cluster's smallest GPU (where the pair may be placed). */
     @Override public Optional<String> pairingRefusal(SchedulerSnapshot s, Job guest, Job host, List<Integer> hostGpus) {
         Optional<String> conflict = Pairing.refusal(s, guest, host, s.cluster().minGpuMemoryMiB());
         if (conflict.isPresent()) return conflict;
-        PairPrediction pr = s.predict(guest, host);
-        if (packs(pr)) return Optional.empty();
-        if (!pr.known()) return Optional.of("no prediction (" + pr.basis() + ")");
-        return Optional.of(String.format(Locale.ROOT, "normalised throughput %.2f below Gavel's threshold %.2f", pr.combined(), threshold));
+        return Packing.belowThreshold(s.predict(guest, host), threshold);
     }
 
     /** The host is alone on its GPUs and the guest's memory fits next to it. */

@@ -1,5 +1,6 @@
 package dev.tandem.core.policies;
 
+import dev.tandem.core.compat.PairPrediction;
 import dev.tandem.core.model.Job;
 import dev.tandem.core.policy.ClusterView;
 import dev.tandem.core.policy.Occupancy;
@@ -9,6 +10,7 @@ import dev.tandem.core.policy.SchedulerSnapshot;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 
 /** Shared rules of the co-locating policies. */
 final class Packing {
@@ -42,6 +44,21 @@ final class Packing {
             }
         }
         return out;
+    }
+
+    /**
+     * Gavel's packing rule (fifo-packed, gavel-packed): a known prediction whose normalised throughput sum reaches the
+     * threshold.
+     */
+    static boolean reachesThreshold(PairPrediction pr, double threshold) {
+        return pr.known() && pr.combined() >= threshold;
+    }
+
+    /** Why {@link #reachesThreshold} refuses a prediction, or empty where it does not. */
+    static Optional<String> belowThreshold(PairPrediction pr, double threshold) {
+        if (reachesThreshold(pr, threshold)) return Optional.empty();
+        if (!pr.known()) return Optional.of("no prediction (" + pr.basis() + ")");
+        return Optional.of(String.format(Locale.ROOT, "normalised throughput %.2f below Gavel's threshold %.2f", pr.combined(), threshold));
     }
 
     /** Appends "memory USED/CAPACITY GB" of the GPUs {@code joining} would share, to the reason being built. */

@@ -1,6 +1,7 @@
 package dev.tandem.core.policy;
 
 import dev.tandem.core.model.Job;
+import dev.tandem.core.runtime.PlacementRules;
 
 import java.util.List;
 import java.util.Locale;
@@ -60,7 +61,7 @@ public final class Pairing {
         return Optional.of(switch (c) {
             case GANG_SIZE -> "a gang shares only with a gang of its size (" + guest.gpus() + " GPU(s) against " + host.gpus() + ")";
             case CRASHED_TOGETHER -> "they ran out of memory together before";
-            case RUNS_ALONE -> s.runsAlone(guest) != null ? s.runsAlone(guest) : "job " + host.id() + " must run alone (" + s.runsAlone(host) + ")";
+            case RUNS_ALONE -> s.runsAlone(guest) != null ? s.runsAlone(guest) : PlacementRules.mustRunAlone(host.id(), s.runsAlone(host));
             case MEMORY -> String.format(Locale.ROOT, "memory does not fit (%.1f of %.1f GB)",
                     s.memoryRule().total(s.memoryNeed(guest), s.memoryNeed(host)) / 1024.0, capacityMiB / 1024.0);
         });

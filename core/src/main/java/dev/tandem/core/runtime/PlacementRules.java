@@ -22,6 +22,11 @@ public final class PlacementRules {
 
     private PlacementRules() {}
 
+    /** Why no job may join {@code jobId}, which must run alone for the reason {@code why} (as a tenant's busy reason). */
+    public static String mustRunAlone(String jobId, String why) {
+        return "job " + jobId + " must run alone (" + why + ")";
+    }
+
     /**
      * The reason a job needing {@code jobGpus} GPUs may not start on {@code gpus}, or empty when it may: the gang
      * size must match, the GPUs must exist and be distinct, lie on one node unless the cluster lets gangs span

@@ -151,7 +151,7 @@ final class DecisionApplier {
         for (Run r : on) {
             if (!withStopping && r.stop != Run.Stop.NONE) continue;
             String busy = r.profiling ? "job " + r.jobId + " is being profiled alone" : r.stop != Run.Stop.NONE ? "job " + r.jobId + " is stopping"
-                    : r.runsAlone != null ? "job " + r.jobId + " must run alone (" + r.runsAlone + ")" : null;
+                    : r.runsAlone != null ? PlacementRules.mustRunAlone(Long.toString(r.jobId), r.runsAlone) : null;
             out.add(new PlacementRules.Tenant(Long.toString(r.jobId), r.gpus, busy));
         }
         return out;

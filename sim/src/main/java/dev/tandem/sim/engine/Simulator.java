@@ -460,7 +460,7 @@ public final class Simulator {
             List<PlacementRules.Tenant> out = new ArrayList<>(occ.size());
             for (JobState o : occ) {
                 String alone = runsAlone.get(o.job.id());
-                out.add(new PlacementRules.Tenant(o.job.id(), o.gpuList, alone == null ? null : "job " + o.job.id() + " must run alone (" + alone + ")"));
+                out.add(new PlacementRules.Tenant(o.job.id(), o.gpuList, alone == null ? null : PlacementRules.mustRunAlone(o.job.id(), alone)));
             }
             return out;
         }
