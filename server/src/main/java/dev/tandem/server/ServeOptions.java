@@ -52,7 +52,7 @@ public final class ServeOptions {
     @Option(names = "--round", defaultValue = "5s", converter = DurationConverter.class, description = "how often the policy is asked when nothing changed (default: ${DEFAULT-VALUE})")
     long roundMs;
 
-    @Option(names = "--profile-time", defaultValue = "2m", converter = DurationConverter.class, description = "how long a new workload runs alone to be profiled (default: ${DEFAULT-VALUE})")
+    @Option(names = "--profile-time", defaultValue = "2m", converter = DurationConverter.class, description = "how long a new workload runs alone to be profiled; up to three times as long while GPU readings or, for a job submitted with --iterations, its first progress lines are missing (default: ${DEFAULT-VALUE})")
     long profileMs;
 
     @Option(names = "--observe-time", defaultValue = "60s", converter = DurationConverter.class, description = "how long co-located jobs run before their speeds count as measured (default: ${DEFAULT-VALUE})")
