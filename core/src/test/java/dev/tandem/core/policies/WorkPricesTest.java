@@ -29,7 +29,7 @@ class WorkPricesTest {
     }
 
     @Test
-    void replansOnlyWhenTheWorkDriftsOrANewWorkloadArrives() {
+    void replansOnlyWhenTheWorkDriftsOrUnpricedWorkloadsHoldAPercentOfIt() {
         Fixture f = new Fixture(1, 2, 24576);
         WorkloadSignature a = f.profile("A", 20, 1000), b = f.profile("B", 90, 1000), c = f.profile("C", 50, 1000);
         for (int i = 0; i < 10; i++) f.queued(f.job("a" + i, a, 1, 1000, 0)).queued(f.job("b" + i, b, 1, 1000, 0));
@@ -46,7 +46,11 @@ class WorkPricesTest {
         f.now += WorkPrices.CHECK_SECONDS; // ...re-planned at the next check
         w.prices(f.snapshot());
         assertThat(w.solves()).isEqualTo(2);
-        f.queued(f.job("c", c, 1, 10, 0)); // little work, but a workload the plan does not price...
+        f.queued(f.job("c", c, 1, 10, 0)); // a workload the plan does not price, 10 s of 16,010 s of work...
+        f.now += WorkPrices.MIN_REPLAN_SECONDS;
+        assertThat(w.prices(f.snapshot())).doesNotContainKey(new WorkPrices.Group(c, 1)); // ...does not make a new plan
+        assertThat(w.solves()).isEqualTo(2);
+        f.queued(f.job("c2", c, 1, 200, 0)); // 1.3 % of the work unpriced...
         assertThat(w.prices(f.snapshot())).doesNotContainKey(new WorkPrices.Group(c, 1)); // ...not again so soon
         f.now += WorkPrices.MIN_REPLAN_SECONDS;
         assertThat(w.prices(f.snapshot())).containsKey(new WorkPrices.Group(c, 1));
