@@ -44,7 +44,18 @@ public final class OnlineCorrectedModel implements CompatibilityModel, Observati
 
     public int observedPairs() { return observed.size(); }
 
-    private record SignaturePair(WorkloadSignature a, WorkloadSignature b, int gpus) {}
+    /**
+     * Looked up at every prediction, by policies that predict thousands of pairs per round: equality and hash written
+     * out (the generated ones of a record go through indirect calls, a quarter of gavel-packed's run on the Philly
+     * replay); the hash is the one the record would generate.
+     */
+    private record SignaturePair(WorkloadSignature a, WorkloadSignature b, int gpus) {
+        @Override public int hashCode() { return (a.hashCode() * 31 + b.hashCode()) * 31 + gpus; }
+
+        @Override public boolean equals(Object o) {
+            return this == o || (o instanceof SignaturePair p && gpus == p.gpus && a.equals(p.a) && b.equals(p.b));
+        }
+    }
 
     private static double[] smooth(double[] old, double[] fresh) {
         return new double[] {old[0] + SMOOTHING * (fresh[0] - old[0]), old[1] + SMOOTHING * (fresh[1] - old[1])};

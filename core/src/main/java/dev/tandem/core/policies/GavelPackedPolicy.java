@@ -92,8 +92,27 @@ public final class GavelPackedPolicy implements Policy {
         return true;
     }
 
-    /** Hosts of one workload and gang size, free to take a partner, oldest first. */
-    private record HostGroup(WorkloadSignature signature, int gpus, java.util.ArrayDeque<Job> free) {}
+    /** Hosts of one workload and gang size, free to take a partner, oldest first; the memory charged to the oldest. */
+    private static final class HostGroup {
+        final java.util.ArrayDeque<Job> free = new java.util.ArrayDeque<>();
+        long headChargedMiB;
+
+        /** The oldest free host, now taken; the next one becomes the head. */
+        void takeHead(SchedulerSnapshot s) {
+            free.pollFirst();
+            if (!free.isEmpty()) headChargedMiB = s.memoryRule().charged(s.memoryNeed(free.peekFirst()));
+        }
+    }
+
+    /** Guests that agree on these find the same hosts (conflicts and predictions depend on nothing else of theirs). */
+    private record GuestClass(WorkloadSignature signature, int gpus, long chargedMiB) {
+        // written out: looked up per waiting job and decision, where the record's generated methods showed in profiles
+        @Override public int hashCode() { return (signature.hashCode() * 31 + gpus) * 31 + Long.hashCode(chargedMiB); }
+
+        @Override public boolean equals(Object o) {
+            return this == o || (o instanceof GuestClass c && gpus == c.gpus && chargedMiB == c.chargedMiB && signature.equals(c.signature));
+        }
+    }
 
     /** Gavel's allocation over the running jobs and the first {@link #WINDOW} waiting ones, in submission order. */
     Allocation allocate(SchedulerSnapshot s) {
@@ -117,41 +136,45 @@ public final class GavelPackedPolicy implements Policy {
         }
         // hosts that agree on workload and gang size are interchangeable to a guest: one prediction per group, and the
         // group's oldest free host, as a scan of the exclusive jobs in order would take the first of equally good ones
+        // (in the order of their oldest host, per gang size: a guest only joins a host of its own size)
         Map<WorkloadSignature, Map<Integer, HostGroup>> index = new HashMap<>();
-        List<HostGroup> groups = new ArrayList<>();
+        Map<Integer, List<HostGroup>> groupsBySize = new HashMap<>();
+        int free = 0;
         for (Job host : exclusive) {
             if (!onUsableGpus(s, host) || s.runsAlone(host) != null) continue; // it keeps running, but nobody joins it there
-            Map<Integer, HostGroup> bySize = index.get(host.signature());
-            if (bySize == null) index.put(host.signature(), bySize = new HashMap<>());
-            HostGroup g = bySize.get(host.gpus());
+            HostGroup g = index.computeIfAbsent(host.signature(), sig -> new HashMap<>()).get(host.gpus());
             if (g == null) {
-                bySize.put(host.gpus(), g = new HostGroup(host.signature(), host.gpus(), new java.util.ArrayDeque<>()));
-                groups.add(g);
+                index.get(host.signature()).put(host.gpus(), g = new HostGroup());
+                g.headChargedMiB = s.memoryRule().charged(s.memoryNeed(host));
+                groupsBySize.computeIfAbsent(host.gpus(), n -> new ArrayList<>()).add(g);
             }
-            g.free().add(host);
+            g.free.add(host);
+            free++;
         }
         List<Packed> packed = new ArrayList<>();
         Map<Job, Packed> packedBy = new java.util.IdentityHashMap<>();
-        int free = 0;
-        for (HostGroup g : groups) free += g.free().size();
+        // guests of a class that found no host need not look again until a host is taken (which changes a group's
+        // oldest free host): on an overloaded cluster thousands of guests wait, mostly of classes that fit no host, and
+        // on the Philly replay every guest looking at every group was three quarters of the run
+        Map<GuestClass, Integer> foundNoneAt = new HashMap<>();
+        int taken = 0;
         for (int i = next; i < jobs.size() && free > 0; i++) {
             Job guest = jobs.get(i);
+            List<HostGroup> sameSize = groupsBySize.get(guest.gpus());
+            if (sameSize == null || s.runsAlone(guest) != null) continue;
             long need = s.memoryRule().charged(s.memoryNeed(guest));
-            Job best = null;
-            PairPrediction bestPr = null;
-            for (HostGroup g : groups) {
-                if (g.gpus() != guest.gpus() || g.free().isEmpty()) continue;
-                Job host = g.free().peekFirst();
-                if (Pairing.conflict(s, guest, need, host, s.memoryRule().charged(s.memoryNeed(host)), smallestGpu) != null) continue;
-                PairPrediction pr = s.predict(guest, host);
-                if (!Packing.reachesThreshold(pr, threshold)) continue;
-                if (bestPr == null || pr.combined() > bestPr.combined() || (pr.combined() == bestPr.combined() && best.submittedAfter(host))) {
-                    best = host;
-                    bestPr = pr;
-                }
+            GuestClass cls = new GuestClass(guest.signature(), guest.gpus(), need);
+            Integer none = foundNoneAt.get(cls);
+            if (none != null && none == taken) continue;
+            HostGroup bestGroup = bestGroup(s, guest, need, sameSize, smallestGpu);
+            if (bestGroup == null) {
+                foundNoneAt.put(cls, taken);
+                continue;
             }
-            if (best == null) continue;
-            index.get(best.signature()).get(best.gpus()).free().pollFirst();
+            Job best = bestGroup.free.peekFirst();
+            PairPrediction bestPr = s.predict(guest, best);
+            bestGroup.takeHead(s);
+            taken++;
             free--;
             Packed pk = new Packed(guest, best, bestPr);
             packed.add(pk);
@@ -160,6 +183,28 @@ public final class GavelPackedPolicy implements Policy {
         Set<Job> isExclusive = identitySet(exclusive.size());
         isExclusive.addAll(exclusive);
         return new Allocation(exclusive, isExclusive, packed, packedBy, running);
+    }
+
+    /**
+     * The group whose oldest free host pairs best with the guest (the highest normalised throughput sum, at least the
+     * threshold; the older host of equals), or null.
+     */
+    private HostGroup bestGroup(SchedulerSnapshot s, Job guest, long guestChargedMiB, List<HostGroup> groups, long capacityMiB) {
+        HostGroup bestGroup = null;
+        Job best = null;
+        PairPrediction bestPr = null;
+        for (HostGroup g : groups) {
+            Job host = g.free.peekFirst();
+            if (host == null || Pairing.conflict(s, guest, guestChargedMiB, host, g.headChargedMiB, capacityMiB) != null) continue;
+            PairPrediction pr = s.predict(guest, host);
+            if (!Packing.reachesThreshold(pr, threshold)) continue;
+            if (bestPr == null || pr.combined() > bestPr.combined() || (pr.combined() == bestPr.combined() && best.submittedAfter(host))) {
+                bestGroup = g;
+                best = host;
+                bestPr = pr;
+            }
+        }
+        return bestGroup;
     }
 
     /**

@@ -176,4 +176,22 @@ class PackingPoliciesTest {
         assertThat(Fixture.start(packed, "a").gpus()).containsExactly(0);
         assertThat(f.cluster.gpuCount()).isEqualTo(2);
     }
+
+    @Test
+    void gavelPackedLooksAgainForAGuestClassOnceAHostIsTaken() {
+        // two A jobs run alone, h1 (20 GB) older than h2 (4 GB), so h1 is their group's oldest free host; x1 (10 GB) does
+        // not fit next to h1 and finds nothing; y (2 GB) takes h1, and h2 becomes the oldest free A: x2, of x1's kind,
+        // must look again and pack with it (a guest of a kind that found nothing skips only while no host was taken)
+        Fixture f = new Fixture(1, 2, 24576);
+        WorkloadSignature a = f.profile("A", 40, 2000), x = f.profile("X", 40, 2000), y = f.profile("Y", 40, 2000);
+        f.predict("X", "A", 0.8, 0.8, 0).predict("Y", "A", 0.8, 0.8, 0).predict("X", "Y", 0.5, 0.5, 0);
+        f.running(new Job("h1", "u", 0, 1, a, 100_000, 20_000, 0), List.of(0), 10_000, 0, Double.NaN);
+        f.running(new Job("h2", "u", 1, 1, a, 100_000, 4_000, 0), List.of(1), 10_000, 0, Double.NaN);
+        f.queued(new Job("x1", "u", 10, 1, x, 100_000, 10_000, 0)).queued(new Job("y", "u", 20, 1, y, 100_000, 2_000, 0))
+                .queued(new Job("x2", "u", 30, 1, x, 100_000, 10_000, 0));
+        List<Decision> ds = new GavelPackedPolicy().decide(f.snapshot());
+        assertThat(started(ds)).containsExactlyInAnyOrder("y", "x2");
+        assertThat(Fixture.start(ds, "y").gpus()).containsExactly(0);
+        assertThat(Fixture.start(ds, "x2").gpus()).containsExactly(1);
+    }
 }
