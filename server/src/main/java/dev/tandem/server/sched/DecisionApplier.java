@@ -107,6 +107,29 @@ final class DecisionApplier {
         return PlacementRules.refusal(job.gpus(), gpus, ctx.cluster, ctx.runsAlone(job), gpu -> tenantsOn(gpu, withStopping), ctx.unusable::why);
     }
 
+    /**
+     * Starts a job the policy migrated, its run now stopped, on the GPUs it was moved to. Runs the same decision stopped
+     * may still hold them (a re-packing policy suspends one job and moves another onto its GPU at once): they are then
+     * promised to it, as to a job started there, and it starts when they have left, where the simulator moves it at the
+     * moment of the decision. Before, such a move was refused and the job queued again (gavel-packed moved jobs onto
+     * GPUs being freed at almost every re-packing: 197 of the demo's 200 jobs ran differently from the simulator).
+     */
+    void migrated(JobRecord job, List<Integer> gpus, SchedulerSnapshot snapshot, long now) {
+        String what = "migrate to GPU(s) " + ctx.describe(gpus) + ", stays queued";
+        Optional<String> refusal = refuseStart(job, gpus);
+        if (refusal.isPresent() && refuseStart(job, gpus, false).isEmpty()) {
+            promised.put(job.id(), new Promised(List.copyOf(gpus), "migrated to GPU(s) " + ctx.describe(gpus), snapshot));
+            return;
+        }
+        if (refusal.isPresent()) {
+            rejected(job, what, refusal.get(), now);
+            return;
+        }
+        Map<Long, JobRecord> hosts = new java.util.LinkedHashMap<>();
+        for (Run r : ctx.runs.neighboursOn(gpus)) ctx.store.job(r.jobId).ifPresent(x -> hosts.put(x.id(), x));
+        startOn(job, gpus, "migrated to GPU(s) " + ctx.describe(gpus), snapshot, hosts, now);
+    }
+
     /** Jobs waiting for GPUs promised to them ({@link #promised}): no longer the policy's to place. */
     Set<Long> promised() { return promised.keySet(); }
 

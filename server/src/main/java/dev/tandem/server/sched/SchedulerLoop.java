@@ -364,14 +364,7 @@ public final class SchedulerLoop implements AutoCloseable {
     private void migrate(long jobId, List<Integer> gpus, long now) {
         Optional<JobRecord> job = ctx.store.job(jobId);
         if (job.isEmpty() || job.get().state() != JobState.SUSPENDED) return;
-        Optional<String> refusal = applier.refuseStart(job.get(), gpus);
-        if (refusal.isPresent()) {
-            applier.rejected(job.get(), "migrate to GPU(s) " + ctx.describe(gpus) + ", stays queued", refusal.get(), now);
-            return;
-        }
-        Map<Long, JobRecord> hosts = new LinkedHashMap<>();
-        for (Run r : ctx.runs.neighboursOn(gpus)) ctx.store.job(r.jobId).ifPresent(x -> hosts.put(x.id(), x));
-        applier.startOn(job.get(), gpus, "migrated to GPU(s) " + ctx.describe(gpus), lastSnapshot, hosts, now);
+        applier.migrated(job.get(), gpus, lastSnapshot, now);
     }
 
     /**
