@@ -86,9 +86,9 @@ final class ShortestFirstPreemption {
             // a suspension is worth its restart only after a wait this long (unless the operator set a shorter bound)
             if (waited < MIN_RUN_SECONDS && !starves) continue;
             double remaining = s.expectedSoloSeconds(q);
-            if (!Double.isFinite(remaining) || !view.gpusOf(q.id()).isEmpty()) continue; // paired
-            if (starves) starving.add(new Overdue(q, remaining));
-            else if (waited >= remaining) overdue.add(new Overdue(q, remaining));
+            if (!Double.isFinite(remaining) || (!starves && waited < remaining)) continue;
+            if (!view.gpusOf(q.id()).isEmpty()) continue; // paired this round (asked last: a lookup per waiting job and round)
+            (starves ? starving : overdue).add(new Overdue(q, remaining));
         }
         if (overdue.isEmpty() && starving.isEmpty()) return; // most rounds
         GpuSummary gpus = summary.begin(s, view, keepBeyondSeconds, workPerGpuSeconds);

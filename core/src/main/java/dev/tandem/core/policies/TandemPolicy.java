@@ -325,14 +325,15 @@ public final class TandemPolicy implements Policy {
         Map<QueuedClass, List<PendingJob>> queued = new LinkedHashMap<>();
         Map<PendingJob, Integer> positions = new java.util.IdentityHashMap<>();
         Map<Integer, List<PendingJob>> bySize = new HashMap<>();
-        int position = 0;
+        int position = 0, open = perSize.size(); // gang sizes whose window still has room: none left, none can be added
         for (PendingJob q : waiting) {
-            if (starvingWaits && !starving(s, q)) break;
+            if (open == 0 || (starvingWaits && !starving(s, q))) break;
             // classes are judged by their first member: a job that must run alone is no candidate at all
             if ((q.lengthKnown() && s.expectedSoloSeconds(q) > criticalAfter) || s.runsAlone(q.job()) != null) { position++; continue; }
             Integer n = perSize.get(q.job().gpus());
             if (n != null && n < cfg.window()) {
                 perSize.put(q.job().gpus(), n + 1);
+                if (n + 1 == cfg.window()) open--;
                 queued.computeIfAbsent(new QueuedClass(q.job().signature(), q.job().gpus(), s.memoryNeed(q.job())), k -> new ArrayList<>()).add(q);
                 bySize.computeIfAbsent(q.job().gpus(), k -> new ArrayList<>()).add(q);
                 positions.put(q, position);
