@@ -104,13 +104,29 @@ public final class GavelPackedPolicy implements Policy {
         }
     }
 
-    /** Guests that agree on these find the same hosts (conflicts and predictions depend on nothing else of theirs). */
-    private record GuestClass(WorkloadSignature signature, int gpus, long chargedMiB) {
-        // written out: looked up per waiting job and decision, where the record's generated methods showed in profiles
-        @Override public int hashCode() { return (signature.hashCode() * 31 + gpus) * 31 + Long.hashCode(chargedMiB); }
+    /**
+     * Guests that agree on workload, gang size and charged memory find the same hosts (conflicts and predictions depend
+     * on nothing else of theirs); with how many hosts had been taken when one of them last found none. Chained per
+     * workload and looked up without allocating: a decision asks for every waiting guest.
+     */
+    private static final class GuestKind {
+        final int gpus;
+        final long chargedMiB;
+        final GuestKind next;
+        int foundNoneAt = -1;
 
-        @Override public boolean equals(Object o) {
-            return this == o || (o instanceof GuestClass c && gpus == c.gpus && chargedMiB == c.chargedMiB && signature.equals(c.signature));
+        GuestKind(int gpus, long chargedMiB, GuestKind next) {
+            this.gpus = gpus;
+            this.chargedMiB = chargedMiB;
+            this.next = next;
+        }
+
+        static GuestKind of(Map<WorkloadSignature, GuestKind> kinds, Job guest, long chargedMiB) {
+            GuestKind first = kinds.get(guest.signature());
+            for (GuestKind k = first; k != null; k = k.next) if (k.gpus == guest.gpus() && k.chargedMiB == chargedMiB) return k;
+            GuestKind k = new GuestKind(guest.gpus(), chargedMiB, first);
+            kinds.put(guest.signature(), k);
+            return k;
         }
     }
 
@@ -153,22 +169,21 @@ public final class GavelPackedPolicy implements Policy {
         }
         List<Packed> packed = new ArrayList<>();
         Map<Job, Packed> packedBy = new java.util.IdentityHashMap<>();
-        // guests of a class that found no host need not look again until a host is taken (which changes a group's
-        // oldest free host): on an overloaded cluster thousands of guests wait, mostly of classes that fit no host, and
+        // guests of a kind that found no host need not look again until a host is taken (which changes a group's
+        // oldest free host): on an overloaded cluster thousands of guests wait, mostly of kinds that fit no host, and
         // on the Philly replay every guest looking at every group was three quarters of the run
-        Map<GuestClass, Integer> foundNoneAt = new HashMap<>();
+        Map<WorkloadSignature, GuestKind> kinds = new HashMap<>();
         int taken = 0;
         for (int i = next; i < jobs.size() && free > 0; i++) {
             Job guest = jobs.get(i);
             List<HostGroup> sameSize = groupsBySize.get(guest.gpus());
             if (sameSize == null || s.runsAlone(guest) != null) continue;
             long need = s.memoryRule().charged(s.memoryNeed(guest));
-            GuestClass cls = new GuestClass(guest.signature(), guest.gpus(), need);
-            Integer none = foundNoneAt.get(cls);
-            if (none != null && none == taken) continue;
+            GuestKind kind = GuestKind.of(kinds, guest, need);
+            if (kind.foundNoneAt == taken) continue;
             HostGroup bestGroup = bestGroup(s, guest, need, sameSize, smallestGpu);
             if (bestGroup == null) {
-                foundNoneAt.put(cls, taken);
+                kind.foundNoneAt = taken;
                 continue;
             }
             Job best = bestGroup.free.peekFirst();
