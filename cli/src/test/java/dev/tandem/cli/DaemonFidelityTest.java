@@ -104,8 +104,8 @@ class DaemonFidelityTest {
      * gavel-packed re-packs at every event: one decision suspends a job and moves another onto the GPU it leaves. The
      * daemon promises that GPU to the moved job until the suspended run has left, as it does for a job started there;
      * it refused such moves before ("GPU 3 already runs 2 jobs") and queued the job again. The two worlds still part on
-     * this policy (most jobs end at other times): while a run is being stopped, the daemon's snapshot shows it on its GPU,
-     * and gavel-packed then suspends a guest whose partner's GPU "is not free to join yet" where the simulator moves it.
+     * this policy (most jobs end at other times), for a reason not found yet: the first difference is a guest the daemon
+     * suspends because its partner's GPU "is not free to join yet", at an instant where the simulator moves it there.
      */
     @Test
     void aJobMovedOntoAGpuBeingFreedInTheSameDecisionIsNotRefused() throws Exception {

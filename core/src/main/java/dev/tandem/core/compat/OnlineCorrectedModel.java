@@ -46,7 +46,7 @@ public final class OnlineCorrectedModel implements CompatibilityModel, Observati
 
     /**
      * Looked up at every prediction, by policies that predict thousands of pairs per round: equality and hash written
-     * out (the generated ones of a record go through indirect calls, a quarter of gavel-packed's run on the Philly
+     * out (the generated ones of a record go through indirect calls: a tenth of gavel-packed's run on the Philly
      * replay); the hash is the one the record would generate.
      */
     private record SignaturePair(WorkloadSignature a, WorkloadSignature b, int gpus) {

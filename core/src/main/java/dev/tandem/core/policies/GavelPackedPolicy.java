@@ -158,9 +158,10 @@ public final class GavelPackedPolicy implements Policy {
         int free = 0;
         for (Job host : exclusive) {
             if (!onUsableGpus(s, host) || s.runsAlone(host) != null) continue; // it keeps running, but nobody joins it there
-            HostGroup g = index.computeIfAbsent(host.signature(), sig -> new HashMap<>()).get(host.gpus());
+            Map<Integer, HostGroup> bySize = index.computeIfAbsent(host.signature(), sig -> new HashMap<>());
+            HostGroup g = bySize.get(host.gpus());
             if (g == null) {
-                index.get(host.signature()).put(host.gpus(), g = new HostGroup());
+                bySize.put(host.gpus(), g = new HostGroup());
                 g.headChargedMiB = s.memoryRule().charged(s.memoryNeed(host));
                 groupsBySize.computeIfAbsent(host.gpus(), n -> new ArrayList<>()).add(g);
             }

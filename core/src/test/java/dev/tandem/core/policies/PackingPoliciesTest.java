@@ -178,7 +178,7 @@ class PackingPoliciesTest {
     }
 
     @Test
-    void gavelPackedLooksAgainForAGuestClassOnceAHostIsTaken() {
+    void gavelPackedLooksAgainForAGuestKindOnceAHostIsTaken() {
         // two A jobs run alone, h1 (20 GB) older than h2 (4 GB), so h1 is their group's oldest free host; x1 (10 GB) does
         // not fit next to h1 and finds nothing; y (2 GB) takes h1, and h2 becomes the oldest free A: x2, of x1's kind,
         // must look again and pack with it (a guest of a kind that found nothing skips only while no host was taken)
