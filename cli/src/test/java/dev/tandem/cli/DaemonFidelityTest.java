@@ -101,20 +101,29 @@ class DaemonFidelityTest {
     }
 
     /**
-     * gavel-packed re-packs at every event: one decision suspends a job and moves another onto the GPU it leaves. The
-     * daemon promises that GPU to the moved job until the suspended run has left, as it does for a job started there;
-     * it refused such moves before ("GPU 3 already runs 2 jobs") and queued the job again. The two worlds still part on
-     * this policy (most jobs end at other times), for a reason not found yet: the first difference is a guest the daemon
-     * suspends because its partner's GPU "is not free to join yet", at an instant where the simulator moves it there.
+     * gavel-packed re-packs at every event: one decision suspends a job and moves another onto the GPU it leaves, or
+     * suspends a guest whose partner's GPU is not free to join yet and, once later steps have freed it, starts the guest
+     * there. The daemon promises such GPUs to the moved or restarted job until the runs stopped there have left (it
+     * refused the moves before, "GPU 3 already runs 2 jobs", and dropped the restarts: 144 of these 200 jobs ran
+     * differently from the simulator). The worlds now nearly agree on this workload: 3 of 200 jobs differ, the makespan
+     * is the same; on the demo they still part (a decision at t=7,573 s the daemon does not take; not found yet), so
+     * gavel-packed is not among the policies above.
      */
     @Test
-    void aJobMovedOntoAGpuBeingFreedInTheSameDecisionIsNotRefused() throws Exception {
+    void gavelPackedsMovesAndRestartsWaitForTheGpusTheyAreGiven() throws Exception {
         SimulateCommand simulate = CommandLine.populateCommand(new SimulateCommand(), (ARRIVALS + " --policy gavel-packed").split(" "));
         Scenario scenario = Scenario.load(simulate.scenario.spec(simulate.cluster, simulate.jobs, simulate.arrival, simulate.seed));
+        SimulationResult simulated = scenario.run("gavel-packed", ProgressListener.NONE, Recording.DEFAULT);
         Map<String, Outcome> daemon = throughTheDaemon(scenario, "gavel-packed");
-        assertThat(daemon).hasSize(200);
-        assertThat(daemonActs).anyMatch(a -> a.endsWith(" stop")); // it did suspend and move jobs
         assertThat(refusals).isEmpty();
+        long differ = simulated.jobs().stream().filter(r -> {
+            Outcome d = daemon.get(r.id());
+            return Math.abs(r.firstStart() - d.start()) > 1 || Math.abs(r.finish() - d.end()) > 0.001 * r.finish() + 1;
+        }).count();
+        assertThat(differ).as("jobs that start or end at other times").isLessThanOrEqualTo(5);
+        double makespanSim = simulated.jobs().stream().mapToDouble(JobRecord::finish).max().orElseThrow();
+        double makespanDaemon = daemon.values().stream().mapToDouble(Outcome::end).max().orElseThrow();
+        assertThat(makespanDaemon).isCloseTo(makespanSim, org.assertj.core.data.Percentage.withPercentage(0.1));
     }
 
     record Outcome(double start, double end, Set<String> partners) {}

@@ -76,7 +76,10 @@ final class DecisionApplier {
                         queued = new HashSet<>();
                         for (var p : snapshot.queue()) queued.add(Long.parseLong(p.id()));
                     }
-                    if (!queued.remove(id)) continue;
+                    if (!queued.remove(id)) {
+                        restartWhereDecided(job, s.gpus());
+                        continue;
+                    }
                     if (ready == null) ready = ctx.executor.ready();
                     if (!ready) continue; // the jobs wait in the queue; the policy is asked again next round
                     Optional<String> refusal = refuseStart(job, s.gpus());
@@ -95,6 +98,19 @@ final class DecisionApplier {
                 case Decision.Migrate m -> stop(job, Run.Stop.MIGRATE, m.gpus(), "migrating to GPU(s) " + ctx.describe(m.gpus()) + ": " + m.reason(), now);
             }
         }
+    }
+
+    /**
+     * A start of a job this decision has just stopped: a re-packing policy suspends a guest whose partner's GPUs are
+     * not free to join yet and, once later steps of the same decision have freed them, starts it there (the simulator
+     * applies both at once). Its run is still ending, so the start becomes a move: when the run has exited the job
+     * starts on those GPUs ({@link #migrated}). A start of any other job not in the snapshot's queue is ignored, as before.
+     */
+    private void restartWhereDecided(JobRecord job, List<Integer> gpus) {
+        Run run = ctx.runs.get(job.id());
+        if (run == null || run.stop != Run.Stop.SUSPEND) return;
+        run.stop = Run.Stop.MIGRATE;
+        run.migrateTo = List.copyOf(gpus);
     }
 
     /** The placement rules every world applies ({@link PlacementRules}), with what only the live world knows. */
