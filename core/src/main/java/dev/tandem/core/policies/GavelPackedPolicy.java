@@ -97,10 +97,20 @@ public final class GavelPackedPolicy implements Policy {
         final java.util.ArrayDeque<Job> free = new java.util.ArrayDeque<>();
         long headChargedMiB;
 
+        /** Adds a host younger than those in the group; the first one added is the head. */
+        void add(SchedulerSnapshot s, Job host) {
+            if (free.isEmpty()) headChargedMiB = charged(s, host);
+            free.add(host);
+        }
+
         /** The oldest free host, now taken; the next one becomes the head. */
         void takeHead(SchedulerSnapshot s) {
             free.pollFirst();
-            if (!free.isEmpty()) headChargedMiB = s.memoryRule().charged(s.memoryNeed(free.peekFirst()));
+            if (!free.isEmpty()) headChargedMiB = charged(s, free.peekFirst());
+        }
+
+        private static long charged(SchedulerSnapshot s, Job host) {
+            return s.memoryRule().charged(s.memoryNeed(host));
         }
     }
 
@@ -162,10 +172,9 @@ public final class GavelPackedPolicy implements Policy {
             HostGroup g = bySize.get(host.gpus());
             if (g == null) {
                 bySize.put(host.gpus(), g = new HostGroup());
-                g.headChargedMiB = s.memoryRule().charged(s.memoryNeed(host));
                 groupsBySize.computeIfAbsent(host.gpus(), n -> new ArrayList<>()).add(g);
             }
-            g.free.add(host);
+            g.add(s, host);
             free++;
         }
         List<Packed> packed = new ArrayList<>();

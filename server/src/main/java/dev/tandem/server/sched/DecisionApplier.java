@@ -82,15 +82,7 @@ final class DecisionApplier {
                     }
                     if (ready == null) ready = ctx.executor.ready();
                     if (!ready) continue; // the jobs wait in the queue; the policy is asked again next round
-                    Optional<String> refusal = refuseStart(job, s.gpus());
-                    if (refusal.isPresent() && refuseStart(job, s.gpus(), false).isEmpty()) {
-                        promised.put(id, new Promised(List.copyOf(s.gpus()), s.reason(), snapshot)); // its GPUs free up when their runs have stopped
-                        continue;
-                    }
-                    if (refusal.isPresent()) {
-                        rejected(job, "start on GPU(s) " + ctx.describe(s.gpus()), refusal.get(), now);
-                        continue;
-                    }
+                    if (promisedOrRefused(job, s.gpus(), s.reason(), "start on GPU(s) " + ctx.describe(s.gpus()), snapshot, now)) continue;
                     lastRefusal.remove(id);
                     startOn(job, s.gpus(), s.reason(), snapshot, jobs, now);
                 }
@@ -131,19 +123,24 @@ final class DecisionApplier {
      * GPUs being freed at almost every re-packing: 197 of the demo's 200 jobs ran differently from the simulator).
      */
     void migrated(JobRecord job, List<Integer> gpus, SchedulerSnapshot snapshot, long now) {
-        String what = "migrate to GPU(s) " + ctx.describe(gpus) + ", stays queued";
-        Optional<String> refusal = refuseStart(job, gpus);
-        if (refusal.isPresent() && refuseStart(job, gpus, false).isEmpty()) {
-            promised.put(job.id(), new Promised(List.copyOf(gpus), "migrated to GPU(s) " + ctx.describe(gpus), snapshot));
-            return;
-        }
-        if (refusal.isPresent()) {
-            rejected(job, what, refusal.get(), now);
-            return;
-        }
+        String reason = "migrated to GPU(s) " + ctx.describe(gpus);
+        if (promisedOrRefused(job, gpus, reason, "migrate to GPU(s) " + ctx.describe(gpus) + ", stays queued", snapshot, now)) return;
         Map<Long, JobRecord> hosts = new java.util.LinkedHashMap<>();
         for (Run r : ctx.runs.neighboursOn(gpus)) ctx.store.job(r.jobId).ifPresent(x -> hosts.put(x.id(), x));
-        startOn(job, gpus, "migrated to GPU(s) " + ctx.describe(gpus), snapshot, hosts, now);
+        startOn(job, gpus, reason, snapshot, hosts, now);
+    }
+
+    /**
+     * Whether a job placed on {@code gpus} must not start there now: the GPUs are promised to it, because only runs the
+     * scheduler is stopping hold them (it starts when they have left), or the rules refuse the placement (logged as
+     * {@code what}). False: it may start now.
+     */
+    private boolean promisedOrRefused(JobRecord job, List<Integer> gpus, String reason, String what, SchedulerSnapshot snapshot, long now) {
+        Optional<String> refusal = refuseStart(job, gpus);
+        if (refusal.isEmpty()) return false;
+        if (refuseStart(job, gpus, false).isEmpty()) promised.put(job.id(), new Promised(List.copyOf(gpus), reason, snapshot));
+        else rejected(job, what, refusal.get(), now);
+        return true;
     }
 
     /** Jobs waiting for GPUs promised to them ({@link #promised}): no longer the policy's to place. */

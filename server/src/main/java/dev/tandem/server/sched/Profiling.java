@@ -36,10 +36,7 @@ final class Profiling {
             GpuReadings readings = readings(run, run.profileSince);
             if (!readings.complete()) continue; // the Slurm job step is still sampling (it may have started late)
             Optional<ProfileRecord> p = measure(run, job, readings, run.profileSince, now);
-            // too little yet: no readings (nvidia-smi silent), or no progress line from a job that declared its length
-            // (a slow start: importing PyTorch alone outlasted a 5 s profile time on this loaded 2-core machine, and the
-            // workload's solo speed was stored as unknown); looked at again as the stretch grows, up to three profile times
-            if (tooLittle(p, job) && now - run.profileSince < 3 * ctx.cfg.profileMs()) continue;
+            if (lookAgainLater(p, job, run.profileSince, now)) continue;
             p.ifPresent(ctx.learned::saveProfile);
             // without readings at all the job runs on unprofiled: alone, since nothing predicts a pair
             run.profiling = false;
@@ -64,9 +61,7 @@ final class Profiling {
             GpuReadings readings = readings(run, since);
             if (!readings.complete()) continue;
             Optional<ProfileRecord> p = measure(run, job, readings, since, now);
-            // a stretch that gave too little (no progress line or reading in it yet, e.g. on a loaded host) is looked at
-            // again as it grows, up to three profile times, as a profiling run is
-            if (tooLittle(p, job) && now - since < 3 * ctx.cfg.profileMs()) continue;
+            if (lookAgainLater(p, job, since, now)) continue; // as a profiling run is
             p.ifPresent(ctx.learned::saveProfile);
             run.measuredAlone = true;
             p.ifPresent(profile -> {
@@ -88,6 +83,16 @@ final class Profiling {
         double speed = run.meter.rateSince(since, 1);
         String gpuName = ctx.devices.get(run.gpus.getFirst()).name();
         return Profiler.profile(job.signature(), job.id(), run.gpus.size(), readings, gpuName, speed, now);
+    }
+
+    /**
+     * Whether a stretch measured since {@code since} gave too little yet ({@link #tooLittle}) and is young enough to be
+     * looked at again as it grows, up to three profile times. Too little is no readings (nvidia-smi silent), or no
+     * progress line from a job that declared its length: a slow start (importing PyTorch alone outlasted a 5 s profile
+     * time on this loaded 2-core machine, and the workload's solo speed was stored as unknown).
+     */
+    private boolean lookAgainLater(Optional<ProfileRecord> p, JobRecord job, long since, long now) {
+        return tooLittle(p, job) && now - since < 3 * ctx.cfg.profileMs();
     }
 
     /**
