@@ -59,6 +59,27 @@ class EndToEndTest {
         assertThat(api.get("/gpus", admin).status()).isEqualTo(200);
     }
 
+    /**
+     * DCGM that gives its first reading only after the profile time (a loaded host starting dcgmi late once made a CI
+     * run's profile lack SM activity): the profile waits for DCGM's readings, up to three profile times, instead of
+     * being stored without them for good. Here the first reading comes half a second after the 1 s profile time.
+     */
+    @Test
+    void aProfileWaitsForDcgmThatIsLateToStart() throws Exception {
+        Path hold = host.dir().resolve("dcgm-hold");
+        Files.writeString(hold, "");
+        start(host.config(dir.resolve("state")));
+        long id = api.submit(admin, TestApi.json(Map.of("argv", List.of(host.trainScript(), "30", "0.15"), "name", "late-dcgm", "workdir", dir.toString())));
+        TestApi.await(Duration.ofSeconds(30), "job " + id + " to be profiled", () -> api.state(admin, id).equals("profiling"));
+        Thread.sleep(1500);
+        Files.delete(hold);
+        TestApi.await(Duration.ofSeconds(30), "job " + id + " to succeed", () -> api.state(admin, id).equals("succeeded"));
+        JsonNode p = api.get("/profiles", admin).json().get("profiles").get(0);
+        assertThat(p.get("sm_active").isNull()).as("SM activity measured: %s", p).isFalse();
+        assertThat(p.get("sm_active").asDouble()).isEqualTo(0.312);
+        assertThat(p.get("dram_active").asDouble()).isEqualTo(0.098);
+    }
+
     /** The same on PostgreSQL, when TANDEM_TEST_POSTGRES_URL names a scratch database (emptied first). */
     @Test
     @EnabledIfEnvironmentVariable(named = "TANDEM_TEST_POSTGRES_URL", matches = "postgres.*")

@@ -38,6 +38,8 @@ public final class GpuMonitor implements AutoCloseable {
     private volatile boolean closed;
     /** The processes on the GPUs at the last successful query (none before the first). */
     private volatile List<ComputeApp> apps = List.of();
+    /** dcgmi is on the path and has not given up: profiles wait a while for its readings. */
+    private volatile boolean dcgmInUse;
 
     /** Starts sampling; DCGM is used only when {@code dcgmi} is on the path. */
     public void start(ToolPath tools) {
@@ -46,6 +48,7 @@ public final class GpuMonitor implements AutoCloseable {
         pollComputeApps(smiTool);
         Optional<Path> dcgmi = tools.find("dcgmi");
         if (dcgmi.isPresent()) {
+            dcgmInUse = true;
             spawn("dcgmi", dcgmi.get(), DcgmDmonParser.ARGS, new DcgmDmonParser()::parse, dcgm, true);
         } else {
             log.info("dcgmi not on PATH: profiles will have no SM activity, SM occupancy or DRAM activity");
@@ -81,6 +84,7 @@ public final class GpuMonitor implements AutoCloseable {
                     }
                     if (closed) return;
                     if (!everRead && giveUpOnFirstFailure) {
+                        if (into == dcgm) dcgmInUse = false;
                         log.warn("{} exited with {} before giving any reading; not using it", name, code);
                         return;
                     }
@@ -166,7 +170,7 @@ public final class GpuMonitor implements AutoCloseable {
     /** Both tools' readings of these GPUs since {@code since}, as the profiler takes them. */
     public GpuReadings readings(List<Integer> gpus, long since) {
         return new GpuReadings(gpus.stream().flatMap(g -> smiSince(g, since).stream()).toList(),
-                gpus.stream().flatMap(g -> dcgmSince(g, since).stream()).toList(), true);
+                gpus.stream().flatMap(g -> dcgmSince(g, since).stream()).toList(), true, dcgmInUse);
     }
 
     public Optional<GpuSample> latest(int gpu) {

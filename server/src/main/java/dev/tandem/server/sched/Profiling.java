@@ -36,7 +36,7 @@ final class Profiling {
             GpuReadings readings = readings(run, run.profileSince);
             if (!readings.complete()) continue; // the Slurm job step is still sampling (it may have started late)
             Optional<ProfileRecord> p = measure(run, job, readings, run.profileSince, now);
-            if (lookAgainLater(p, job, run.profileSince, now)) continue;
+            if (lookAgainLater(p, job, readings, run.profileSince, now)) continue;
             p.ifPresent(ctx.learned::saveProfile);
             // without readings at all the job runs on unprofiled: alone, since nothing predicts a pair
             run.profiling = false;
@@ -61,7 +61,7 @@ final class Profiling {
             GpuReadings readings = readings(run, since);
             if (!readings.complete()) continue;
             Optional<ProfileRecord> p = measure(run, job, readings, since, now);
-            if (lookAgainLater(p, job, since, now)) continue; // as a profiling run is
+            if (lookAgainLater(p, job, readings, since, now)) continue; // as a profiling run is
             p.ifPresent(ctx.learned::saveProfile);
             run.measuredAlone = true;
             p.ifPresent(profile -> {
@@ -86,13 +86,15 @@ final class Profiling {
     }
 
     /**
-     * Whether a stretch measured since {@code since} gave too little yet ({@link #tooLittle}) and is young enough to be
-     * looked at again as it grows, up to three profile times. Too little is no readings (nvidia-smi silent), or no
-     * progress line from a job that declared its length: a slow start (importing PyTorch alone outlasted a 5 s profile
-     * time on this loaded 2-core machine, and the workload's solo speed was stored as unknown).
+     * Whether a stretch measured since {@code since} gave too little yet and is young enough to be looked at again as
+     * it grows, up to three profile times. Too little is no readings (nvidia-smi silent), no progress line from a job
+     * that declared its length ({@link #tooLittle}: a slow start; importing PyTorch alone outlasted a 5 s profile time
+     * on this loaded 2-core machine, and the workload's solo speed was stored as unknown), or no reading yet from the
+     * DCGM that samples here (dcgmi started late on a loaded host, and a CI run's profile was stored without SM
+     * activity).
      */
-    private boolean lookAgainLater(Optional<ProfileRecord> p, JobRecord job, long since, long now) {
-        return tooLittle(p, job) && now - since < 3 * ctx.cfg.profileMs();
+    private boolean lookAgainLater(Optional<ProfileRecord> p, JobRecord job, GpuReadings readings, long since, long now) {
+        return (tooLittle(p, job) || readings.dcgmYetToCome()) && now - since < 3 * ctx.cfg.profileMs();
     }
 
     /**
