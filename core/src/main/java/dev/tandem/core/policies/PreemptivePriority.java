@@ -10,7 +10,6 @@ import dev.tandem.core.policy.SchedulerSnapshot;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Iterator;
 
 /**
  * Shared step of the preemptive non-sharing policies (SRTF, Tiresias): rank every job, queued or running, by
@@ -69,10 +68,11 @@ final class PreemptivePriority {
     static List<Decision> schedule(SchedulerSnapshot s, List<Candidate> running, RankedQueue queued, String policy, List<PendingJob> toStart) {
         List<Candidate> sorted = new ArrayList<>(running); // a stable sort: the snapshot's order among equals
         sorted.sort(RUNNING_ORDER);
-        Iterator<RankedQueue.Entry> waiting = queued.inOrder().iterator();
+        int capacity = s.cluster().gpuCount();
+        RankedQueue.Walk waiting = queued.walk();
+        waiting.limit(capacity);
         RankedQueue.Entry nextWaiting = waiting.hasNext() ? waiting.next() : null;
         int nextRunning = 0;
-        int capacity = s.cluster().gpuCount();
         while (capacity > 0 && (nextRunning < sorted.size() || nextWaiting != null)) {
             boolean runningFirst = nextWaiting == null || (nextRunning < sorted.size() && ranksFirst(sorted.get(nextRunning), nextWaiting));
             if (runningFirst) {
@@ -84,11 +84,14 @@ final class PreemptivePriority {
                 }
             } else {
                 PendingJob toQueue = nextWaiting.job;
-                nextWaiting = waiting.hasNext() ? waiting.next() : null;
                 if (toQueue.job().gpus() <= capacity) {
                     toStart.add(toQueue);
                     capacity -= toQueue.job().gpus();
                 }
+                // only waiting jobs that fit in what is left can be admitted, and capacity only shrinks: the walk
+                // leaves out wider gangs (an overloaded queue is long, and SRTF walked all of it at every decision)
+                waiting.limit(capacity);
+                nextWaiting = waiting.hasNext() ? waiting.next() : null;
             }
         }
         List<Decision> out = new ArrayList<>();

@@ -47,7 +47,12 @@ final class RankedQueue {
 
     private final Map<PendingJob, Entry> byJob = new IdentityHashMap<>();
     private final PriorityQueue<Recheck> rechecks = new PriorityQueue<>(Comparator.comparingDouble(Recheck::at));
-    private TreeSet<Entry> ordered = new TreeSet<>(order(null));
+    private Comparator<Entry> order = order(null);
+    /**
+     * The waiting jobs in rank order, one set per gang size (index: GPUs; null for a size none had yet), so that a walk
+     * can leave out the gangs too wide for what is left ({@link Walk}).
+     */
+    private final List<TreeSet<Entry>> bySize = new java.util.ArrayList<>();
     private QueueJournal journal;
     private long journalAt;
 
@@ -69,7 +74,8 @@ final class RankedQueue {
             byJob.clear();
             rechecks.clear();
             journal = j;
-            ordered = new TreeSet<>(order(j));
+            order = order(j);
+            bySize.clear();
             List<PendingJob> queue = s.queue();
             for (int i = 0; i < queue.size(); i++) add(queue.get(i), keys, i, s.now());
         }
@@ -77,7 +83,7 @@ final class RankedQueue {
         while (!rechecks.isEmpty() && rechecks.peek().at() <= s.now()) {
             Entry e = rechecks.poll().entry();
             if (byJob.get(e.job) != e) continue; // it left the queue, or was keyed again since
-            ordered.remove(e);
+            sizeOf(e).remove(e);
             byJob.remove(e.job);
             add(e.job, keys, e.seq, s.now());
         }
@@ -86,8 +92,8 @@ final class RankedQueue {
     private void add(PendingJob p, Keys keys, long seq, double now) {
         Entry e = new Entry(p, keys.key(p), seq);
         Entry old = byJob.put(p, e);
-        if (old != null) ordered.remove(old);
-        ordered.add(e);
+        if (old != null) sizeOf(old).remove(old);
+        sizeOf(e).add(e);
         double at = keys.recheckAt(p);
         // a re-check time that has come (the policy's estimate of it may run a little early) is the next round's
         if (at < Double.POSITIVE_INFINITY) rechecks.add(new Recheck(at > now ? at : Math.nextUp(now), e));
@@ -95,7 +101,16 @@ final class RankedQueue {
 
     private void remove(PendingJob p) {
         Entry e = byJob.remove(p);
-        if (e != null) ordered.remove(e);
+        if (e != null) sizeOf(e).remove(e);
+    }
+
+    /** The set of the entry's gang size, made on first use. */
+    private TreeSet<Entry> sizeOf(Entry e) {
+        int g = e.job.job().gpus();
+        while (bySize.size() <= g) bySize.add(null);
+        TreeSet<Entry> set = bySize.get(g);
+        if (set == null) bySize.set(g, set = new TreeSet<>(order));
+        return set;
     }
 
     /** The earliest re-check still to come (maybe of a job that has left the queue since), or +inf. */
@@ -103,6 +118,54 @@ final class RankedQueue {
         return rechecks.isEmpty() ? Double.POSITIVE_INFINITY : rechecks.peek().at();
     }
 
-    /** The waiting jobs, best rank first. */
-    Iterable<Entry> inOrder() { return ordered; }
+    /** A walk through the waiting jobs, best rank first. */
+    Walk walk() { return new Walk(); }
+
+    /**
+     * The waiting jobs, best rank first, leaving out gangs wider than a limit the caller lowers as it gives GPUs out
+     * ({@link #limit}): a merge of the per-size sets of the sizes within the limit. On an overloaded cluster most of a
+     * long queue may be gangs wider than the few GPUs left, and a round walked past every one of them (SJF took 15
+     * times FIFO's time on 100,000 jobs on 2,000 GPUs, SRTF 13 times).
+     */
+    final class Walk {
+        private final java.util.Iterator<Entry>[] rest;
+        /** Each size's next entry, null once its set is walked. */
+        private final Entry[] heads;
+        private int limit = Integer.MAX_VALUE;
+
+        @SuppressWarnings("unchecked")
+        Walk() {
+            int n = bySize.size();
+            rest = new java.util.Iterator[n];
+            heads = new Entry[n];
+            for (int g = 0; g < n; g++) {
+                TreeSet<Entry> set = bySize.get(g);
+                if (set == null || set.isEmpty()) continue;
+                rest[g] = set.iterator();
+                heads[g] = rest[g].next();
+            }
+        }
+
+        /** From now on leaves out jobs needing more than {@code gpus} GPUs (a limit only ever falls). */
+        void limit(int gpus) { limit = Math.min(limit, gpus); }
+
+        boolean hasNext() { return best() >= 0; }
+
+        Entry next() {
+            int g = best();
+            if (g < 0) throw new java.util.NoSuchElementException();
+            Entry e = heads[g];
+            heads[g] = rest[g].hasNext() ? rest[g].next() : null;
+            return e;
+        }
+
+        /** The size whose next entry ranks first among the sizes within the limit, or -1. */
+        private int best() {
+            int best = -1;
+            for (int g = 1; g < Math.min(heads.length, limit == Integer.MAX_VALUE ? heads.length : limit + 1); g++) {
+                if (heads[g] != null && (best < 0 || order.compare(heads[g], heads[best]) < 0)) best = g;
+            }
+            return best;
+        }
+    }
 }

@@ -24,9 +24,15 @@ public final class SjfPolicy implements Policy {
         if (view.freeCount() == 0) return List.of();
         queued.update(s, p -> s.soloSeconds(p.job(), p.remainingIterations()));
         List<Decision> out = new ArrayList<>();
-        for (RankedQueue.Entry e : queued.inOrder()) {
-            if (view.freeCount() == 0) break;
-            Exclusive.startIfIdle(view, e.job, "sjf shortest", out);
+        // gangs of `tooWide` GPUs or more find no room this round: placing jobs only takes idle GPUs away
+        int tooWide = Integer.MAX_VALUE;
+        RankedQueue.Walk w = queued.walk();
+        while (true) {
+            w.limit(Math.min(view.freeCount(), tooWide - 1));
+            if (!w.hasNext()) break;
+            RankedQueue.Entry e = w.next();
+            int gpus = e.job.job().gpus();
+            if (!Exclusive.startIfIdle(view, e.job, "sjf shortest", out) && view.findIdle(gpus).isEmpty()) tooWide = gpus;
         }
         return out;
     }

@@ -173,6 +173,9 @@ public final class SchedulerSnapshot {
 
     /** Device memory the policy should budget for this job per GPU. */
     public long memoryNeed(Job job) {
+        // estimates come only from out-of-memory crashes, so most worlds have none: no look-up by signature then
+        // (exclusive policies ask for every waiting job they try)
+        if (memoryEstimates.isEmpty()) return job.memoryMiB();
         long est = memoryEstimates.getOrDefault(job.signature(), 0L);
         return Math.max(job.memoryMiB(), est);
     }

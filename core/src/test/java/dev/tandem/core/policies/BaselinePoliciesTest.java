@@ -43,6 +43,28 @@ class BaselinePoliciesTest {
         assertThat(started(ds)).containsExactly("short");
     }
 
+    /**
+     * SJF's walk leaves out gangs too wide for what is left, and only those: a gang refused for its memory does not
+     * make the next gang of its size look hopeless; once no node has room for a width, wider and equal gangs are
+     * passed over and the narrower jobs behind them still start (the same decisions as trying every job in turn).
+     */
+    @Test
+    void sjfPassesOverOnlyTheGangsThatCannotFit() {
+        Fixture f = new Fixture(1, 4, 24576);
+        WorkloadSignature w = f.profile("A", 50, 1000);
+        WorkloadSignature big = f.profile("Big", 50, 30000);
+        f.running(f.job("r", w, 2, 1000, 0), List.of(0, 1), 1000, 0, 1.0);
+        f.queued(f.job("big-mem", big, 2, 10, 1)).queued(f.job("pair", w, 2, 20, 2)).queued(f.job("one", w, 1, 30, 3));
+        assertThat(started(new SjfPolicy().decide(f.snapshot()))).containsExactly("pair");
+
+        // two nodes with one idle GPU each, gangs on one node only: no 2-GPU gang fits, the single GPUs behind them do
+        Fixture g = new Fixture(new Fixture(2, 2, 24576).cluster.withGangsOnOneNode());
+        WorkloadSignature v = g.profile("A", 50, 1000);
+        g.running(g.job("r0", v, 1, 1000, 0), List.of(0), 1000, 0, 1.0).running(g.job("r2", v, 1, 1000, 0), List.of(2), 1000, 0, 1.0);
+        g.queued(g.job("w1", v, 2, 10, 1)).queued(g.job("s1", v, 1, 20, 2)).queued(g.job("w2", v, 2, 30, 3)).queued(g.job("s2", v, 1, 40, 4));
+        assertThat(started(new SjfPolicy().decide(g.snapshot()))).containsExactly("s1", "s2");
+    }
+
     @Test
     void srtfPreemptsAJobWithMoreRemainingTime() {
         Fixture f = new Fixture(1, 1, 24576);

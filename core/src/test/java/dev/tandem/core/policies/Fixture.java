@@ -35,7 +35,11 @@ final class Fixture {
     MemoryRule memory = new MemoryRule(0);
 
     Fixture(int nodes, int gpusPerNode, long memMiB) {
-        cluster = Cluster.homogeneous(nodes, gpusPerNode, new GpuType("T", memMiB), 8, 65536);
+        this(Cluster.homogeneous(nodes, gpusPerNode, new GpuType("T", memMiB), 8, 65536));
+    }
+
+    Fixture(Cluster cluster) {
+        this.cluster = cluster;
     }
 
     /** A profile named {@code model} with the given solo speed, utilisation and memory. */
