@@ -25,7 +25,7 @@ import java.util.Map;
  */
 public final class RegressionGuard {
     static final double TOLERANCE = 2.0;
-    static final int REPEATS = 3;
+    static final int REPEATS = 5;
     static final List<String> POLICIES = List.of("sjf", "srtf", "tiresias", "fifo-packed", "lucid", "gandiva", "gavel-packed", "tandem");
     private static final int DECISIONS = 40;
 
