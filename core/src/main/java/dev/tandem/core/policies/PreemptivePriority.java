@@ -89,7 +89,7 @@ final class PreemptivePriority {
                     capacity -= toQueue.job().gpus();
                 }
                 // only waiting jobs that fit in what is left can be admitted, and capacity only shrinks: the walk
-                // leaves out wider gangs (an overloaded queue is long, and SRTF walked all of it at every decision)
+                // leaves out wider gangs (an overloaded queue is long; without the limit a decision could walk all of it)
                 waiting.limit(capacity);
                 nextWaiting = waiting.hasNext() ? waiting.next() : null;
             }

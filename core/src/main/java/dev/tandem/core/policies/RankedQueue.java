@@ -125,7 +125,7 @@ final class RankedQueue {
      * The waiting jobs, best rank first, leaving out gangs wider than a limit the caller lowers as it gives GPUs out
      * ({@link #limit}): a merge of the per-size sets of the sizes within the limit. On an overloaded cluster most of a
      * long queue may be gangs wider than the few GPUs left, and a round walked past every one of them (SJF took 15
-     * times FIFO's time on 100,000 jobs on 2,000 GPUs, SRTF 13 times).
+     * times FIFO's time on 100,000 jobs on 2,000 GPUs, 1.3 times with the limit).
      */
     final class Walk {
         private final java.util.Iterator<Entry>[] rest;
