@@ -15,8 +15,6 @@ import dev.tandem.sim.engine.JobRecord;
 import dev.tandem.sim.engine.ProgressListener;
 import dev.tandem.sim.engine.Recording;
 import dev.tandem.sim.engine.SimulationResult;
-import dev.tandem.sim.engine.Simulator;
-import dev.tandem.core.policies.PolicyCatalog;
 import dev.tandem.sim.scenario.Scenario;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -84,7 +82,7 @@ class DaemonFidelityTest {
         SimulateCommand simulate = CommandLine.populateCommand(new SimulateCommand(), args.toArray(String[]::new));
         Scenario scenario = Scenario.load(simulate.scenario.spec(simulate.cluster, simulate.jobs, simulate.arrival, simulate.seed));
         List<Job> jobs = asSubmitted(scenario.jobs());
-        SimulationResult simulated = simulate(scenario, jobs, policy, Recording.DEFAULT.withDecisions(Integer.MAX_VALUE));
+        SimulationResult simulated = scenario.run(jobs, policy, ProgressListener.NONE, Recording.DEFAULT.withDecisions(Integer.MAX_VALUE));
         List<String> simulatedActs = acts(simulated);
 
         Map<String, Outcome> daemon = throughTheDaemon(scenario, jobs, policy);
@@ -139,12 +137,6 @@ class DaemonFidelityTest {
                     Math.max(1, Math.round(j.totalIterations())), j.memoryMiB(), j.priority()));
         }
         return out;
-    }
-
-    /** {@code tandem simulate} of the scenario on {@code jobs} instead of its own. */
-    private static SimulationResult simulate(Scenario scenario, List<Job> jobs, String policy, Recording recording) {
-        return new Simulator(scenario.spec().sim(), scenario.cluster(), scenario.profiles(), scenario.truth(), recording)
-                .run(jobs, PolicyCatalog.create(policy, scenario.spec().tandem()), scenario.newOracle(), ProgressListener.NONE);
     }
 
     /** Runs the jobs through a daemon in virtual time; each job's first start, end and partners, by the simulator's id. */

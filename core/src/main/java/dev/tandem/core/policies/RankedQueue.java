@@ -162,7 +162,7 @@ final class RankedQueue {
         /** The size whose next entry ranks first among the sizes within the limit, or -1. */
         private int best() {
             int best = -1;
-            for (int g = 1; g < Math.min(heads.length, limit == Integer.MAX_VALUE ? heads.length : limit + 1); g++) {
+            for (int g = 1; g < heads.length && g <= limit; g++) {
                 if (heads[g] != null && (best < 0 || order.compare(heads[g], heads[best]) < 0)) best = g;
             }
             return best;

@@ -44,19 +44,20 @@ public final class GpuMonitor implements AutoCloseable {
     /** Starts sampling; DCGM is used only when {@code dcgmi} is on the path. */
     public void start(ToolPath tools) {
         Path smiTool = tools.require("nvidia-smi", "tandem serve needs the NVIDIA driver's nvidia-smi");
-        spawn("nvidia-smi", smiTool, NvidiaSmiParser.SAMPLE_ARGS, (line, at) -> NvidiaSmiParser.parseSample(line, at), smi, false);
+        spawn("nvidia-smi", smiTool, NvidiaSmiParser.SAMPLE_ARGS, (line, at) -> NvidiaSmiParser.parseSample(line, at), smi, null);
         pollComputeApps(smiTool);
         Optional<Path> dcgmi = tools.find("dcgmi");
         if (dcgmi.isPresent()) {
             dcgmInUse = true;
-            spawn("dcgmi", dcgmi.get(), DcgmDmonParser.ARGS, new DcgmDmonParser()::parse, dcgm, true);
+            spawn("dcgmi", dcgmi.get(), DcgmDmonParser.ARGS, new DcgmDmonParser()::parse, dcgm, () -> dcgmInUse = false);
         } else {
             log.info("dcgmi not on PATH: profiles will have no SM activity, SM occupancy or DRAM activity");
         }
     }
 
+    /** @param givenUp run when the tool exits before its first reading and is not started again; null: always restarted */
     private void spawn(String name, Path tool, List<String> args, BiFunction<String, Long, Optional<GpuSample>> parser,
-                       Map<Integer, Deque<GpuSample>> into, boolean giveUpOnFirstFailure) {
+                       Map<Integer, Deque<GpuSample>> into, Runnable givenUp) {
         Thread t = Thread.ofPlatform().daemon().name("gpu-monitor-" + name).start(() -> {
             boolean everRead = false;
             while (!closed) {
@@ -83,8 +84,8 @@ public final class GpuMonitor implements AutoCloseable {
                         processes.remove(p);
                     }
                     if (closed) return;
-                    if (!everRead && giveUpOnFirstFailure) {
-                        if (into == dcgm) dcgmInUse = false;
+                    if (!everRead && givenUp != null) {
+                        givenUp.run();
                         log.warn("{} exited with {} before giving any reading; not using it", name, code);
                         return;
                     }

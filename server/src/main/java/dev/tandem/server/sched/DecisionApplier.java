@@ -106,7 +106,7 @@ final class DecisionApplier {
     }
 
     /** The placement rules every world applies ({@link PlacementRules}), with what only the live world knows. */
-    Optional<String> refuseStart(JobRecord job, List<Integer> gpus) {
+    private Optional<String> refuseStart(JobRecord job, List<Integer> gpus) {
         return refuseStart(job, gpus, true);
     }
 
@@ -123,8 +123,8 @@ final class DecisionApplier {
      * GPUs being freed at almost every re-packing: 197 of the demo's 200 jobs ran differently from the simulator).
      */
     void migrated(JobRecord job, List<Integer> gpus, SchedulerSnapshot snapshot, long now) {
-        String reason = "migrated to GPU(s) " + ctx.describe(gpus);
-        if (promisedOrRefused(job, gpus, reason, "migrate to GPU(s) " + ctx.describe(gpus) + ", stays queued", snapshot, now)) return;
+        String where = ctx.describe(gpus), reason = "migrated to GPU(s) " + where;
+        if (promisedOrRefused(job, gpus, reason, "migrate to GPU(s) " + where + ", stays queued", snapshot, now)) return;
         Map<Long, JobRecord> hosts = new java.util.LinkedHashMap<>();
         for (Run r : ctx.runs.neighboursOn(gpus)) ctx.store.job(r.jobId).ifPresent(x -> hosts.put(x.id(), x));
         startOn(job, gpus, reason, snapshot, hosts, now);
@@ -198,7 +198,7 @@ final class DecisionApplier {
      * policy erred. Counted every time; logged at WARN and noted in the job's history once per distinct reason (a
      * decision the policy repeats every round is logged again at DEBUG only).
      */
-    void rejected(JobRecord job, String what, String why, long now) {
+    private void rejected(JobRecord job, String what, String why, long now) {
         ctx.metrics.rejectedDecision();
         if (!why.equals(lastRefusal.put(job.id(), why))) {
             log.warn("policy decision refused for job {}: {}: {}", job.id(), what, why);

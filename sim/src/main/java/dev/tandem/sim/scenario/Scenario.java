@@ -162,6 +162,11 @@ public final class Scenario {
 
     /** @param recording what to keep beyond the metrics (decisions with reasons, timeline, co-located stretches) */
     public SimulationResult run(String policy, ProgressListener progress, Recording recording) {
+        return run(jobs, policy, progress, recording);
+    }
+
+    /** As {@link #run(String, ProgressListener, Recording)}, on other jobs in this scenario's world (its jobs as another system carries them). */
+    public SimulationResult run(List<Job> jobs, String policy, ProgressListener progress, Recording recording) {
         Simulator sim = new Simulator(spec.sim(), spec.cluster(), profiles, truth, recording);
         return sim.run(jobs, PolicyCatalog.create(policy, spec.tandem()), newOracle(), progress);
     }
