@@ -4,11 +4,10 @@ import dev.tandem.core.model.Job;
 import dev.tandem.core.policy.ClusterView;
 import dev.tandem.core.policy.Decision;
 import dev.tandem.core.policy.PendingJob;
-import dev.tandem.core.policy.RunningJob;
 import dev.tandem.core.policy.SchedulerSnapshot;
 
 import java.util.ArrayList;
-import java.util.Comparator;
+import java.util.Iterator;
 import java.util.List;
 
 /**
@@ -18,70 +17,31 @@ import java.util.List;
  * Running jobs outside that set are preempted, queued jobs inside it are started.
  */
 final class PreemptivePriority {
-    /**
-     * A running job with its rank key (lower sorts first), and what the ranking compares copied beside it: every round
-     * sorts every running job, so a comparison reads three fields instead of following the job.
-     */
-    static final class Candidate {
-        final RunningJob running;
-        final double key;
-        private final int priority;
-        private final double submitTime;
-        /** Among the best-ranked jobs that fit (this round's schedule). */
-        private boolean admitted;
-
-        Candidate(RunningJob running, double key) {
-            this.running = running;
-            this.key = key;
-            this.priority = running.job().priority();
-            this.submitTime = running.job().submitTime();
-        }
-
-        RunningJob running() { return running; }
-
-        /** Whether it keeps running after this round's schedule. */
-        boolean admitted() { return admitted; }
-
-        double key() { return key; }
-    }
-
     private PreemptivePriority() {}
 
-    /** Priority, key, submission. */
-    private static final Comparator<Candidate> RUNNING_ORDER = (a, b) -> {
-        if (a.priority != b.priority) return Integer.compare(b.priority, a.priority);
-        int byKey = Double.compare(a.key, b.key);
-        return byKey != 0 ? byKey : Double.compare(a.submitTime, b.submitTime);
-    };
-
     /**
-     * Rank by priority, key, submission, then running jobs before waiting ones (running jobs in the snapshot's order,
-     * waiting ones in queue order). Only the best-ranked jobs up to the cluster's GPU count matter: the running jobs
-     * (at most one per GPU) are sorted, the waiting ones come in order from {@code queued}, and the two are merged
-     * until the GPUs are all given out.
+     * Rank by priority, key, submission, then running jobs before waiting ones (running jobs in the order they
+     * started, waiting ones in queue order). Only the best-ranked jobs up to the cluster's GPU count matter: the
+     * running jobs (at most one per GPU) come in order from {@code running}, the waiting ones from {@code queued},
+     * and the two are merged until the GPUs are all given out.
+     *
+     * @param toStart   filled with the waiting jobs ranked to run (started unless no placement fits them)
+     * @param suspended filled with the running jobs ranked out, in the order they started
      */
-    static List<Decision> schedule(SchedulerSnapshot s, List<Candidate> running, RankedQueue queued, String policy) {
-        return schedule(s, running, queued, policy, new ArrayList<>());
-    }
-
-    /** @param toStart filled with the waiting jobs ranked to run (started unless no placement fits them) */
-    static List<Decision> schedule(SchedulerSnapshot s, List<Candidate> running, RankedQueue queued, String policy, List<PendingJob> toStart) {
-        List<Candidate> sorted = new ArrayList<>(running); // a stable sort: the snapshot's order among equals
-        sorted.sort(RUNNING_ORDER);
+    static List<Decision> schedule(SchedulerSnapshot s, RankedRunning running, RankedQueue queued, String policy, List<PendingJob> toStart,
+                                   List<RankedRunning.Entry> suspended) {
         int capacity = s.cluster().gpuCount();
         RankedQueue.Walk waiting = queued.walk();
         waiting.limit(capacity);
         RankedQueue.Entry nextWaiting = waiting.hasNext() ? waiting.next() : null;
-        int nextRunning = 0;
-        while (capacity > 0 && (nextRunning < sorted.size() || nextWaiting != null)) {
-            boolean runningFirst = nextWaiting == null || (nextRunning < sorted.size() && ranksFirst(sorted.get(nextRunning), nextWaiting));
-            if (runningFirst) {
-                Candidate c = sorted.get(nextRunning++);
-                int gpus = c.running.job().gpus();
-                if (gpus <= capacity) {
-                    c.admitted = true;
-                    capacity -= gpus;
-                }
+        Iterator<RankedRunning.Entry> runs = running.iterator();
+        RankedRunning.Entry nextRunning = runs.hasNext() ? runs.next() : null;
+        while (capacity > 0 && (nextRunning != null || nextWaiting != null)) {
+            if (nextWaiting == null || (nextRunning != null && ranksFirst(nextRunning, nextWaiting))) {
+                int gpus = nextRunning.job.gpus();
+                if (gpus <= capacity) capacity -= gpus;
+                else suspended.add(nextRunning);
+                nextRunning = runs.hasNext() ? runs.next() : null;
             } else {
                 PendingJob toQueue = nextWaiting.job;
                 if (toQueue.job().gpus() <= capacity) {
@@ -94,20 +54,24 @@ final class PreemptivePriority {
                 nextWaiting = waiting.hasNext() ? waiting.next() : null;
             }
         }
+        for (; nextRunning != null; nextRunning = runs.hasNext() ? runs.next() : null) suspended.add(nextRunning);
+        suspended.sort(RankedRunning.BY_START);
+        return decisions(s, policy, toStart, suspended);
+    }
+
+    private static List<Decision> decisions(SchedulerSnapshot s, String policy, List<PendingJob> toStart, List<RankedRunning.Entry> suspended) {
         List<Decision> out = new ArrayList<>();
         ClusterView view = new ClusterView(s);
-        for (Candidate c : running) {
-            if (!c.admitted) {
-                view.remove(c.running().id());
-                out.add(new Decision.Preempt(c.running().id(), policy + ": outranked by a queued job"));
-            }
+        for (RankedRunning.Entry r : suspended) {
+            view.remove(r.id());
+            out.add(new Decision.Preempt(r.id(), policy + ": outranked by a queued job"));
         }
         Exclusive.startInOrder(view, toStart, false, policy + " rank", out);
         return out;
     }
 
     /** Whether a running job ranks before a waiting one (among equals it does). */
-    private static boolean ranksFirst(Candidate r, RankedQueue.Entry w) {
+    private static boolean ranksFirst(RankedRunning.Entry r, RankedQueue.Entry w) {
         Job b = w.job.job();
         if (r.priority != b.priority()) return r.priority > b.priority();
         int byKey = Double.compare(r.key, w.key);

@@ -1,5 +1,6 @@
 package dev.tandem.core.policies;
 
+import dev.tandem.core.model.Job;
 import dev.tandem.core.policy.PendingJob;
 import dev.tandem.core.policy.QueueJournal;
 import dev.tandem.core.policy.SchedulerSnapshot;
@@ -46,7 +47,7 @@ final class RankedQueue {
     private record Recheck(double at, Entry entry) {}
 
     private final Map<PendingJob, Entry> byJob = new IdentityHashMap<>();
-    private final PriorityQueue<Recheck> rechecks = new PriorityQueue<>(Comparator.comparingDouble(Recheck::at));
+    private final PriorityQueue<Recheck> rechecks = new PriorityQueue<>((a, b) -> Double.compare(a.at(), b.at()));
     private Comparator<Entry> order = order(null);
     /**
      * The waiting jobs in rank order, one set per gang size (index: GPUs; null for a size none had yet), so that a walk
@@ -56,11 +57,19 @@ final class RankedQueue {
     private QueueJournal journal;
     private long journalAt;
 
+    /** Priority (higher first), key, submission, then the queue's order (where the world keeps a journal), then position. */
     private static Comparator<Entry> order(QueueJournal journal) {
-        Comparator<Entry> byRank = Comparator.comparingInt((Entry e) -> -e.job.job().priority()).thenComparingDouble(e -> e.key)
-                .thenComparingDouble(e -> e.job.job().submitTime());
-        return journal == null ? byRank.thenComparingLong(e -> e.seq)
-                : byRank.thenComparing((a, b) -> journal.order().compare(a.job, b.job)).thenComparingLong(e -> e.seq);
+        Comparator<PendingJob> queueOrder = journal == null ? null : journal.order();
+        // written out rather than composed: every change to the queue costs a few dozen of these comparisons
+        return (a, b) -> {
+            Job x = a.job.job(), y = b.job.job();
+            if (x.priority() != y.priority()) return Integer.compare(y.priority(), x.priority());
+            int c = Double.compare(a.key, b.key);
+            if (c != 0) return c;
+            c = Double.compare(x.submitTime(), y.submitTime());
+            if (c == 0 && queueOrder != null) c = queueOrder.compare(a.job, b.job);
+            return c != 0 ? c : Long.compare(a.seq, b.seq);
+        };
     }
 
     /** Brings the order up to date with the snapshot's queue; jobs new to it, and jobs whose re-check fell due, are keyed. */

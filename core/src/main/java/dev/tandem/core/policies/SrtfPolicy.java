@@ -2,7 +2,6 @@ package dev.tandem.core.policies;
 
 import dev.tandem.core.policy.Decision;
 import dev.tandem.core.policy.Policy;
-import dev.tandem.core.policy.RunningJob;
 import dev.tandem.core.policy.SchedulerSnapshot;
 
 import java.util.ArrayList;
@@ -15,6 +14,7 @@ import java.util.List;
  */
 public final class SrtfPolicy implements Policy {
     private final RankedQueue queued = new RankedQueue();
+    private final RankedRunning running = new RankedRunning();
 
     @Override public String name() { return "srtf"; }
 
@@ -28,9 +28,8 @@ public final class SrtfPolicy implements Policy {
 
     @Override public List<Decision> decide(SchedulerSnapshot s) {
         if (s.queue().isEmpty()) return List.of();
-        List<PreemptivePriority.Candidate> c = new ArrayList<>();
-        for (RunningJob r : s.running()) c.add(new PreemptivePriority.Candidate(r, s.soloSeconds(r.job(), r.remainingIterations())));
+        running.update(s, r -> s.soloSeconds(r.job(), r.remainingIterations()), false); // falls as the job runs
         queued.update(s, p -> s.soloSeconds(p.job(), p.remainingIterations())); // fixed while a job waits
-        return PreemptivePriority.schedule(s, c, queued, "srtf");
+        return PreemptivePriority.schedule(s, running, queued, "srtf", new ArrayList<>(), new ArrayList<>());
     }
 }

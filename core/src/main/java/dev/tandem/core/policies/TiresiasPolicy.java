@@ -33,6 +33,7 @@ public final class TiresiasPolicy implements Policy {
     /** Attained service at each promotion: service counts from there. */
     private final Map<String, Double> serviceAtPromotion = new HashMap<>();
     private final RankedQueue queued = new RankedQueue();
+    private final RankedRunning running = new RankedRunning();
     /** See {@link #wakeUpAt()}; until the first decision, every scheduling point. */
     private double wakeUpAt = Double.NEGATIVE_INFINITY;
 
@@ -78,10 +79,12 @@ public final class TiresiasPolicy implements Policy {
             wakeUpAt = Double.POSITIVE_INFINITY; // nothing to start or to preempt for until a job arrives
             return List.of();
         }
-        List<PreemptivePriority.Candidate> c = new ArrayList<>();
-        for (RunningJob r : s.running()) {
-            c.add(new PreemptivePriority.Candidate(r, rank(queueOf(service(r.id(), r.attainedGpuSeconds())), true)));
-        }
+        running.update(s, new RankedRunning.Keys() {
+            @Override public double key(RunningJob r) { return rank(queueOf(service(r.id(), r.attainedGpuSeconds())), true); }
+
+            /** A running job's bin changes only when its service reaches the next threshold. */
+            @Override public double recheckAt(RunningJob r) { return demotedAt(s, r.id(), r.attainedGpuSeconds(), r.job().gpus()); }
+        }, true);
         queued.update(s, new RankedQueue.Keys() {
             @Override public double key(PendingJob p) {
                 boolean starving = starving(s, p);
@@ -100,8 +103,9 @@ public final class TiresiasPolicy implements Policy {
         });
         forgetFinished(s);
         List<PendingJob> toStart = new ArrayList<>();
-        List<Decision> out = PreemptivePriority.schedule(s, c, queued, "tiresias", toStart);
-        wakeUpAt = nextChange(s, c, toStart);
+        List<RankedRunning.Entry> suspended = new ArrayList<>();
+        List<Decision> out = PreemptivePriority.schedule(s, running, queued, "tiresias", toStart, suspended);
+        wakeUpAt = nextChange(s, suspended, toStart);
         return out;
     }
 
@@ -113,12 +117,11 @@ public final class TiresiasPolicy implements Policy {
      * (those of the queue as its re-checks say; the jobs preempted now from now on). Until then every round would
      * decide the same, so the world need not ask (on the Philly replay most rounds and speed observations are spared).
      */
-    private double nextChange(SchedulerSnapshot s, List<PreemptivePriority.Candidate> running, List<PendingJob> toStart) {
-        double next = queued.nextRecheck();
-        for (PreemptivePriority.Candidate cand : running) {
-            RunningJob r = cand.running();
-            next = Math.min(next, cand.admitted() ? demotedAt(s, r.id(), r.attainedGpuSeconds(), r.job().gpus())
-                    : starvesAt(s.now(), r.attainedGpuSeconds() / r.job().gpus()));
+    private double nextChange(SchedulerSnapshot s, List<RankedRunning.Entry> suspended, List<PendingJob> toStart) {
+        double next = Math.min(queued.nextRecheck(), running.nextRecheck(suspended));
+        for (RankedRunning.Entry e : suspended) {
+            RunningJob r = s.occupancy().job(e.id()).orElseThrow();
+            next = Math.min(next, starvesAt(s.now(), r.attainedGpuSeconds() / r.job().gpus()));
         }
         for (PendingJob p : toStart) next = Math.min(next, demotedAt(s, p.id(), p.attainedGpuSeconds(), p.job().gpus()));
         return next;
@@ -150,10 +153,9 @@ public final class TiresiasPolicy implements Policy {
 
     /** Drops promotions of jobs that are gone, once the map outgrows the live jobs. */
     private void forgetFinished(SchedulerSnapshot s) {
-        if (serviceAtPromotion.size() <= 2 * (s.queue().size() + s.running().size()) + 64) return;
-        java.util.Set<String> live = new java.util.HashSet<>();
+        if (serviceAtPromotion.size() <= 2 * (s.queue().size() + running.size()) + 64) return;
+        java.util.Set<String> live = new java.util.HashSet<>(running.ids());
         for (PendingJob p : s.queue()) live.add(p.id());
-        for (RunningJob r : s.running()) live.add(r.id());
         serviceAtPromotion.keySet().retainAll(live);
     }
 }

@@ -36,6 +36,7 @@ public final class SchedulerSnapshot {
     private final Set<String> oomPairs;
     private Occupancy occupancy;
     private QueueJournal queueJournal;
+    private RunningJournal runningJournal;
     private Set<Integer> unusableGpus = Set.of();
     private Map<String, String> runsAlone = Map.of();
     /**
@@ -81,6 +82,15 @@ public final class SchedulerSnapshot {
     }
 
     /**
+     * Tells policies which jobs started and stopped since earlier rounds ({@link RunningJournal}); a world that keeps
+     * one records every change to its running jobs in it.
+     */
+    public SchedulerSnapshot withRunningJournal(RunningJournal journal) {
+        this.runningJournal = journal;
+        return this;
+    }
+
+    /**
      * Tells policies which GPUs they may not place on now ({@link Occupancy#usable}); for a snapshot whose occupancy
      * is built from its running jobs, before it is first asked for.
      */
@@ -110,6 +120,9 @@ public final class SchedulerSnapshot {
 
     /** The world's journal of queue changes, or null if it keeps none (policies then rescan the queue). */
     public QueueJournal queueJournal() { return queueJournal; }
+
+    /** The world's journal of running-job changes, or null if it keeps none (policies then look at every running job). */
+    public RunningJournal runningJournal() { return runningJournal; }
 
     public double now() { return now; }
     public Cluster cluster() { return cluster; }

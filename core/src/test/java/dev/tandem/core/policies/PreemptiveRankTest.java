@@ -8,6 +8,7 @@ import dev.tandem.core.policy.PendingJob;
 import dev.tandem.core.policy.Policy;
 import dev.tandem.core.policy.QueueJournal;
 import dev.tandem.core.policy.RunningJob;
+import dev.tandem.core.policy.RunningJournal;
 import dev.tandem.core.policy.SchedulerSnapshot;
 import org.junit.jupiter.api.Test;
 
@@ -26,10 +27,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * SRTF and Tiresias keep their ranking of the queue across rounds ({@link RankedQueue}): every round must decide
- * exactly what the rule as it was (rank every queued and running job on a heap, every round, kept here as the
- * reference) decides, with the world's queue journal and without one, through arrivals, starts, completions,
- * suspensions with attained service, priorities, equal keys and Tiresias' starvation promotions.
+ * SRTF and Tiresias keep their ranking of the queue, and Tiresias of the running jobs, across rounds ({@link RankedQueue},
+ * {@link RankedRunning}): every round must decide exactly what the rule as it was (rank every queued and running job
+ * on a heap, every round, kept here as the reference) decides, with the world's journals and without them, through
+ * arrivals, starts, completions, suspensions with attained service, service growing while jobs run (Tiresias bins
+ * changing mid-run), priorities, equal keys and Tiresias' starvation promotions.
  */
 class PreemptiveRankTest {
     @Test void srtfDecidesAsRankingEveryJobEveryRound() {
@@ -63,8 +65,9 @@ class PreemptiveRankTest {
         WorkloadSignature[] sigs = {f.profile("a", 0.3, 1000), f.profile("b", 0.5, 1000), f.profile("c", 0.8, 1000)};
         Comparator<PendingJob> order = Comparator.comparingDouble((PendingJob p) -> p.job().submitTime()).thenComparing(p -> Integer.parseInt(p.id()));
         QueueJournal log = new QueueJournal(order, 1 << 12);
+        RunningJournal started = new RunningJournal(1 << 12);
         List<PendingJob> queue = new ArrayList<>();
-        List<RunningJob> running = new ArrayList<>();
+        List<Run> running = new ArrayList<>();
         Policy policy = incremental.get();
         Reference ref = reference.get();
         int nextId = 0, compared = 0;
@@ -79,17 +82,19 @@ class PreemptiveRankTest {
             }
             // running jobs end or are suspended (back to the queue with what they attained); queued jobs start on free GPUs
             for (int k = running.size() - 1; k >= 0; k--) {
-                RunningJob r = running.get(k);
+                RunningJob r = running.get(k).at(now);
                 int what = rnd.nextInt(8);
-                if (what == 0) running.remove(k);
-                else if (what == 1) {
+                if (what == 0) {
                     running.remove(k);
-                    double attained = r.attainedGpuSeconds() + r.job().gpus() * (100 + rnd.nextInt(3000));
-                    enter(queue, log, new PendingJob(r.job(), now, attained, r.remainingIterations() * 0.8, 1));
+                    started.stopped(r.job());
+                } else if (what == 1) {
+                    running.remove(k);
+                    started.stopped(r.job());
+                    enter(queue, log, new PendingJob(r.job(), now, r.attainedGpuSeconds(), r.remainingIterations(), 1));
                 }
             }
             Set<Integer> busy = new HashSet<>();
-            for (RunningJob r : running) busy.addAll(r.gpus());
+            for (Run r : running) busy.addAll(r.gpus());
             for (int k = 0; k < 3 && !queue.isEmpty(); k++) {
                 PendingJob p = queue.get(rnd.nextInt(queue.size()));
                 List<Integer> free = new ArrayList<>();
@@ -98,21 +103,32 @@ class PreemptiveRankTest {
                 queue.remove(p);
                 log.left(p);
                 busy.addAll(free);
-                running.add(new RunningJob(p.job(), free, now, now, p.remainingIterations(), p.attainedGpuSeconds() + rnd.nextInt(2000), Double.NaN));
+                running.add(new Run(p.job(), free, now, p.remainingIterations(), p.attainedGpuSeconds() + rnd.nextInt(2000)));
+                started.started(p.job());
             }
+            List<RunningJob> views = new ArrayList<>();
+            for (Run r : running) views.add(r.at(now));
             if (rnd.nextInt(6) == 0) continue; // a round the policy is not asked
             f.now = now;
             SchedulerSnapshot base = f.snapshot();
-            SchedulerSnapshot a = new SchedulerSnapshot(now, f.cluster, Collections.unmodifiableList(queue), List.copyOf(running), f.profiles,
+            SchedulerSnapshot a = new SchedulerSnapshot(now, f.cluster, Collections.unmodifiableList(queue), List.copyOf(views), f.profiles,
                     base.compatibility(), base.memoryRule(), Map.of(), Set.of());
-            if (journal) a.withQueueJournal(log);
-            SchedulerSnapshot b = new SchedulerSnapshot(now, f.cluster, Collections.unmodifiableList(queue), List.copyOf(running), f.profiles,
+            if (journal) a.withQueueJournal(log).withRunningJournal(started);
+            SchedulerSnapshot b = new SchedulerSnapshot(now, f.cluster, Collections.unmodifiableList(queue), List.copyOf(views), f.profiles,
                     base.compatibility(), base.memoryRule(), Map.of(), Set.of());
             assertEquals(ref.decide(b), policy.decide(a), policy.name() + " seed " + seed + " round " + round + " journal " + journal);
             compared++;
         }
         assertTrue(compared > 350, "rounds compared: " + compared);
         return ref.promotions;
+    }
+
+    /** A running job: its service grows with its GPUs and its remaining work falls as time passes. */
+    private record Run(Job job, List<Integer> gpus, double startedAt, double remainingAtStart, double attainedAtStart) {
+        RunningJob at(double now) {
+            double ran = now - startedAt;
+            return new RunningJob(job, gpus, startedAt, startedAt, Math.max(1, remainingAtStart - 5 * ran), attainedAtStart + job.gpus() * ran, Double.NaN);
+        }
     }
 
     private static void enter(List<PendingJob> queue, QueueJournal log, PendingJob p) {

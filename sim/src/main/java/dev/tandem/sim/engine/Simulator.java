@@ -12,6 +12,7 @@ import dev.tandem.core.policy.IdleNodeBuckets;
 import dev.tandem.core.policy.Occupancy;
 import dev.tandem.core.policy.PendingJob;
 import dev.tandem.core.policy.QueueJournal;
+import dev.tandem.core.policy.RunningJournal;
 import dev.tandem.core.policy.Policy;
 import dev.tandem.core.policy.RunningJob;
 import dev.tandem.core.policy.SchedulerSnapshot;
@@ -124,8 +125,10 @@ public final class Simulator {
         private final double meanSoloSeconds;
         private final Map<String, JobState> byId = new HashMap<>();
         /** Queue order: by submission time, then the workload's own order (never by id, whose text order is arbitrary). */
-        private final Comparator<PendingJob> queueOrder =
-                Comparator.comparingDouble((PendingJob p) -> p.job().submitTime()).thenComparingInt(p -> byId.get(p.id()).order);
+        private final Comparator<PendingJob> queueOrder = (a, b) -> {
+            int c = Double.compare(a.job().submitTime(), b.job().submitTime());
+            return c != 0 ? c : Integer.compare(byId.get(a.id()).order, byId.get(b.id()).order); // looked up only on a tie
+        };
         private final Policy policy;
         private final CompatibilityModel oracle;
         private final ProgressListener progress;
@@ -135,6 +138,8 @@ public final class Simulator {
         /** The queue's changes, so that policies keeping their own index of it follow them instead of rescanning. */
         private final QueueJournal queueJournal = new QueueJournal(queueOrder, 1 << 16);
         private final Set<JobState> running = new LinkedHashSet<>();
+        /** Which jobs started and stopped, so that policies ranking the running jobs follow them instead of viewing each every round. */
+        private final RunningJournal runningJournal = new RunningJournal(1 << 16);
         private final List<List<JobState>> occupants = new ArrayList<>();
         /** The same, as the ids {@link Occupancy#jobsOn} hands out: kept, so that policies asking per GPU allocate nothing. */
         private final List<List<String>> occupantIds = new ArrayList<>();
@@ -327,7 +332,7 @@ public final class Simulator {
             }
             List<RunningJob> all = new LazyList<>(this::runningViews);
             SchedulerSnapshot snap = new SchedulerSnapshot(clock, cluster, queueView, all, profiles, oracle, cfg.memoryRule(),
-                    Collections.unmodifiableMap(memoryEstimates), Collections.unmodifiableSet(oomPairs), new SimOccupancy()).withQueueJournal(queueJournal)
+                    Collections.unmodifiableMap(memoryEstimates), Collections.unmodifiableSet(oomPairs), new SimOccupancy()).withQueueJournal(queueJournal).withRunningJournal(runningJournal)
                     .withRunsAlone(Collections.unmodifiableMap(runsAlone));
             policyCalls++;
             List<Decision> decisions = policy.decide(snap);
@@ -498,6 +503,7 @@ public final class Simulator {
                 updateGpuCounters(g);
             }
             running.add(js);
+            runningJournal.started(js.job);
             recompute(touched);
             if (overflow) {
                 pendingOoms++;
@@ -529,6 +535,7 @@ public final class Simulator {
                 updateGpuCounters(g);
             }
             running.remove(js);
+            runningJournal.stopped(js.job);
             soleTenants.remove(js);
             js.gpus = new int[0];
             js.version++;
