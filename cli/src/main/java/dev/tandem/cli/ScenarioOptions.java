@@ -6,6 +6,7 @@ import dev.tandem.data.DataSource;
 import dev.tandem.server.DurationConverter;
 import dev.tandem.server.PolicyOptions;
 import dev.tandem.sim.engine.Knowledge;
+import dev.tandem.sim.engine.QueueRules;
 import dev.tandem.sim.engine.SimConfig;
 import dev.tandem.sim.scenario.ScenarioSpec;
 import dev.tandem.sim.trace.BadRows;
@@ -84,11 +85,21 @@ final class ScenarioOptions {
                     "log-normal error, e.g. noisy:1) or none (every job looks like the average job). Default: ${DEFAULT-VALUE}."})
     String knowledge;
 
+    @Option(names = "--fair-share",
+            description = {"Hand the policy the queue as `tandem serve` does: higher priority first, then fair share between users",
+                    "(a user's job ranks by the GPUs the user would hold once it runs), then submission. Default: submission order",
+                    "alone, as trace replays and the peers' own simulators have it."})
+    boolean fairShare;
+
+    @Option(names = "--max-gpus-per-user", defaultValue = "0",
+            description = "With --fair-share: GPUs one user's jobs may hold at once, as serve's option of that name (0: no limit). Default: ${DEFAULT-VALUE}.")
+    int maxGpusPerUser;
+
     @Mixin PolicyOptions policy;
 
     ScenarioSpec spec(Cluster cluster, int jobs, String arrival, long seed) {
         SimConfig sim = SimConfig.defaults().withRound(round).withRestartOverhead(restartOverhead).withMemoryRule(new MemoryRule(policy.memoryMarginMiB()))
-                .withKnowledge(Knowledge.parse(knowledge), seed);
+                .withKnowledge(Knowledge.parse(knowledge), seed).withQueueRules(queueRules());
         WorkloadSpec workload = WorkloadSpec.of(jobs, arrival, sizes, durationMin, durationMax, seed).withMix(ProfileMix.parse(mix));
         TraceSpec traceSpec = trace == null ? null : new TraceSpec(traceFormat, trace, badRows(), mapping, traceLimit);
         if (workloadFile != null) {
@@ -98,6 +109,12 @@ final class ScenarioOptions {
         }
         return new ScenarioSpec(profiles, truth, train == null ? truth : train, gavelGpu, policy.model(), policy.online(), cluster, workload, sim,
                 policy.tandem(), traceSpec, trainWithout);
+    }
+
+    private QueueRules queueRules() {
+        if (maxGpusPerUser < 0) throw new IllegalArgumentException("--max-gpus-per-user must not be negative, got " + maxGpusPerUser);
+        if (maxGpusPerUser > 0 && !fairShare) throw new IllegalArgumentException("--max-gpus-per-user is one of serve's queue rules: give --fair-share with it");
+        return fairShare ? QueueRules.daemon(maxGpusPerUser) : QueueRules.SUBMISSION;
     }
 
     private BadRows badRows() {

@@ -86,8 +86,9 @@ final class SimulateCommand implements Callable<Integer> {
         PrintStream out = System.out;
         String source = spec.trace() != null ? "trace " + spec.trace().format() + ":" + spec.trace().source()
                 : workload.arrival() + " arrival, sizes " + workload.sizes();
-        out.printf(Locale.ROOT, "workload: %d jobs, %s, %s on %s (%s); truth %s; oracle %s; job lengths known: %s%n", loaded.jobs().size(),
-                source, loaded.mode(), cluster, cluster.gpu(0).type().name(), loaded.truth().name(), loaded.newOracle().name(), spec.sim().knowledge());
+        out.printf(Locale.ROOT, "workload: %d jobs, %s, %s on %s (%s); truth %s; oracle %s; job lengths known: %s%s%n", loaded.jobs().size(),
+                source, loaded.mode(), cluster, cluster.gpu(0).type().name(), loaded.truth().name(), loaded.newOracle().name(), spec.sim().knowledge(),
+                spec.sim().queueRules().fairShare() ? "; queue: " + spec.sim().queueRules() : "");
 
         boolean showProgress = progress != null ? progress : System.console() != null;
         List<SimulationResult> results = runAll(loaded, showProgress);

@@ -117,6 +117,24 @@ class CliTest {
         Run variant = tandem("simulate", "--policy", "tandem:soon", "--jobs", "5");
         assertThat(variant.code()).isNotZero();
         assertThat(variant.err()).contains("objective must be one of makespan, jct, balanced, got 'soon'");
+
+        Run limitAlone = tandem("simulate", "--max-gpus-per-user", "2", "--jobs", "5");
+        assertThat(limitAlone.code()).isEqualTo(2);
+        assertThat(limitAlone.err()).contains("--max-gpus-per-user is one of serve's queue rules: give --fair-share with it");
+        Run tooWide = tandem("simulate", "--fair-share", "--max-gpus-per-user", "2", "--jobs", "20", "--policy", "fifo");
+        assertThat(tooWide.code()).isNotZero();
+        assertThat(tooWide.err()).containsPattern("job j\\d+ needs [48] GPUs; each user may hold at most 2 at once");
+    }
+
+    @Test
+    void fairShareIsPrintedAndRecordedWithTheResults() throws Exception {
+        Path json = dir.resolve("fair.json");
+        Run r = tandem("simulate", "--jobs", "40", "--sizes", "1", "--policy", "fifo", "--fair-share", "--max-gpus-per-user", "4", "--no-bound",
+                "--output-json", json.toString());
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.out()).contains("queue: fair-share, at most 4 GPU(s) per user");
+        JsonNode root = new ObjectMapper().readTree(json.toFile());
+        assertThat(root.get("configuration").get("simulator").get("queue_rules").asText()).isEqualTo("fair-share, at most 4 GPU(s) per user");
     }
 
     @Test

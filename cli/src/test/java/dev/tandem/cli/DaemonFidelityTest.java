@@ -39,8 +39,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The same jobs through {@code tandem simulate} and through the whole daemon: submitted over its HTTP API, stored,
  * scheduled by its loop, run by the simulated executor, with the daemon's clock moved from event to event as the
  * simulator's is ({@link TandemServer#startInVirtualTime}). Both worlds must take the same decisions: every job starts
- * and ends at the same time and shares its GPU with the same partners. One API user submits every job: the simulator
- * does not yet apply the daemon's fair share between users ({@link dev.tandem.core.runtime.Admission}).
+ * and ends at the same time and shares its GPU with the same partners. One API user submits every job, unless the
+ * workload has {@code --fair-share}: then each job's own user (the generator's four) submits it with its own token, and
+ * the simulator applies the daemon's queue rules ({@link dev.tandem.core.runtime.Admission}: fair share between users,
+ * a GPU limit per user with {@code --max-gpus-per-user}).
  */
 class DaemonFidelityTest {
     /** Where the daemon's virtual clock starts: any instant; the simulator's t=0. */
@@ -64,6 +66,11 @@ class DaemonFidelityTest {
     static final String ARRIVALS = "--jobs 200 --sizes 1:0.7,2:0.2,4:0.1 --arrival poisson:4 --no-online";
     /** {@link #ARRIVALS} with the oracle learning online from observed speeds, as {@code tandem simulate} does by default. */
     static final String ARRIVALS_LEARNING = "--jobs 200 --sizes 1:0.7,2:0.2,4:0.1 --arrival poisson:4";
+    /**
+     * {@link #ARRIVALS} submitted by four users, each at most 4 GPUs at once: jobs wait for their own user's GPUs, and
+     * the serving order moves with what each user holds.
+     */
+    static final String FAIR_SHARE = ARRIVALS + " --fair-share --max-gpus-per-user 4";
 
     /**
      * gavel-packed re-packs at every event: one decision suspends a job and moves another onto the GPU it leaves, or
@@ -75,7 +82,8 @@ class DaemonFidelityTest {
     @ParameterizedTest(name = "{1} on {0}")
     @CsvSource(delimiter = '|', value = {DEMO + "|fifo", DEMO + "|tandem", ARRIVALS + "|fifo", ARRIVALS + "|sjf", ARRIVALS + "|srtf",
             ARRIVALS + "|tiresias", ARRIVALS + "|fifo-packed", ARRIVALS + "|lucid", ARRIVALS + "|gandiva", ARRIVALS + "|tandem",
-            ARRIVALS + "|gavel-packed", DEMO + " --no-online|gavel-packed", ARRIVALS_LEARNING + "|tandem"})
+            ARRIVALS + "|gavel-packed", DEMO + " --no-online|gavel-packed", ARRIVALS_LEARNING + "|tandem", FAIR_SHARE + "|fifo",
+            FAIR_SHARE + "|fifo-packed", FAIR_SHARE + "|tiresias", FAIR_SHARE + "|tandem", DEMO + " --fair-share|fifo"})
     void theDaemonInVirtualTimeTakesTheSimulatorsDecisions(String workload, String policy) throws Exception {
         List<String> args = new ArrayList<>(List.of(workload.split(" ")));
         args.addAll(List.of("--policy", policy));
@@ -85,7 +93,7 @@ class DaemonFidelityTest {
         SimulationResult simulated = scenario.run(jobs, policy, ProgressListener.NONE, Recording.DEFAULT.withDecisions(Integer.MAX_VALUE));
         List<String> simulatedActs = acts(simulated);
 
-        Map<String, Outcome> daemon = throughTheDaemon(scenario, jobs, policy);
+        Map<String, Outcome> daemon = throughTheDaemon(scenario, jobs, policy, simulate.scenario.fairShare, simulate.scenario.maxGpusPerUser);
 
         Map<String, Outcome> sim = new LinkedHashMap<>();
         for (JobRecord r : simulated.jobs()) sim.put(r.id(), new Outcome(r.firstStart(), r.finish(), new TreeSet<>(r.partners())));
@@ -140,10 +148,11 @@ class DaemonFidelityTest {
     }
 
     /** Runs the jobs through a daemon in virtual time; each job's first start, end and partners, by the simulator's id. */
-    private Map<String, Outcome> throughTheDaemon(Scenario scenario, List<Job> submitted, String policy) throws Exception {
+    private Map<String, Outcome> throughTheDaemon(Scenario scenario, List<Job> submitted, String policy, boolean byOwnUsers, int maxGpusPerUser)
+            throws Exception {
         SchedulerConfig sched = new SchedulerConfig(100, secondsToMs(scenario.spec().sim().roundSeconds()), 60_000,
                 secondsToMs(scenario.spec().sim().observeAfterSeconds()), 3, scenario.spec().sim().memoryRule().perJobMarginMiB(),
-                scenario.spec().tandem(), scenario.spec().model(), 0, "bundled", scenario.spec().online());
+                scenario.spec().tandem(), scenario.spec().model(), maxGpusPerUser, "bundled", scenario.spec().online());
         String cluster = "1x8:RTX3090-24GB";
         ServerConfig cfg = new ServerConfig(dir.resolve("state"), "127.0.0.1", 0, null, policy, Sharing.TIME_SLICING, 50, sched, 2000,
                 64 * 1024, false, new ToolPath(dir.toString()), "simulated", null,
@@ -156,12 +165,17 @@ class DaemonFidelityTest {
         try (TandemServer server = TandemServer.startInVirtualTime(cfg, clock)) {
             TestApi api = new TestApi(server.url());
             String token = Files.readString(server.adminTokenFile()).strip();
+            Map<String, String> tokens = new LinkedHashMap<>();
+            if (byOwnUsers) {
+                for (Job j : jobs) tokens.computeIfAbsent(j.user(), user -> userToken(api, token, user));
+                assertThat(tokens).as("users submitting").hasSizeGreaterThan(1);
+            }
             int next = 0, steps = 0;
             while (true) {
                 long now = clock.millis();
                 for (; next < jobs.size() && arrival(jobs.get(next)) <= now; next++) {
                     Job j = jobs.get(next);
-                    simId.put(api.submit(token, request(j)), j.id());
+                    simId.put(api.submit(byOwnUsers ? tokens.get(j.user()) : token, request(j)), j.id());
                 }
                 do {
                     server.step();
@@ -184,6 +198,13 @@ class DaemonFidelityTest {
             assertThat(out).hasSize(jobs.size());
             return out;
         }
+    }
+
+    /** Creates an API user (run as this test's own Unix account); its token. */
+    private static String userToken(TestApi api, String admin, String name) {
+        TestApi.Response r = api.post("/users", admin, TestApi.json(Map.of("name", name, "unix_user", System.getProperty("user.name"))));
+        if (r.status() != 201) throw new AssertionError("creating user " + name + ": " + r.body());
+        return r.json().get("token").asText();
     }
 
     /** Starts and stops (preemptions, migrations, out-of-memory crashes) of the simulator: "SECONDS JOB start|stop", sorted. */

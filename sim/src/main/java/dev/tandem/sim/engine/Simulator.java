@@ -12,10 +12,11 @@ import dev.tandem.core.policy.IdleNodeBuckets;
 import dev.tandem.core.policy.Occupancy;
 import dev.tandem.core.policy.PendingJob;
 import dev.tandem.core.policy.QueueJournal;
-import dev.tandem.core.policy.RunningJournal;
 import dev.tandem.core.policy.Policy;
 import dev.tandem.core.policy.RunningJob;
+import dev.tandem.core.policy.RunningJournal;
 import dev.tandem.core.policy.SchedulerSnapshot;
+import dev.tandem.core.runtime.Admission;
 import dev.tandem.core.runtime.OutOfMemoryRule;
 import dev.tandem.core.runtime.PlacementRules;
 import dev.tandem.data.truth.InterferenceTruth;
@@ -32,6 +33,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.function.Supplier;
 import java.util.AbstractList;
 import java.util.Collection;
@@ -181,6 +183,10 @@ public final class Simulator {
             for (Job j : jobs) {
                 if (j.gpus() > cluster.gpuCount()) throw new SimulationException("job " + j.id() + " needs " + j.gpus() + " GPUs; the cluster has " + cluster.gpuCount());
                 if (j.memoryMiB() > maxMem) throw new SimulationException("job " + j.id() + " needs " + j.memoryMiB() + " MiB per GPU; the largest GPU has " + maxMem);
+                int perUser = cfg.queueRules().maxGpusPerUser();
+                if (perUser > 0 && j.gpus() > perUser) {
+                    throw new SimulationException("job " + j.id() + " needs " + j.gpus() + " GPUs; each user may hold at most " + perUser + " at once");
+                }
                 JobState s = new JobState(j, profiles.get(j.signature()));
                 if (byId.put(j.id(), s) != null) throw new SimulationException("duplicate job id " + j.id());
                 list.add(s);
@@ -331,8 +337,11 @@ public final class Simulator {
                 return;
             }
             List<RunningJob> all = new LazyList<>(this::runningViews);
-            SchedulerSnapshot snap = new SchedulerSnapshot(clock, cluster, queueView, all, profiles, oracle, cfg.memoryRule(),
-                    Collections.unmodifiableMap(memoryEstimates), Collections.unmodifiableSet(oomPairs), new SimOccupancy()).withQueueJournal(queueJournal).withRunningJournal(runningJournal)
+            boolean admitting = cfg.queueRules().fairShare();
+            SchedulerSnapshot snap = new SchedulerSnapshot(clock, cluster, admitting ? admitted() : queueView, all, profiles, oracle, cfg.memoryRule(),
+                    Collections.unmodifiableMap(memoryEstimates), Collections.unmodifiableSet(oomPairs), new SimOccupancy())
+                    // the daemon's serving order moves with what each user holds: policies that follow the queue's changes rescan then
+                    .withQueueJournal(admitting ? null : queueJournal).withRunningJournal(runningJournal)
                     .withRunsAlone(Collections.unmodifiableMap(runsAlone));
             policyCalls++;
             List<Decision> decisions = policy.decide(snap);
@@ -341,6 +350,18 @@ public final class Simulator {
             // the jobs it suspended are back in the queue by its own decision: nothing it has not seen, so no decision at the
             // next event for them (that event may be a stale completion of a suspended job, a moment the daemon never sees)
             dirty = false;
+        }
+
+        /**
+         * The waiting jobs the daemon's queue rules let the policy start, in its serving order ({@link QueueRules}): the
+         * GPUs each user holds count as the daemon counts them, every GPU of every run.
+         */
+        private List<PendingJob> admitted() {
+            Map<String, Integer> held = new HashMap<>();
+            for (JobState js : running) held.merge(js.job.user(), js.gpus.length, Integer::sum);
+            int limit = cfg.queueRules().maxGpusPerUser();
+            OptionalInt perUser = limit > 0 ? OptionalInt.of(limit) : OptionalInt.empty();
+            return Admission.admit(queueView, held, user -> perUser).admitted();
         }
 
         /** Every running job as the policy sees it (built when a policy asks: preemptive ones do every round). */

@@ -223,6 +223,7 @@ public final class Scenario {
         sim.put("restart_overhead_s", spec.sim().restartOverheadSeconds());
         sim.put("memory_margin_mib", spec.sim().memoryRule().perJobMarginMiB());
         sim.put("knowledge", spec.sim().knowledge().toString());
+        sim.put("queue_rules", spec.sim().queueRules().toString());
         m.put("simulator", sim);
         TandemPolicy.Config t = spec.tandem();
         Map<String, Object> tandem = new LinkedHashMap<>();
@@ -263,6 +264,7 @@ public final class Scenario {
         m.put("gpu_memory_mib", spec.cluster().maxGpuMemoryMiB());
         m.put("mode", mode);
         m.put("knowledge", spec.sim().knowledge().toString());
+        m.put("queue_rules", spec.sim().queueRules().toString());
         m.put("profiles", mode.equals("gavel") ? spec.truth() + "#" + spec.gavelGpu() : spec.profiles());
         m.put("truth", truth.name());
         m.put("train", spec.train());
