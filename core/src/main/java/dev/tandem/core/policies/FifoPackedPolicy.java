@@ -20,6 +20,8 @@ import java.util.Optional;
  * chosen. If the head cannot be placed, nothing behind it starts (FIFO).
  */
 public final class FifoPackedPolicy implements Policy {
+    /** Its hosts grouped into classes, kept across rounds. */
+    private final HostClasses hostClasses = new HostClasses();
     private final double threshold;
 
     public FifoPackedPolicy() { this(1.5); }
@@ -30,7 +32,7 @@ public final class FifoPackedPolicy implements Policy {
 
     @Override public List<Decision> decide(SchedulerSnapshot s) {
         List<Decision> out = new ArrayList<>();
-        IndolentFifoPacking.schedule(s, new ClusterView(s), name(), this::choose, out);
+        IndolentFifoPacking.schedule(s, new ClusterView(s), name(), this::choose, hostClasses, out);
         return out;
     }
 

@@ -24,6 +24,8 @@ import java.util.Set;
  * turns) is split by suspending the newer job, and that signature pair is not packed again.
  */
 public final class GandivaPolicy implements Policy {
+    /** Its hosts grouped into classes, kept across rounds. */
+    private final HostClasses hostClasses = new HostClasses();
     private final double unpackBelow;
     /** Signature pairs observed not to pay, in both orders. */
     private final Set<List<WorkloadSignature>> badPairs = new HashSet<>();
@@ -47,7 +49,7 @@ public final class GandivaPolicy implements Policy {
             out.add(new Decision.Preempt(p.newer().id(), String.format(Locale.ROOT,
                     "gandiva introspection: %s with %s observed %.2f < %.2f, unpacked", p.newer().id(), p.older().id(), p.combined(), unpackBelow)));
         }
-        IndolentFifoPacking.schedule(s, view, name(), this::choose, out);
+        IndolentFifoPacking.schedule(s, view, name(), this::choose, hostClasses, out);
         return out;
     }
 

@@ -22,6 +22,8 @@ import java.util.Optional;
  * profiled memory stays under a memory cap (24 GB in Lucid). Among allowed partners the lowest score wins.
  */
 public final class LucidPolicy implements Policy {
+    /** Its hosts grouped into classes, kept across rounds. */
+    private final HostClasses hostClasses = new HostClasses();
     private final long memoryCapMiB;
 
     public LucidPolicy() { this(24 * 1024); }
@@ -41,7 +43,7 @@ public final class LucidPolicy implements Policy {
 
     @Override public List<Decision> decide(SchedulerSnapshot s) {
         List<Decision> out = new ArrayList<>();
-        IndolentFifoPacking.schedule(s, new ClusterView(s), name(), this::choose, out);
+        IndolentFifoPacking.schedule(s, new ClusterView(s), name(), this::choose, hostClasses, out);
         return out;
     }
 

@@ -43,13 +43,16 @@ final class RankedRunning implements Iterable<RankedRunning.Entry> {
         final double submitTime;
         /** When it started relative to the others: the last tie-break. */
         final long seq;
+        /** When its key may change next ({@link Keys#recheckAt}), or +inf. */
+        final double recheckAt;
 
-        private Entry(Job job, double key, long seq) {
+        private Entry(Job job, double key, long seq, double recheckAt) {
             this.job = job;
             this.key = key;
             this.priority = job.priority();
             this.submitTime = job.submitTime();
             this.seq = seq;
+            this.recheckAt = recheckAt;
         }
 
         String id() { return job.id(); }
@@ -68,12 +71,15 @@ final class RankedRunning implements Iterable<RankedRunning.Entry> {
 
     static final Comparator<Entry> BY_START = Comparator.comparingLong(e -> e.seq);
 
+    // following a journal: the order kept across rounds
     private final Map<String, Entry> byId = new HashMap<>();
     private final TreeSet<Entry> ranked = new TreeSet<>(ORDER);
     private final PriorityQueue<Recheck> rechecks = new PriorityQueue<>((a, b) -> Double.compare(a.at(), b.at()));
     private RunningJournal journal;
     private long journalAt;
     private long nextSeq;
+    // without one: this round's running jobs in rank order (a sort allocates less than a tree)
+    private final List<Entry> sorted = new ArrayList<>();
 
     /**
      * Brings the order up to date with the snapshot's running jobs; jobs that started since, and jobs whose re-check fell
@@ -84,7 +90,18 @@ final class RankedRunning implements Iterable<RankedRunning.Entry> {
      */
     void update(SchedulerSnapshot s, Keys keys, boolean keysFixed) {
         RunningJournal j = keysFixed ? s.runningJournal() : null;
-        boolean followed = j != null && j == journal && j.readSince(journalAt, (job, started) -> {
+        if (j == null) { // every running job, every round
+            journal = null;
+            byId.clear();
+            ranked.clear();
+            rechecks.clear();
+            sorted.clear();
+            long seq = 0;
+            for (RunningJob r : s.running()) sorted.add(new Entry(r.job(), keys.key(r), seq++, keys.recheckAt(r)));
+            sorted.sort(ORDER);
+            return;
+        }
+        boolean followed = j == journal && j.readSince(journalAt, (job, started) -> {
             remove(job.id());
             // a job may have stopped again since (a later change says so); the world's view of it is as of now
             if (started) s.occupancy().job(job.id()).ifPresent(r -> add(r, keys, nextSeq++, s.now()));
@@ -93,10 +110,11 @@ final class RankedRunning implements Iterable<RankedRunning.Entry> {
             byId.clear();
             ranked.clear();
             rechecks.clear();
+            sorted.clear();
             journal = j;
             for (RunningJob r : s.running()) add(r, keys, nextSeq++, s.now()); // in the snapshot's order
         }
-        if (j != null) journalAt = j.count();
+        journalAt = j.count();
         while (!rechecks.isEmpty() && rechecks.peek().at() <= s.now()) {
             Entry e = rechecks.poll().entry();
             if (byId.get(e.id()) != e) continue; // it stopped, or was keyed again since
@@ -106,10 +124,10 @@ final class RankedRunning implements Iterable<RankedRunning.Entry> {
     }
 
     private void add(RunningJob r, Keys keys, long seq, double now) {
-        Entry e = new Entry(r.job(), keys.key(r), seq);
+        double at = keys.recheckAt(r);
+        Entry e = new Entry(r.job(), keys.key(r), seq, at);
         byId.put(e.id(), e);
         ranked.add(e);
-        double at = keys.recheckAt(r);
         // a re-check time that has come (the policy's estimate of it may run a little early) is the next round's
         if (at < Double.POSITIVE_INFINITY) rechecks.add(new Recheck(at > now ? at : Math.nextUp(now), e));
     }
@@ -120,20 +138,29 @@ final class RankedRunning implements Iterable<RankedRunning.Entry> {
     }
 
     /** Best rank first. */
-    @Override public Iterator<Entry> iterator() { return ranked.iterator(); }
+    @Override public Iterator<Entry> iterator() { return journal == null ? sorted.iterator() : ranked.iterator(); }
 
-    int size() { return ranked.size(); }
+    int size() { return journal == null ? sorted.size() : ranked.size(); }
 
     /** The ids of the running jobs as of the last update. */
-    Set<String> ids() { return byId.keySet(); }
+    Set<String> ids() {
+        if (journal != null) return byId.keySet();
+        Set<String> ids = new java.util.HashSet<>();
+        for (Entry e : sorted) ids.add(e.id());
+        return ids;
+    }
 
     /**
      * The earliest re-check still to come of a job that keeps running: {@code leaving} are the jobs this round
      * suspends. Re-checks of jobs that have stopped are dropped on the way.
      */
     double nextRecheck(Collection<Entry> leaving) {
-        List<Recheck> kept = new ArrayList<>();
         double next = Double.POSITIVE_INFINITY;
+        if (journal == null) {
+            for (Entry e : sorted) if (e.recheckAt < next && !leaving.contains(e)) next = e.recheckAt;
+            return next;
+        }
+        List<Recheck> kept = new ArrayList<>();
         while (!rechecks.isEmpty()) {
             Recheck head = rechecks.peek();
             if (byId.get(head.entry().id()) != head.entry()) {

@@ -80,6 +80,11 @@ public final class ClusterView {
         idleTotal += by;
     }
 
+    /** Whether this round has placed or removed nothing yet: the world's occupancy holds everywhere. */
+    public boolean untouched() {
+        return placedJobs.isEmpty() && removed.isEmpty() && added.isEmpty();
+    }
+
     /** The jobs on a GPU as this round stands. */
     public List<Job> occupants(int gpu) {
         List<String> ids = base.jobsOn(gpu);

@@ -37,6 +37,7 @@ public final class SchedulerSnapshot {
     private Occupancy occupancy;
     private QueueJournal queueJournal;
     private RunningJournal runningJournal;
+    private SoleTenantJournal soleTenantJournal;
     private Set<Integer> unusableGpus = Set.of();
     private Map<String, String> runsAlone = Map.of();
     /**
@@ -91,6 +92,15 @@ public final class SchedulerSnapshot {
     }
 
     /**
+     * Tells policies which jobs came to run alone and stopped doing so since earlier rounds ({@link SoleTenantJournal});
+     * a world that keeps one records every change to its {@link Occupancy#soleTenantJobs()} in it.
+     */
+    public SchedulerSnapshot withSoleTenantJournal(SoleTenantJournal journal) {
+        this.soleTenantJournal = journal;
+        return this;
+    }
+
+    /**
      * Tells policies which GPUs they may not place on now ({@link Occupancy#usable}); for a snapshot whose occupancy
      * is built from its running jobs, before it is first asked for.
      */
@@ -123,6 +133,9 @@ public final class SchedulerSnapshot {
 
     /** The world's journal of running-job changes, or null if it keeps none (policies then look at every running job). */
     public RunningJournal runningJournal() { return runningJournal; }
+
+    /** The world's journal of lone-tenant changes, or null if it keeps none (packing policies then regroup every lone job). */
+    public SoleTenantJournal soleTenantJournal() { return soleTenantJournal; }
 
     public double now() { return now; }
     public Cluster cluster() { return cluster; }

@@ -48,7 +48,7 @@ class HostClassesTest {
 
     private static List<Decision> indexed(SchedulerSnapshot s, String policy, IndolentFifoPacking.HostRule rule) {
         List<Decision> out = new ArrayList<>();
-        IndolentFifoPacking.schedule(s, new ClusterView(s), policy, rule, out);
+        IndolentFifoPacking.schedule(s, new ClusterView(s), policy, rule, new HostClasses(), out);
         return out;
     }
 
@@ -95,5 +95,26 @@ class HostClassesTest {
             }
         }
         assertThat(paired).as("the worlds must exercise packing, not only idle GPUs").isGreaterThan(100);
+    }
+
+    /**
+     * A packing policy keeps its classes across rounds, following the world's journal of lone tenants. A round's own
+     * changes (hosts joined, jobs placed alone) are taken back before the next: asked again before the world applied
+     * anything (a world may refuse a decision), it decides as it did, and as a policy that never kept anything.
+     */
+    @Test
+    void aRoundTheWorldDidNotApplyLeavesNoTrace() {
+        int compared = 0;
+        for (long seed = 1; seed <= 30; seed++) {
+            for (String name : List.of("fifo-packed", "lucid", "gandiva")) {
+                dev.tandem.core.policy.SoleTenantJournal journal = new dev.tandem.core.policy.SoleTenantJournal(64);
+                dev.tandem.core.policy.Policy kept = PolicyCatalog.create(name);
+                List<Decision> first = kept.decide(randomWorld(seed).withSoleTenantJournal(journal));
+                List<Decision> again = kept.decide(randomWorld(seed).withSoleTenantJournal(journal));
+                assertThat(again).as("%s seed %d", name, seed).isEqualTo(first).isEqualTo(PolicyCatalog.create(name).decide(randomWorld(seed)));
+                if (first.stream().anyMatch(d -> d.reason().contains("paired") || d.reason().contains("pack"))) compared++;
+            }
+        }
+        assertThat(compared).as("rounds that paired a job").isGreaterThan(20);
     }
 }

@@ -16,6 +16,7 @@ import dev.tandem.core.policy.Policy;
 import dev.tandem.core.policy.RunningJob;
 import dev.tandem.core.policy.RunningJournal;
 import dev.tandem.core.policy.SchedulerSnapshot;
+import dev.tandem.core.policy.SoleTenantJournal;
 import dev.tandem.core.runtime.Admission;
 import dev.tandem.core.runtime.OutOfMemoryRule;
 import dev.tandem.core.runtime.PlacementRules;
@@ -155,6 +156,8 @@ public final class Simulator {
         private final IdleNodeBuckets nodesByIdle;
         private int idleTotal;
         private final Set<JobState> soleTenants = new LinkedHashSet<>();
+        /** Which jobs came to run alone and stopped doing so, so that packing policies keep their hosts across rounds. */
+        private final SoleTenantJournal soleTenantJournal = new SoleTenantJournal(1 << 16);
         private final List<JobState> newlyObserved = new ArrayList<>();
         private final Map<WorkloadSignature, Long> memoryEstimates = new LinkedHashMap<>();
         private final Set<String> oomPairs = new HashSet<>();
@@ -342,6 +345,7 @@ public final class Simulator {
                     Collections.unmodifiableMap(memoryEstimates), Collections.unmodifiableSet(oomPairs), new SimOccupancy())
                     // the daemon's serving order moves with what each user holds: policies that follow the queue's changes rescan then
                     .withQueueJournal(admitting ? null : queueJournal).withRunningJournal(runningJournal)
+                    .withSoleTenantJournal(soleTenantJournal)
                     .withRunsAlone(Collections.unmodifiableMap(runsAlone));
             policyCalls++;
             List<Decision> decisions = policy.decide(snap);
@@ -557,7 +561,7 @@ public final class Simulator {
             }
             running.remove(js);
             runningJournal.stopped(js.job);
-            soleTenants.remove(js);
+            if (soleTenants.remove(js)) soleTenantJournal.notAlone(js.job);
             js.gpus = new int[0];
             js.version++;
             js.rate = 0;
@@ -651,8 +655,11 @@ public final class Simulator {
                     }
                 }
                 js.shared = shared;
-                if (shared) soleTenants.remove(js);
-                else soleTenants.add(js);
+                if (shared) {
+                    if (soleTenants.remove(js)) soleTenantJournal.notAlone(js.job);
+                } else if (soleTenants.add(js)) {
+                    soleTenantJournal.alone(js.job);
+                }
                 js.rate = js.profile.soloSpeed() * Math.max(0, rel);
                 js.version++;
                 js.placedAt = clock;
