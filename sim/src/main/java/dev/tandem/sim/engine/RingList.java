@@ -34,9 +34,9 @@ final class RingList<E> extends AbstractList<E> implements RandomAccess {
         if (size == items.length) grow();
         if (index < size / 2) { // move the first `index` elements one slot towards the front
             head = (head - 1) & (items.length - 1);
-            for (int k = 0; k < index; k++) items[slot(k)] = items[slot(k + 1)];
+            moveTowardsFront(1, index);
         } else { // move the elements from `index` on one slot towards the back
-            for (int k = size; k > index; k--) items[slot(k)] = items[slot(k - 1)];
+            moveTowardsBack(index, size - index);
         }
         items[slot(index)] = e;
         size++;
@@ -46,16 +46,45 @@ final class RingList<E> extends AbstractList<E> implements RandomAccess {
     @Override public E remove(int index) {
         E old = get(index);
         if (index < size / 2) {
-            for (int k = index; k > 0; k--) items[slot(k)] = items[slot(k - 1)];
+            moveTowardsBack(0, index);
             items[head] = null;
             head = (head + 1) & (items.length - 1);
         } else {
-            for (int k = index; k < size - 1; k++) items[slot(k)] = items[slot(k + 1)];
+            moveTowardsFront(index + 1, size - index - 1);
             items[slot(size - 1)] = null;
         }
         size--;
         modCount++;
         return old;
+    }
+
+    /*
+     * The moves copy runs of slots that do not wrap around the ring's end with System.arraycopy (which may overlap):
+     * a job suspended in the middle of a long queue moves thousands of references, and slot by slot that was a quarter
+     * of Tiresias' time on 100,000 jobs.
+     */
+
+    /** Moves the {@code count} elements from logical index {@code from} on one slot towards the front. */
+    private void moveTowardsFront(int from, int count) {
+        int mask = items.length - 1;
+        while (count > 0) {
+            int src = slot(from), dst = (src - 1) & mask;
+            int n = Math.min(count, Math.min(items.length - src, items.length - dst));
+            System.arraycopy(items, src, items, dst, n);
+            from += n;
+            count -= n;
+        }
+    }
+
+    /** Moves the {@code count} elements from logical index {@code from} on one slot towards the back. */
+    private void moveTowardsBack(int from, int count) {
+        int mask = items.length - 1;
+        while (count > 0) {
+            int srcLast = slot(from + count - 1), dstLast = (srcLast + 1) & mask;
+            int n = Math.min(count, Math.min(srcLast + 1, dstLast + 1));
+            System.arraycopy(items, srcLast - n + 1, items, dstLast - n + 1, n);
+            count -= n;
+        }
     }
 
     @Override public void clear() {
