@@ -57,15 +57,29 @@ class PreemptiveRankTest {
         assertTrue(promoted > 20, "starvation promotions seen: " + promoted);
     }
 
+    /** Journals too short to hold a round's changes: the policies fall behind, rebuild, and still decide the same. */
+    @Test void policiesThatFallBehindTheJournalsRebuildAndDecideTheSame() {
+        for (long seed = 1; seed <= 2; seed++) {
+            compare(seed, TiresiasPolicy::new, () -> new Reference(Rule.TIRESIAS), true, 6);
+            compare(seed, SrtfPolicy::new, () -> new Reference(Rule.SRTF), true, 6);
+            compare(seed, SjfPolicy::new, () -> new Reference(Rule.SJF), true, 6);
+        }
+    }
+
     /** Runs a random world for both policies side by side; returns how many starts the reference made for promoted jobs. */
     private static int compare(long seed, java.util.function.Supplier<Policy> incremental, java.util.function.Supplier<Reference> reference,
                                boolean journal) {
+        return compare(seed, incremental, reference, journal, 1 << 12);
+    }
+
+    private static int compare(long seed, java.util.function.Supplier<Policy> incremental, java.util.function.Supplier<Reference> reference,
+                               boolean journal, int journalCapacity) {
         Random rnd = new Random(seed);
         Fixture f = new Fixture(4, 8, 80_000);
         WorkloadSignature[] sigs = {f.profile("a", 0.3, 1000), f.profile("b", 0.5, 1000), f.profile("c", 0.8, 1000)};
         Comparator<PendingJob> order = Comparator.comparingDouble((PendingJob p) -> p.job().submitTime()).thenComparing(p -> Integer.parseInt(p.id()));
-        QueueJournal log = new QueueJournal(order, 1 << 12);
-        RunningJournal started = new RunningJournal(1 << 12);
+        QueueJournal log = new QueueJournal(order, journalCapacity);
+        RunningJournal started = new RunningJournal(journalCapacity);
         List<PendingJob> queue = new ArrayList<>();
         List<Run> running = new ArrayList<>();
         Policy policy = incremental.get();
