@@ -91,7 +91,7 @@ final class ScenarioOptions {
                     "alone, as trace replays and the peers' own simulators have it."})
     boolean fairShare;
 
-    @Option(names = "--max-gpus-per-user", defaultValue = "0",
+    @Option(names = "--max-gpus-per-user", defaultValue = "0", paramLabel = "N",
             description = "With --fair-share: GPUs one user's jobs may hold at once, as serve's option of that name (0: no limit). Default: ${DEFAULT-VALUE}.")
     int maxGpusPerUser;
 
