@@ -22,7 +22,7 @@ import java.util.Set;
  * while it runs, except at times the policy names (a Tiresias bin changes when the job's service crosses a
  * threshold), and the world keeps a {@link RunningJournal}, the order is kept across rounds: a round costs the jobs
  * that started and stopped and the re-checks that fell due, not a view, a key and a sort of every running job (on
- * the Philly replay 262,000 rounds each ranked about 150 running jobs). Keys that change with time alone (SRTF's
+ * the Philly replay, 262,000 rounds of up to 256 running jobs each). Keys that change with time alone (SRTF's
  * remaining time) are rebuilt every round. Stateful: one per policy.
  */
 final class RankedRunning implements Iterable<RankedRunning.Entry> {
