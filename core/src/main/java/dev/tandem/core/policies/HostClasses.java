@@ -152,15 +152,18 @@ final class HostClasses {
     }
 
     private boolean estimatesUnchanged(SchedulerSnapshot s) {
-        long size = s.memoryEstimates().size(), sum = 0;
-        for (long v : s.memoryEstimates().values()) sum += v;
-        return size == estimatesSize && sum == estimatesSum;
+        return s.memoryEstimates().size() == estimatesSize && estimatesSum(s) == estimatesSum;
     }
 
     private void recordEstimates(SchedulerSnapshot s) {
         estimatesSize = s.memoryEstimates().size();
-        estimatesSum = 0;
-        for (long v : s.memoryEstimates().values()) estimatesSum += v;
+        estimatesSum = estimatesSum(s);
+    }
+
+    private static long estimatesSum(SchedulerSnapshot s) {
+        long sum = 0;
+        for (long v : s.memoryEstimates().values()) sum += v;
+        return sum;
     }
 
     /**

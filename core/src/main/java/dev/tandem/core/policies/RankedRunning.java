@@ -14,7 +14,6 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
-import java.util.Set;
 
 /**
  * The running jobs in a preemptive policy's rank order: priority first, then the policy's key (lower first), then
@@ -142,14 +141,6 @@ final class RankedRunning implements Iterable<RankedRunning.Entry> {
     @Override public Iterator<Entry> iterator() { return sorted.iterator(); }
 
     int size() { return sorted.size(); }
-
-    /** The ids of the running jobs as of the last update. */
-    Set<String> ids() {
-        if (journal != null) return byId.keySet();
-        Set<String> ids = new java.util.HashSet<>();
-        for (Entry e : sorted) ids.add(e.id());
-        return ids;
-    }
 
     /**
      * The earliest re-check still to come of a job that keeps running: {@code leaving} are the jobs this round

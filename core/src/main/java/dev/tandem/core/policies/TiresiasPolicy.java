@@ -154,7 +154,8 @@ public final class TiresiasPolicy implements Policy {
     /** Drops promotions of jobs that are gone, once the map outgrows the live jobs. */
     private void forgetFinished(SchedulerSnapshot s) {
         if (serviceAtPromotion.size() <= 2 * (s.queue().size() + running.size()) + 64) return;
-        java.util.Set<String> live = new java.util.HashSet<>(running.ids());
+        java.util.Set<String> live = new java.util.HashSet<>();
+        for (RankedRunning.Entry e : running) live.add(e.id());
         for (PendingJob p : s.queue()) live.add(p.id());
         serviceAtPromotion.keySet().retainAll(live);
     }
