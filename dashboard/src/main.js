@@ -80,6 +80,7 @@ function GpuGrid({ gpus }) {
       <div class="gpu-head"><b>GPU ${g.index}</b> <small>${g.node} · ${g.name}</small>
         <span class="badge">${g.jobs.length > 1 ? 'shared' : g.jobs.length ? 'busy' : g.unavailable ? 'not scheduled' : 'idle'}</span></div>
       ${g.unavailable && html`<div class="unavailable" data-test="gpu-${g.index}-unavailable">${g.unavailable}</div>`}
+      ${g.held && html`<div class="held" data-test="gpu-${g.index}-held">held for ${g.held_for == null ? "another user's job" : html`<a href="#/jobs/${g.held_for}">job ${g.held_for}</a>`}${g.held_until ? ', free about ' + new Date(g.held_until).toLocaleTimeString() : ''}</div>`}
       <div class="mem"><div class="bar" style=${{ width: g.memory_used_mib == null ? 0 : Math.min(100, (100 * g.memory_used_mib) / g.memory_total_mib) + '%' }}></div>
         <span>${fmt.gb(g.memory_used_mib)} of ${fmt.gb(g.memory_total_mib)}</span></div>
       <div class="util"><${Sparkline} values=${g.utilization_history} /> <span>${g.utilization == null ? '–' : g.utilization + ' %'}</span></div>

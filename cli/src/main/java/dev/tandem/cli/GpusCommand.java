@@ -33,6 +33,13 @@ final class GpusCommand implements Callable<Integer> {
         for (JsonNode g : res.get("gpus")) {
             if (g.hasNonNull("unavailable")) System.out.println("not scheduled: " + g.get("unavailable").asText());
         }
+        // GPUs the policy keeps free for a waiting multi-GPU job (only work done before they are free may use them)
+        for (JsonNode g : res.get("gpus")) {
+            if (!g.path("held").asBoolean()) continue;
+            String forWhom = g.hasNonNull("held_for") ? "job " + g.get("held_for").asLong() : "another user's job";
+            String until = g.hasNonNull("held_until") ? ", expected free at " + g.get("held_until").asText() : "";
+            System.out.println("GPU " + g.get("index").asText() + " held for " + forWhom + until);
+        }
         System.out.println("sharing: " + res.get("sharing").asText());
         return 0;
     }

@@ -190,6 +190,93 @@ class SimulatedServeTest {
                 .endsWith("is below the slowdown bound 0.99");
     }
 
+    /**
+     * Two GPUs under tandem, in virtual time: bob's 1,000 s job runs on one, alice's 2-GPU job of 600 s waits. At 650 s
+     * the gang has waited longer than it runs (slowdown 2), and tandem holds both GPUs for it (the running job drains
+     * within its wait); bob's 10-hour single-GPU job arriving at 700 s then does not take the idle GPU.
+     */
+    record HeldGang(TandemServer server, dev.tandem.server.sched.VirtualClock clock, TestApi api, String admin, String alice, String bob,
+                    long running, long gang, long single, long t0) {}
+
+    static HeldGang gangHeld(Path dir) throws Exception {
+        long t0 = 1_767_225_600_000L;
+        dev.tandem.server.sched.VirtualClock clock = new dev.tandem.server.sched.VirtualClock(t0);
+        ServerConfig cfg = ServeOptionsTest.parse("--executor", "simulated", "--cluster", "1x2:RTX3090-24GB", "--time-scale", "1",
+                "--port", "0", "--state-dir", dir.resolve("state").toString());
+        TandemServer server = TandemServer.startInVirtualTime(cfg, clock);
+        TestApi api = new TestApi(server.url());
+        String admin = Files.readString(server.adminTokenFile()).strip();
+        String alice = user(api, admin, "alice"), bob = user(api, admin, "bob");
+        JobProfile resnet = new ProfileStore(ProfileReader.read(DataSource.LUCID_PROFILES, 0)).find(RESNET).orElseThrow();
+        long running = api.submit(bob, job(RESNET, (long) (resnet.soloSpeed() * 1_000)));
+        long gang = api.submit(alice, gang(RESNET, 2, (long) (resnet.soloSpeed() * 600)));
+        server.step();
+        assertThat(api.state(bob, running)).isEqualTo("running");
+        assertThat(api.state(alice, gang)).isEqualTo("pending");
+        assertThat(api.get("/gpus", admin).json().get("gpus")).allSatisfy(g -> assertThat(g.get("held").asBoolean()).isFalse());
+        clock.moveTo(t0 + 650_000); // a periodic round
+        server.step();
+        clock.moveTo(t0 + 700_000);
+        long single = api.submit(bob, job(RESNET, (long) (resnet.soloSpeed() * 36_000)));
+        server.step();
+        return new HeldGang(server, clock, api, admin, alice, bob, running, gang, single, t0);
+    }
+
+    /** {@link #gangHeld}: every view of the daemon tells of the hold in the same terms, the gang's id only to its owner and admins. */
+    @Test
+    void gpusHeldForAWaitingGangAreShownToItsOwnerAndExplainedToOthers() throws Exception {
+        HeldGang h = gangHeld(dir);
+        server = h.server();
+        TestApi api = h.api();
+        String admin = h.admin(), alice = h.alice(), bob = h.bob();
+        long gang = h.gang(), single = h.single();
+        assertThat(api.state(bob, single)).as("the idle GPU is held for the gang").isEqualTo("pending");
+        assertThat(api.job(alice, gang).get("reason").asText())
+                .isEqualTo("waits for GPU(s) 0,1, held for it by policy tandem: expected free in 5 min; until then they take only work"
+                        + " expected to be done by then (1 of 2 GPU(s) busy)");
+        assertThat(api.job(bob, single).get("reason").asText())
+                .isEqualTo("waits: idle GPU(s) 0,1 are held for job " + gang + " (2 GPUs), expected to start in 5 min; policy tandem lets only"
+                        + " work expected to be done by then use them (1 of 2 GPU(s) busy)");
+        String heldUntil = java.time.Instant.ofEpochMilli(h.t0() + 1_000_000).toString();
+        for (JsonNode g : api.get("/gpus", alice).json().get("gpus")) {
+            assertThat(g.get("held").asBoolean()).isTrue();
+            assertThat(g.get("held_for").asLong()).isEqualTo(gang);
+            assertThat(g.get("held_until").asText()).isEqualTo(heldUntil);
+        }
+        for (JsonNode g : api.get("/gpus", bob).json().get("gpus")) {
+            assertThat(g.get("held").asBoolean()).isTrue();
+            assertThat(g.get("held_for").isNull()).as("alice's job id is not bob's to see").isTrue();
+        }
+        assertThat(api.get("/dashboard", admin).json().get("gpus").get(1).get("held_for").asLong()).isEqualTo(gang);
+        assertThat(api.get("/dashboard", bob).json().get("gpus").get(1).get("held_for").isNull()).isTrue();
+        List<String> history = new ArrayList<>();
+        for (JsonNode e : api.job(alice, gang).get("events")) history.add(e.get("reason").asText());
+        assertThat(history).filteredOn(r -> r.startsWith("GPU(s) 0,1 held for it: ")).hasSize(1);
+
+        // the hold is re-issued at each decision, noted once; the gang starts when the running job ends, then the single
+        while (!api.state(alice, gang).equals("running")) {
+            h.clock().moveTo(server.nextEventMillis());
+            server.step();
+        }
+        assertThat(api.job(alice, gang).get("started_at").asText()).isEqualTo(heldUntil);
+        assertThat(api.get("/gpus", admin).json().get("gpus")).allSatisfy(g -> assertThat(g.get("held").asBoolean()).isFalse());
+        history.clear();
+        for (JsonNode e : api.job(alice, gang).get("events")) history.add(e.get("reason").asText());
+        assertThat(history).filteredOn(r -> r.contains("held for it")).hasSize(1);
+        assertThat(api.state(bob, single)).isEqualTo("pending");
+    }
+
+    static String user(TestApi api, String admin, String name) {
+        TestApi.Response r = api.post("/users", admin, TestApi.json(Map.of("name", name, "role", "user", "unix_user", System.getProperty("user.name"))));
+        assertThat(r.status()).as(r.body()).isEqualTo(201);
+        return r.json().get("token").asText();
+    }
+
+    static String gang(WorkloadSignature s, int gpus, long iterations) {
+        return TestApi.json(Map.of("argv", List.of("train.py"), "iterations", iterations, "gpus", gpus,
+                "signature", Map.of("model", s.model(), "dataset", s.dataset(), "batch_size", s.batchSize(), "amp", s.amp())));
+    }
+
     @Test
     void aWorkloadTheDataDoesNotKnowFailsWithTheReasonAndBadSettingsAreRefused() throws Exception {
         server = TandemServer.start(config("1x2:RTX3090-24GB", 3600));

@@ -40,4 +40,20 @@ public final class DurationText {
     public static String hms(long seconds) {
         return String.format(Locale.ROOT, "%d:%02d:%02d", seconds / 3600, seconds / 60 % 60, seconds % 60);
     }
+
+    /**
+     * A rough time from now for people: "in 40 s", "in 35 min", "in 2.5 h", "in 3.1 d", or "at a time no one can tell
+     * yet" when {@code seconds} is infinite or not a number.
+     */
+    public static String roughIn(double seconds) {
+        if (!(seconds >= 0) || Double.isInfinite(seconds)) return "at a time no one can tell yet";
+        return "in " + roughKnown(seconds);
+    }
+
+    private static String roughKnown(double seconds) {
+        if (seconds < 90) return Math.round(seconds) + " s";
+        if (seconds < 90 * 60) return Math.round(seconds / 60) + " min";
+        if (seconds < 48 * 3600) return String.format(Locale.ROOT, "%.1f h", seconds / 3600);
+        return String.format(Locale.ROOT, "%.1f d", seconds / 86_400);
+    }
 }

@@ -1,9 +1,11 @@
 package dev.tandem.core.policies;
 
+import dev.tandem.core.model.DurationText;
 import dev.tandem.core.model.Gpu;
 import dev.tandem.core.model.Job;
 import dev.tandem.core.model.Node;
 import dev.tandem.core.policy.ClusterView;
+import dev.tandem.core.policy.Decision;
 import dev.tandem.core.policy.RunningJob;
 import dev.tandem.core.policy.SchedulerSnapshot;
 
@@ -49,7 +51,9 @@ final class Reservation {
 
     boolean active() { return jobId != null; }
 
-    boolean isFor(dev.tandem.core.policy.PendingJob p) { return p.id().equals(jobId); }
+    boolean isFor(dev.tandem.core.policy.PendingJob p) { return isFor(p.id()); }
+
+    boolean isFor(String id) { return id.equals(jobId); }
 
     /** Lets the gang itself see its reserved GPUs while it looks for idle ones. */
     void release(ClusterView view) { view.remove(HOLD_ID); }
@@ -106,6 +110,13 @@ final class Reservation {
     double readyIn(double now) { return readyAt - now; }
 
     String gangId() { return jobId; }
+
+    /** The hold as the policy tells the world of it, at every decision it lasts (only while {@link #active()}). */
+    Decision.Reserve decision(double now) {
+        double readyIn = Math.max(0, readyIn(now));
+        return new Decision.Reserve(jobId, gpus, readyIn, "GPU(s) " + gpus + " held for this " + gang.gpus() + "-GPU job: expected free "
+                + DurationText.roughIn(readyIn) + "; meanwhile only work expected to be done by then may use them");
+    }
 
     /** The gang started, or left the head of the queue. */
     void clear() {

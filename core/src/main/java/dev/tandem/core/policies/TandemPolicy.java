@@ -192,6 +192,14 @@ public final class TandemPolicy implements Policy {
                 ShortestFirstPreemption.makeRoom(s, view, waiting, criticalAfter, workPerGpu(s), cfg.starvationSeconds(), reservation, out, preemptionSummary);
             }
         }
+        if (reservation.active()) {
+            // its gang may have started this round as a partner (the matching): then the hold is over (the next round's
+            // begin would find it gone from the queue and end it; the world must not hear of a hold for a running job)
+            boolean started = false;
+            for (Decision d : out) started |= d instanceof Decision.Start st && reservation.isFor(st.jobId());
+            if (started) reservation.clear();
+            else out.add(reservation.decision(s.now()));
+        }
         if (waiting.isEmpty()) spreadOut(s, view, out);
         return out;
     }

@@ -49,6 +49,36 @@ public final class PlacementRules {
      */
     public static Optional<String> refusal(int jobGpus, List<Integer> gpus, Cluster cluster, String mustRunAlone, IntFunction<List<Tenant>> tenantsOn,
                                            IntFunction<String> unusable) {
+        Optional<String> shape = shapeRefusal(jobGpus, gpus, cluster);
+        if (shape.isPresent()) return shape;
+        Set<Integer> distinct = new HashSet<>(gpus);
+        for (int g : gpus) {
+            String why = unusable.apply(g);
+            if (why != null) return Optional.of(why);
+            List<Tenant> on = tenantsOn.apply(g);
+            if (on.isEmpty()) continue;
+            if (on.size() >= MAX_JOBS_PER_GPU) return Optional.of("GPU " + g + " already runs " + MAX_JOBS_PER_GPU + " jobs");
+            if (mustRunAlone != null) return Optional.of(mustRunAlone);
+            for (Tenant t : on) {
+                if (t.busy() != null) return Optional.of(t.busy());
+                if (!distinct.equals(new HashSet<>(t.gpus()))) {
+                    return Optional.of("a gang shares only with a gang on the same GPUs (job " + t.jobId() + " runs on " + t.gpus() + ")");
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * The reason GPUs may not be held for a job needing {@code jobGpus} GPUs ({@code Decision.Reserve}), or empty:
+     * they must be GPUs the job could start on once they are free (the gang size, GPUs that exist, distinct, on one
+     * node unless gangs may span nodes). Who runs on them now does not matter: a hold is for GPUs still busy.
+     */
+    public static Optional<String> reservationRefusal(int jobGpus, List<Integer> gpus, Cluster cluster) {
+        return shapeRefusal(jobGpus, gpus, cluster);
+    }
+
+    private static Optional<String> shapeRefusal(int jobGpus, List<Integer> gpus, Cluster cluster) {
         if (gpus.size() != jobGpus) return Optional.of("needs " + jobGpus + " GPU(s), decision gives " + gpus.size());
         Set<Integer> distinct = new HashSet<>();
         for (int g : gpus) {
@@ -61,20 +91,6 @@ public final class PlacementRules {
                 if (cluster.nodeIndexOf(g) != node) {
                     return Optional.of("GPUs " + gpus + " lie on nodes " + cluster.gpu(gpus.getFirst()).node() + " and "
                             + cluster.gpu(g).node() + "; a job runs on one node");
-                }
-            }
-        }
-        for (int g : gpus) {
-            String why = unusable.apply(g);
-            if (why != null) return Optional.of(why);
-            List<Tenant> on = tenantsOn.apply(g);
-            if (on.isEmpty()) continue;
-            if (on.size() >= MAX_JOBS_PER_GPU) return Optional.of("GPU " + g + " already runs " + MAX_JOBS_PER_GPU + " jobs");
-            if (mustRunAlone != null) return Optional.of(mustRunAlone);
-            for (Tenant t : on) {
-                if (t.busy() != null) return Optional.of(t.busy());
-                if (!distinct.equals(new HashSet<>(t.gpus()))) {
-                    return Optional.of("a gang shares only with a gang on the same GPUs (job " + t.jobId() + " runs on " + t.gpus() + ")");
                 }
             }
         }

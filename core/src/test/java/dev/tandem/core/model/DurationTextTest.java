@@ -36,4 +36,18 @@ class DurationTextTest {
         assertThat(DurationText.hms(3_661)).isEqualTo("1:01:01");
         assertThat(DurationText.hms(100 * 3600 + 5)).isEqualTo("100:00:05");
     }
+
+    @Test
+    void roughTimesFromNowForPeople() {
+        assertThat(DurationText.roughIn(0)).isEqualTo("in 0 s");
+        assertThat(DurationText.roughIn(89.4)).isEqualTo("in 89 s");
+        assertThat(DurationText.roughIn(90)).isEqualTo("in 2 min");
+        assertThat(DurationText.roughIn(5_000)).isEqualTo("in 83 min");
+        assertThat(DurationText.roughIn(5_400)).isEqualTo("in 1.5 h");
+        assertThat(DurationText.roughIn(47.9 * 3600)).isEqualTo("in 47.9 h");
+        assertThat(DurationText.roughIn(3 * 86_400)).isEqualTo("in 3.0 d");
+        for (double unknown : new double[] {Double.POSITIVE_INFINITY, Double.NaN, -1}) {
+            assertThat(DurationText.roughIn(unknown)).isEqualTo("at a time no one can tell yet");
+        }
+    }
 }

@@ -142,9 +142,38 @@ class TandemObjectiveTest {
         assertThat(started(policy(Objective.BALANCED).decide(gangAndSingle(500).snapshot()))).containsExactly("single");
         // at 2,000 s it is overdue: GPU 1 drains within 1,500 s <= its 2,000 s wait, so both GPUs are held for it
         // and the 5,000 s job, which would not be done before they drain, does not backfill
-        assertThat(started(policy(Objective.BALANCED).decide(gangAndSingle(2_000).snapshot()))).isEmpty();
+        List<Decision> overdue = policy(Objective.BALANCED).decide(gangAndSingle(2_000).snapshot());
+        assertThat(started(overdue)).isEmpty();
+        // the policy tells the world of the hold (which shows it to users): the GPUs, and when they should be free
+        assertThat(overdue).containsExactly(new Decision.Reserve("gang", List.of(0, 1), 1_500, "GPU(s) [0, 1] held for this 2-GPU job: expected free"
+                + " in 25 min; meanwhile only work expected to be done by then may use them"));
+        assertThat(policy(Objective.BALANCED).decide(gangAndSingle(500).snapshot())).noneMatch(d -> d instanceof Decision.Reserve);
         // the makespan objective reserves only for gangs the plan calls urgent: this short one is not
-        assertThat(started(policy(Objective.MAKESPAN).decide(gangAndSingle(2_000).snapshot()))).containsExactly("single");
+        List<Decision> makespan = policy(Objective.MAKESPAN).decide(gangAndSingle(2_000).snapshot());
+        assertThat(started(makespan)).containsExactly("single");
+        assertThat(makespan).noneMatch(d -> d instanceof Decision.Reserve);
+    }
+
+    @Test
+    void aHoldIsReissuedAtEveryDecisionWhileItsGangWaitsAndEndsWhenItStarts() {
+        TandemPolicy p = policy(Objective.BALANCED);
+        assertThat(p.decide(gangAndSingle(2_000).snapshot())).hasOnlyElementsOfType(Decision.Reserve.class).hasSize(1);
+        // 1,000 s later the busy GPU has 500 s left: the same hold, its expected free time as of now
+        Fixture later = new Fixture(1, 2, 24576);
+        WorkloadSignature busy = later.profile("Busy", 50, 2000), gang = later.profile("Gang", 50, 2000), single = later.profile("Single", 50, 2000);
+        later.running(later.job("b", busy, 1, 1_500, 0), List.of(1), 500, 1_000, Double.NaN);
+        later.queued(later.job("gang", gang, 2, 1_000, 0), 0, 0).queued(later.job("single", single, 1, 5_000, 0), 0, 0);
+        later.now = 3_000;
+        assertThat(p.decide(later.snapshot())).filteredOn(d -> d instanceof Decision.Reserve)
+                .extracting(d -> ((Decision.Reserve) d).readyInSeconds()).containsExactly(500.0);
+        // b is done: the gang starts on its GPUs, and no hold is left
+        Fixture drained = new Fixture(1, 2, 24576);
+        WorkloadSignature gang2 = drained.profile("Gang", 50, 2000), single2 = drained.profile("Single", 50, 2000);
+        drained.queued(drained.job("gang", gang2, 2, 1_000, 0), 0, 0).queued(drained.job("single", single2, 1, 5_000, 0), 0, 0);
+        drained.now = 3_500;
+        List<Decision> ds = p.decide(drained.snapshot());
+        assertThat(started(ds)).containsExactly("gang");
+        assertThat(ds).noneMatch(d -> d instanceof Decision.Reserve);
     }
 
     /** One GPU running a 20,000 s job (started at 0); a 1,000 s job that cannot share was submitted at {@code submit}. */
@@ -276,10 +305,11 @@ class TandemObjectiveTest {
         List<Decision> wide = policy(Objective.BALANCED).decide(w.snapshot());
         assertThat(preempted(wide)).contains("critical").doesNotContain("last").hasSize(7);
         assertThat(Fixture.start(wide, "wide").gpus()).containsExactly(1, 2, 3, 4, 5, 6, 7);
-        // an 8-GPU gang would need "last" too: it waits
+        // an 8-GPU gang would need "last" too: it waits, holding the GPUs (they drain within the week it has waited)
         w.queue.clear();
         w.queued(w.job("whole", big, 8, 1_000, 0), 0, 0);
-        assertThat(policy(Objective.BALANCED).decide(w.snapshot())).isEmpty();
+        assertThat(policy(Objective.BALANCED).decide(w.snapshot())).singleElement()
+                .isInstanceOfSatisfying(Decision.Reserve.class, r -> assertThat(r.readyInSeconds()).isEqualTo(100_000));
     }
 
     @Test

@@ -186,7 +186,11 @@ class TandemPolicyTest {
         TandemPolicy.Config makespan = TandemPolicy.Config.defaults().withObjective(Objective.MAKESPAN);
         List<Decision> ds = new TandemPolicy(makespan).decide(gangBehindLightWork(20_000).snapshot());
         assertThat(started(ds)).doesNotContain("g").hasSize(2);
-        for (Decision d : ds) assertThat(((Decision.Start) d).gpus()).as(d.toString()).isSubsetOf(2, 3);
+        for (Decision d : ds) if (d instanceof Decision.Start st) assertThat(st.gpus()).as(d.toString()).isSubsetOf(2, 3);
+        // the hold the policy tells the world of: node 0's GPUs, drained in 5,000 s
+        assertThat(ds).filteredOn(d -> d instanceof Decision.Reserve).singleElement()
+                .isEqualTo(new Decision.Reserve("g", List.of(0, 1), 5_000, "GPU(s) [0, 1] held for this 2-GPU job: expected free in 83 min;"
+                        + " meanwhile only work expected to be done by then may use them"));
         // a short gang can wait for the end: light work joins every GPU
         List<Decision> relaxed = new TandemPolicy(makespan).decide(gangBehindLightWork(2_000).snapshot());
         assertThat(started(relaxed)).hasSize(4);
@@ -210,6 +214,7 @@ class TandemPolicyTest {
         assertThat(shortStart.reason()).contains("backfilled on GPU(s) [0] held for job g");
         assertThat(started(ds)).doesNotContain("g");
         // the long jobs pair on node 1 only: none joins b, which would delay the gang
-        for (Decision d : ds) if (!d.jobId().equals("short")) assertThat(((Decision.Start) d).gpus()).as(d.toString()).isSubsetOf(2, 3);
+        for (Decision d : ds) if (d instanceof Decision.Start st && !d.jobId().equals("short")) assertThat(st.gpus()).as(d.toString()).isSubsetOf(2, 3);
+        assertThat(ds).filteredOn(d -> d instanceof Decision.Reserve).extracting(Decision::jobId).containsExactly("g");
     }
 }

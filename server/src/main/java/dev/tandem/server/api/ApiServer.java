@@ -499,6 +499,7 @@ public final class ApiServer implements AutoCloseable {
             }
             // why no job is placed there now, and the processes that are not tandem's (as ps shows them to everyone)
             o.put("unavailable", gl == null ? null : gl.unavailable());
+            JobJson.putHeld(o, gl == null ? null : gl.heldFor(), id -> user.admin() || store.job(id).map(r -> r.owner().equals(user.name())).orElse(false));
             ArrayNode foreign = o.putArray("foreign_processes");
             for (var a : gl == null ? List.<dev.tandem.server.gpu.ComputeApp>of() : gl.foreign()) {
                 ObjectNode p = foreign.addObject();

@@ -90,6 +90,7 @@ final class DashboardJson {
             JobJson.putNullable(o, "memory_used_mib", g.latest() == null ? null : g.latest().memoryUsedMiB());
             JobJson.putNullable(o, "utilization", g.latest() == null ? null : g.latest().utilGpu());
             o.put("unavailable", g.unavailable()); // another daemon's, or busy with processes that are not tandem's
+            JobJson.putHeld(o, g.heldFor(), id -> jobs.containsKey(id) && visible(user, jobs.get(id)));
             ArrayNode util = o.putArray("utilization_history");
             for (double u : loop.timeline().utilisation(g.clusterId())) {
                 if (Double.isNaN(u)) util.addNull();

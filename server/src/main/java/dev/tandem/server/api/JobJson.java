@@ -138,6 +138,17 @@ final class JobJson {
 
     static String time(long epochMs) { return Instant.ofEpochMilli(epochMs).toString(); }
 
+    /**
+     * Whether the policy holds a GPU for a waiting gang ({@code held}), for which job ({@code held_for}: the id only
+     * when {@code visible} says the caller may see that job) and until when it expects the GPU free ({@code held_until},
+     * ISO time; null when it cannot tell).
+     */
+    static void putHeld(ObjectNode o, LiveState.Held held, java.util.function.LongPredicate visible) {
+        o.put("held", held != null);
+        putNullable(o, "held_for", held != null && visible.test(held.jobId()) ? held.jobId() : null);
+        o.put("held_until", held == null || held.freeAt() == null ? null : java.time.Instant.ofEpochMilli(held.freeAt()).toString());
+    }
+
     static void putNullable(ObjectNode o, String field, Number v) {
         if (v == null || (v instanceof Double d && (d.isNaN() || d.isInfinite()))) o.putNull(field);
         else if (v instanceof Double d) o.put(field, Math.round(d * 10000) / 10000.0);

@@ -8,6 +8,7 @@ import dev.tandem.core.model.GpuType;
 import dev.tandem.core.model.Job;
 import dev.tandem.core.model.Node;
 import dev.tandem.core.runtime.OutOfMemoryRule;
+import dev.tandem.core.runtime.Reservations;
 import dev.tandem.server.exec.ExecException;
 import dev.tandem.server.exec.Executor;
 import dev.tandem.server.exec.UnixAccount;
@@ -48,6 +49,8 @@ final class Context {
     /** What the scheduler did recently, and the series the dashboard draws (memory only). */
     final DecisionLog decisions = new DecisionLog();
     final Timeline timeline = new Timeline();
+    /** GPUs the policy holds for waiting gangs, as of its last decision. */
+    final Reservations reservations = new Reservations();
     /** GPUs held by another daemon or busy with processes that are not this daemon's. */
     final UnusableGpus unusable;
     /** Something changed since the policy was last asked. */

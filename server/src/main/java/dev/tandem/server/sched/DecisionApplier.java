@@ -2,6 +2,7 @@ package dev.tandem.server.sched;
 
 import dev.tandem.core.runtime.OutOfMemoryRule;
 import dev.tandem.core.runtime.PlacementRules;
+import dev.tandem.core.runtime.Reservations;
 import dev.tandem.core.compat.PairPrediction;
 import dev.tandem.core.policy.Decision;
 import dev.tandem.core.policy.SchedulerSnapshot;
@@ -60,6 +61,7 @@ final class DecisionApplier {
     void apply(List<Decision> decisions, SchedulerSnapshot snapshot, Map<Long, JobRecord> jobs, long now) {
         Set<Long> queued = null; // the jobs the policy may start, gathered when it starts one
         Boolean ready = null; // asked once per round, and only when something is to start
+        List<Decision.Reserve> holds = new ArrayList<>();
         for (Decision d : decisions) {
             long id;
             try {
@@ -70,16 +72,22 @@ final class DecisionApplier {
             }
             JobRecord job = jobs.get(id);
             if (job == null) continue;
+            if (queued == null && !(d instanceof Decision.Preempt || d instanceof Decision.Migrate)) {
+                queued = new HashSet<>();
+                for (var p : snapshot.queue()) queued.add(Long.parseLong(p.id()));
+            }
             switch (d) {
+                case Decision.Reserve r -> {
+                    Optional<String> refusal = Reservations.refusal(r, queued.contains(id), job.gpus(), ctx.cluster, holds);
+                    if (refusal.isPresent()) rejected(job, "hold GPU(s) " + describe(r.gpus()), refusal.get(), now);
+                    else holds.add(r);
+                }
                 case Decision.Start s -> {
-                    if (queued == null) {
-                        queued = new HashSet<>();
-                        for (var p : snapshot.queue()) queued.add(Long.parseLong(p.id()));
-                    }
                     if (!queued.remove(id)) {
                         restartWhereDecided(job, s.gpus());
                         continue;
                     }
+                    holds.removeIf(r -> r.jobId().equals(d.jobId())); // a start ends its hold, also one named earlier in this decision
                     if (ready == null) ready = ctx.executor.ready();
                     if (!ready) continue; // the jobs wait in the queue; the policy is asked again next round
                     if (promisedOrRefused(job, s.gpus(), s.reason(), "start on GPU(s) " + ctx.describe(s.gpus()), snapshot, now)) continue;
@@ -88,6 +96,34 @@ final class DecisionApplier {
                 }
                 case Decision.Preempt p -> stop(job, Run.Stop.SUSPEND, List.of(), "preempted: " + p.reason(), now);
                 case Decision.Migrate m -> stop(job, Run.Stop.MIGRATE, m.gpus(), "migrating to GPU(s) " + ctx.describe(m.gpus()) + ": " + m.reason(), now);
+            }
+        }
+        held(ctx.reservations.decided(holds, now / 1000.0), jobs, now);
+    }
+
+    /** GPU ids as users know them, or as the policy named them where some do not exist. */
+    private String describe(List<Integer> gpus) {
+        for (int g : gpus) if (g < 0 || g >= ctx.devices.size()) return gpus.toString();
+        return ctx.describe(gpus);
+    }
+
+    /**
+     * Tells of holds that began (or moved) in the job's history and the decision log, once per hold, not at every round
+     * the policy keeps it; a hold that ended without its job starting is noted in the history too.
+     */
+    private void held(Reservations.Changes changes, Map<Long, JobRecord> jobs, long now) {
+        for (Reservations.Hold h : changes.begun()) {
+            JobRecord job = jobs.get(Long.parseLong(h.jobId()));
+            if (job == null) continue;
+            ctx.metrics.decision("reserve");
+            String what = "GPU(s) " + ctx.describe(h.gpus()) + " held for it";
+            ctx.store.note(job.id(), Context.ACTOR, what + ": " + h.reason(), now);
+            ctx.decisions.add(now, job.id(), job.owner(), "reserved", what + ": " + h.reason());
+        }
+        for (Reservations.Hold h : changes.ended()) {
+            long id = Long.parseLong(h.jobId());
+            if (changes.begun().stream().noneMatch(b -> b.jobId().equals(h.jobId())) && jobs.containsKey(id)) {
+                ctx.store.note(id, Context.ACTOR, "GPU(s) " + ctx.describe(h.gpus()) + " no longer held for it", now);
             }
         }
     }
@@ -257,6 +293,7 @@ final class DecisionApplier {
                 .set(Column.PID, null).set(Column.PID_STARTED, null).set(Column.EXIT_CODE, null).set(Column.OBSERVED_SPEED, null)
                 .set(Column.PREDICTED_SPEED, prediction == null ? null : prediction.speedA());
         if (!ctx.store.transition(job.id(), JobState.QUEUED, state, Context.ACTOR, reason, claim, now)) return Optional.empty();
+        ctx.reservations.left(Long.toString(job.id())); // GPUs held for it: it starts now (on them or elsewhere)
         int attempt = job.attempts() + 1;
         int tenants = 1 + ctx.runs.neighboursOn(gpus).size();
         List<GpuDevice> devices = gpus.stream().map(ctx.devices::get).toList();

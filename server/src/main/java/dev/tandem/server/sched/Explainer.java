@@ -5,7 +5,9 @@ import dev.tandem.core.model.Job;
 import dev.tandem.core.policy.PendingJob;
 import dev.tandem.core.policy.Policy;
 import dev.tandem.core.policy.SchedulerSnapshot;
+import dev.tandem.core.model.DurationText;
 import dev.tandem.core.runtime.OutOfMemoryRule;
+import dev.tandem.core.runtime.Reservations;
 import dev.tandem.server.store.JobRecord;
 
 import java.util.ArrayList;
@@ -41,8 +43,10 @@ final class Explainer {
         List<LiveState.GpuLive> gpus = new ArrayList<>();
         for (int g = 0; g < ctx.devices.size(); g++) {
             List<Long> on = ctx.runs.on(g).stream().map(r -> r.jobId).toList();
+            LiveState.Held held = ctx.reservations.on(g).map(h -> new LiveState.Held(Long.parseLong(h.jobId()),
+                    Double.isFinite(h.readyAt()) ? Math.round(h.readyAt() * 1000) : null)).orElse(null);
             gpus.add(new LiveState.GpuLive(g, ctx.devices.get(g), on, ctx.monitor.latest(ctx.devices.get(g).index()).orElse(null),
-                    ctx.unusable.foreign.on(g), ctx.unusable.why(g)));
+                    ctx.unusable.foreign.on(g), ctx.unusable.why(g), held));
         }
         Map<Long, LiveState.JobLive> running = new HashMap<>();
         for (Run r : ctx.runs.all()) {
@@ -62,11 +66,11 @@ final class Explainer {
      *                others were held back (they come after, in submission order)
      * @param promised jobs the policy started on GPUs still being freed, and those GPUs (they come first)
      */
-    LiveState.Waiting waiting(SchedulerSnapshot snapshot, Map<Long, JobRecord> jobs, QueueGate.Verdict verdict, Map<Long, List<Integer>> promised) {
+    LiveState.Waiting waiting(SchedulerSnapshot snapshot, Map<Long, JobRecord> jobs, QueueGate.Verdict verdict, Map<Long, List<Integer>> promised, long now) {
         int busy = ctx.runs.gpusWithAtLeast(1);
         for (int g : ctx.unusable.gpus()) if (ctx.runs.on(g).isEmpty()) busy++;
         List<LiveState.JobLive> out = new ArrayList<>(promised.size() + verdict.admitted().size() + verdict.waiting().size());
-        int position = 0, idleOnOneNode = mostIdleOnOneNode();
+        int position = 0, idleOnOneNode = mostIdleOnOneNode(false), idleOnOneNodeWithHeld = mostIdleOnOneNode(true);
         for (var p : promised.entrySet()) {
             position++;
             out.add(new LiveState.JobLive(p.getKey(), List.of(), null, null, null, null, null, null,
@@ -78,7 +82,7 @@ final class Explainer {
             position++;
             JobRecord q = position <= EXPLAINED && snapshot != null ? jobs.get(id) : null;
             // beyond the first few, a job is told its position only (JobLive.reason), and nothing is built for it here
-            String why = q != null ? explain(q, snapshot, jobs, busy, idleOnOneNode) : null;
+            String why = q != null ? explain(q, snapshot, jobs, busy, idleOnOneNode, idleOnOneNodeWithHeld, now) : null;
             out.add(new LiveState.JobLive(id, List.of(), null, null, null, null, null, null, why, position));
         }
         for (var held : verdict.waiting().entrySet()) {
@@ -89,11 +93,26 @@ final class Explainer {
         return new LiveState.Waiting(out);
     }
 
-    /** @param idleOnOneNode the most idle GPUs any one node has */
-    private String explain(JobRecord q, SchedulerSnapshot s, Map<Long, JobRecord> jobs, int busy, int idleOnOneNode) {
+    /**
+     * @param idleOnOneNode         the most idle GPUs any one node has that are not held for a waiting gang
+     * @param idleOnOneNodeWithHeld the same, counting held ones
+     */
+    private String explain(JobRecord q, SchedulerSnapshot s, Map<Long, JobRecord> jobs, int busy, int idleOnOneNode, int idleOnOneNodeWithHeld, long now) {
         int total = ctx.devices.size();
         int unusable = ctx.unusable.gpus().size();
         String load = busy + " of " + total + " GPU(s) busy" + (unusable == 0 ? "" : ", " + unusable + " of them with work that is not this daemon's");
+        Optional<Reservations.Hold> own = ctx.reservations.forJob(Long.toString(q.id()));
+        if (own.isPresent()) {
+            Reservations.Hold h = own.get();
+            return "waits for GPU(s) " + ctx.describe(h.gpus()) + ", held for it by policy " + policy.name() + ": expected free "
+                    + DurationText.roughIn(h.readyAt() - now / 1000.0) + "; until then they take only work expected to be done by then (" + load + ")";
+        }
+        if (idleOnOneNode < q.gpus() && idleOnOneNodeWithHeld >= q.gpus()) {
+            Reservations.Hold h = heldIdle(q.gpus());
+            return "waits: idle GPU(s) " + ctx.describe(h.gpus()) + " are held for job " + h.jobId() + " (" + h.gpus().size() + " GPUs), expected to start "
+                    + DurationText.roughIn(h.readyAt() - now / 1000.0) + "; policy " + policy.name() + " lets only work expected to be done by then use them ("
+                    + load + ")";
+        }
         if (q.exclusive()) return "waits for " + q.gpus() + " idle GPU(s): " + OutOfMemoryRule.RUNS_ALONE + " (" + load + ")";
         if (ctx.learned.profile(q.signature()).isEmpty()) {
             boolean underway = ctx.runs.all().stream().anyMatch(r -> r.profiling && r.signature.equals(q.signature()));
@@ -134,14 +153,33 @@ final class Explainer {
         return "waits: " + load + (best == null ? "; no job runs alone that it could share with" : "; " + best);
     }
 
-    private int mostIdleOnOneNode() {
+    /** @param withHeld count GPUs held for a waiting gang as idle too */
+    private int mostIdleOnOneNode(boolean withHeld) {
         int most = 0;
         for (var node : ctx.cluster.nodes()) {
             int idle = 0;
-            for (var gpu : node.gpus()) if (ctx.runs.on(gpu.id()).isEmpty() && !ctx.unusable.gpus().contains(gpu.id())) idle++;
+            for (var gpu : node.gpus()) if (idle(gpu.id()) && (withHeld || ctx.reservations.on(gpu.id()).isEmpty())) idle++;
             most = Math.max(most, idle);
         }
         return most;
+    }
+
+    private boolean idle(int gpu) { return ctx.runs.on(gpu).isEmpty() && !ctx.unusable.gpus().contains(gpu); }
+
+    /** A hold on a node where a job of {@code gpus} GPUs would find them idle but for holds (there is one). */
+    private Reservations.Hold heldIdle(int gpus) {
+        for (var node : ctx.cluster.nodes()) {
+            int idle = 0;
+            Reservations.Hold hold = null;
+            for (var gpu : node.gpus()) {
+                if (!idle(gpu.id())) continue;
+                idle++;
+                Optional<Reservations.Hold> h = ctx.reservations.on(gpu.id());
+                if (h.isPresent()) hold = h.get();
+            }
+            if (idle >= gpus && hold != null) return hold;
+        }
+        throw new IllegalStateException("no held GPUs idle for " + gpus + " GPU(s)");
     }
 
     private static Double finite(double v) { return Double.isNaN(v) || Double.isInfinite(v) ? null : v; }

@@ -36,9 +36,13 @@ public record LiveState(long at, List<GpuLive> gpus, Map<Long, JobLive> running,
     /**
      * @param foreign     processes on the GPU that are not tandem's
      * @param unavailable why no job is placed on the GPU now (another daemon holds it, or such processes use it), or null
+     * @param heldFor     the waiting gang the policy holds the GPU for ({@code Decision.Reserve}), or null
      */
     public record GpuLive(int clusterId, GpuDevice device, List<Long> jobs, GpuSample latest, List<dev.tandem.server.gpu.ComputeApp> foreign,
-                          String unavailable) {}
+                          String unavailable, Held heldFor) {}
+
+    /** @param freeAt when the policy expected the GPUs to be free at its last decision, epoch ms (null: it cannot tell) */
+    public record Held(long jobId, Long freeAt) {}
 
     /**
      * @param predictedSpeed this job's predicted speed relative to solo next to its partner

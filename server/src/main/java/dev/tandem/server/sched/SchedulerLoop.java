@@ -277,7 +277,7 @@ public final class SchedulerLoop implements AutoCloseable {
                 applier.apply(decisions, snapshot, jobs, now);
             }
             lastSnapshot = snapshot;
-            waiting = explainer.waiting(snapshot, jobs, verdict, applier.promisedGpus());
+            waiting = explainer.waiting(snapshot, jobs, verdict, applier.promisedGpus(), now);
             lastDecisionEnd = System.nanoTime();
             lastDecisionNanos = lastDecisionEnd - t0;
             ctx.metrics.round(lastDecisionNanos, queued.size(), ctx.devices.size(), ctx.runs.gpusWithAtLeast(1), ctx.runs.gpusWithAtLeast(2));

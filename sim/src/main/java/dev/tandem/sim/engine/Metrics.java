@@ -6,9 +6,11 @@ package dev.tandem.sim.engine;
  * {@code max_wait_s} is the longest any job waited in the queue at a stretch (from submission or suspension to its
  * next start): what a starvation bound bounds. {@code ftf_p50} and {@code ftf_max} are the median and largest
  * finish-time fairness of the jobs ({@link JobRecord#finishTimeFairness()}; at most 1 means no job did worse than
- * on its own equal share of the cluster).
+ * on its own equal share of the cluster). {@code reservations} counts the holds a policy began on GPUs for a waiting
+ * gang ({@code Decision.Reserve}; a hold kept over many decisions counts once, one moved to other GPUs again).
  */
 public record Metrics(double makespan_s, double avg_jct_s, double p50_jct_s, double p99_jct_s, double avg_queue_s,
                       double gpu_busy_fraction, double gpu_shared_fraction, int oom_events, int jobs_completed,
                       int preemptions, int pairings, double fallback_pair_seconds, long events, long policy_calls,
-                      double wall_seconds, double unmeasured_shared_fraction, double max_wait_s, double ftf_p50, double ftf_max) {}
+                      double wall_seconds, double unmeasured_shared_fraction, double max_wait_s, double ftf_p50, double ftf_max,
+                      int reservations) {}

@@ -20,6 +20,7 @@ import dev.tandem.core.policy.SoleTenantJournal;
 import dev.tandem.core.runtime.Admission;
 import dev.tandem.core.runtime.OutOfMemoryRule;
 import dev.tandem.core.runtime.PlacementRules;
+import dev.tandem.core.runtime.Reservations;
 import dev.tandem.data.truth.InterferenceTruth;
 
 import java.util.ArrayList;
@@ -163,6 +164,12 @@ public final class Simulator {
         private final Set<String> oomPairs = new HashSet<>();
         /** Unfinished jobs that must not share a GPU, and why: those that crashed next to a partner ({@link OutOfMemoryRule}). */
         private final Map<String, String> runsAlone = new HashMap<>();
+        /** GPUs the policy holds for waiting gangs, and the holds its current decision names. */
+        private final Reservations reservations = new Reservations();
+        private final List<Decision.Reserve> holdsDecided = new ArrayList<>();
+        /** The queue the policy was given at this decision when queue rules chose it (null: the whole queue), and its ids once gathered. */
+        private List<PendingJob> givenQueue;
+        private Set<String> givenIds;
         private final TimeSeries series = new TimeSeries();
         private final List<String> decisionLog = new ArrayList<>();
         private final int timelineGpus = Math.min(recording.timelineGpus(), cluster.gpuCount());
@@ -173,7 +180,7 @@ public final class Simulator {
         private final List<GpuSpan> timeline = new ArrayList<>();
         private final List<CoRun> coRuns = new ArrayList<>();
         private long eventCount, policyCalls, decisionsTotal;
-        private int nextArrival, completed, busyGpus, sharedGpus, fallbackGpus, oomEvents, preemptions, pairings, pendingOoms;
+        private int nextArrival, completed, holdsBegun, busyGpus, sharedGpus, fallbackGpus, oomEvents, preemptions, pairings, pendingOoms;
         private double clock, busyGpuSeconds, sharedGpuSeconds, fallbackGpuSeconds;
         private boolean dirty;
 
@@ -350,7 +357,11 @@ public final class Simulator {
             policyCalls++;
             List<Decision> decisions = policy.decide(snap);
             newlyObserved.clear();
+            holdsDecided.clear();
+            givenQueue = admitting ? snap.queue() : null; // under queue rules, the ids given are gathered when a hold names one
+            givenIds = null;
             for (Decision d : decisions) apply(d);
+            holdsChanged(reservations.decided(holdsDecided, clock));
             // the jobs it suspended are back in the queue by its own decision: nothing it has not seen, so no decision at the
             // next event for them (that event may be a stale completion of a suspended job, a moment the daemon never sees)
             dirty = false;
@@ -450,7 +461,15 @@ public final class Simulator {
                     if (js.status != Status.QUEUED) throw invalid(d, "job is " + js.status.name().toLowerCase(Locale.ROOT) + ", not queued");
                     int[] gpus = checkGpus(d, js, s.gpus());
                     dequeue(js);
+                    reservations.left(js.job.id()); // a start ends its hold, also one named earlier in this decision
+                    holdsDecided.removeIf(r -> r.jobId().equals(js.job.id()));
                     place(js, gpus);
+                }
+                case Decision.Reserve r -> {
+                    // the world's one check of a hold (Reservations); the hold itself changes nothing here but what is recorded
+                    Reservations.refusal(r, given(js), js.job.gpus(), cluster, holdsDecided).ifPresent(why -> { throw invalid(d, why); });
+                    holdsDecided.add(r);
+                    return;
                 }
                 case Decision.Preempt p -> {
                     if (js.status != Status.RUNNING) throw invalid(d, "job is not running");
@@ -475,6 +494,28 @@ public final class Simulator {
             if (decisionLog.size() < recording.decisions()) {
                 String kind = d instanceof Decision.Start ? "start" : d instanceof Decision.Preempt ? "preempt" : "migrate";
                 decisionLog.add(String.format(Locale.ROOT, "t=%.0f %s %s: %s", clock, kind, d.jobId(), d.reason()));
+            }
+        }
+
+        /** Whether a job is in the queue the policy was given at this decision. */
+        private boolean given(JobState js) {
+            if (js.status != Status.QUEUED) return false;
+            if (givenQueue == null) return true; // the whole queue was given
+            if (givenIds == null) {
+                givenIds = new HashSet<>();
+                for (PendingJob p : givenQueue) givenIds.add(p.id());
+            }
+            return givenIds.contains(js.job.id());
+        }
+
+        /** Records the holds that began at this decision (a hold is logged once, not at every decision it lasts). */
+        private void holdsChanged(Reservations.Changes changes) {
+            for (Reservations.Hold h : changes.begun()) {
+                holdsBegun++;
+                decisionsTotal++;
+                if (decisionLog.size() < recording.decisions()) {
+                    decisionLog.add(String.format(Locale.ROOT, "t=%.0f reserve %s: %s", clock, h.jobId(), h.reason()));
+                }
             }
         }
 
@@ -765,7 +806,7 @@ public final class Simulator {
                     gpuTime > 0 ? busyGpuSeconds / gpuTime : 0, gpuTime > 0 ? sharedGpuSeconds / gpuTime : 0,
                     oomEvents, completed, preemptions, pairings, fallbackGpuSeconds, eventCount, policyCalls, wallSeconds,
                     sharedGpuSeconds > 0 ? fallbackGpuSeconds / sharedGpuSeconds : 0, maxWait,
-                    dev.tandem.core.compat.Stats.quantileSorted(fairness, 0.5), fairness[n - 1]);
+                    dev.tandem.core.compat.Stats.quantileSorted(fairness, 0.5), fairness[n - 1], holdsBegun);
             return new SimulationResult(policy.name(), m, records, series, List.copyOf(decisionLog), decisionsTotal, List.copyOf(timeline), List.copyOf(coRuns));
         }
     }

@@ -351,6 +351,7 @@ class SimulatorTest {
     /**
      * Gangs, reservations and suspensions together, with lengths seen through noise: once, a GPU freed by suspending
      * a gang was taken as idle though a reservation still held it, and the run failed. Every policy finishes every job.
+     * Once, tandem named a hold for a gang it had just started as a partner, which the world refuses.
      */
     @Test
     void gangsWithNoisyLengthsRunToTheEndUnderEveryPolicy() {
@@ -360,7 +361,11 @@ class SimulatorTest {
                 SimConfig.defaults().withKnowledge(Knowledge.noisy(1), 1), dev.tandem.core.policies.TandemPolicy.Config.defaults());
         var sc = dev.tandem.sim.scenario.Scenario.load(spec);
         for (String p : dev.tandem.core.policies.PolicyCatalog.names()) {
-            assertThat(sc.run(p, ProgressListener.NONE).metrics().jobs_completed()).as(p).isEqualTo(400);
+            Metrics m = sc.run(p, ProgressListener.NONE).metrics();
+            assertThat(m.jobs_completed()).as(p).isEqualTo(400);
+            // tandem holds GPUs for gangs here (and once told the world of a hold for a gang it had just paired)
+            if (p.equals("tandem")) assertThat(m.reservations()).as(p).isPositive();
+            else assertThat(m.reservations()).as(p).isZero();
         }
     }
 
@@ -393,8 +398,70 @@ class SimulatorTest {
         };
         assertThatThrownBy(() -> new Simulator(PLAIN, c, profiles(1000, 1000), truth(1, 1)).run(jobs, idle, null))
                 .hasMessageContaining("left 1 job(s) queued on an idle cluster");
+        // a hold is checked as in every world (Reservations.refusal): for a running job, or on GPUs the job could not use
+        Cluster two = Cluster.homogeneous(1, 2, new GpuType("T", 24576), 8, 1 << 16);
+        Policy holdsForRunning = new Policy() {
+            @Override public String name() { return "holds-for-running"; }
+            @Override public List<Decision> decide(SchedulerSnapshot s) {
+                return List.of(new Decision.Start("a", List.of(0), "x"), new Decision.Reserve("a", List.of(1), 10, "x"));
+            }
+        };
+        assertThatThrownBy(() -> new Simulator(PLAIN, two, profiles(1000, 1000), truth(1, 1)).run(jobs, holdsForRunning, null))
+                .isInstanceOf(SimulationException.class).hasMessageContaining("Reserve[jobId=a").hasMessageContaining("job a is not waiting");
+        Policy holdsTooFew = new Policy() {
+            @Override public String name() { return "holds-too-few"; }
+            @Override public List<Decision> decide(SchedulerSnapshot s) {
+                return List.of(new Decision.Reserve("g", List.of(1), 10, "x"), new Decision.Start("g", List.of(0, 1), "x"));
+            }
+        };
+        assertThatThrownBy(() -> new Simulator(PLAIN, two, profiles(1000, 1000), truth(1, 1)).run(List.of(new Job("g", "u", 0, 2, A, 1000, 1000, 0)), holdsTooFew, null))
+                .isInstanceOf(SimulationException.class).hasMessageContaining("needs 2 GPU(s), decision gives 1");
         List<Job> tooBig = List.of(new Job("big", "u", 0, 2, A, 1000, 1000, 0));
         assertThatThrownBy(() -> new Simulator(PLAIN, c, profiles(1000, 1000), truth(1, 1)).run(tooBig, new FifoPolicy(), null))
                 .hasMessageContaining("needs 2 GPUs; the cluster has 1");
+    }
+
+    @Test
+    void theHoldsAPolicyMakesAreRecordedOnceEach() {
+        // 1 node of 2 GPUs; a 1-GPU job runs 1,000 s on GPU 0 (from 0), a 2-GPU gang of 600 s arrives at 0, a 10-hour
+        // job at 650 s, a short one at 800 s. The policy holds both GPUs for the gang at every decision from 600 s on (at
+        // 650 s and 800 s: the same hold, recorded once), and starts the others after the gang
+        Cluster two = Cluster.homogeneous(1, 2, new GpuType("T", 24576), 8, 1 << 16);
+        List<Job> jobs = List.of(new Job("r", "u", 0, 1, A, 100_000, 1000, 0), new Job("g", "u", 0, 2, A, 60_000, 1000, 0),
+                new Job("s", "u", 650, 1, A, 3_600_000, 1000, 0), new Job("t", "u", 800, 1, A, 1_000, 1000, 0));
+        Policy holding = new Policy() {
+            @Override public String name() { return "holding"; }
+            @Override public List<Decision> decide(SchedulerSnapshot s) {
+                List<Decision> out = new ArrayList<>();
+                boolean gangWaits = s.queue().stream().anyMatch(p -> p.id().equals("g"));
+                for (var p : s.queue()) {
+                    if (p.id().equals("r") && s.occupantsByGpu().isEmpty()) out.add(new Decision.Start("r", List.of(0), "first"));
+                    boolean rWaits = s.queue().stream().anyMatch(q -> q.id().equals("r"));
+                    if (p.id().equals("g") && s.occupantsByGpu().isEmpty() && !rWaits) out.add(new Decision.Start("g", List.of(0, 1), "all idle"));
+                    if (p.id().equals("s") && !gangWaits && s.occupantsByGpu().isEmpty()) out.add(new Decision.Start("s", List.of(1), "after the gang"));
+                    if (p.id().equals("t") && !gangWaits && s.occupantsByGpu().isEmpty()) out.add(new Decision.Start("t", List.of(0), "after the gang"));
+                }
+                if (gangWaits && !s.occupantsByGpu().isEmpty() && s.now() >= 600) out.add(new Decision.Reserve("g", List.of(0, 1), 1000 - s.now(), "held"));
+                return out;
+            }
+            @Override public boolean actsOnRunningJobs() { return true; }
+        };
+        SimulationResult r = new Simulator(PLAIN, two, profiles(1000, 1000), truth(1, 1), new Recording(20, 0, false)).run(jobs, holding, null);
+        assertThat(r.metrics().reservations()).isEqualTo(1);
+        assertThat(r.decisions()).filteredOn(d -> d.contains("reserve")).containsExactly("t=650 reserve g: held");
+        JobRecord g = r.jobs().stream().filter(j -> j.id().equals("g")).findFirst().orElseThrow();
+        assertThat(g.firstStart()).isCloseTo(1000, within(1e-6));
+        assertThat(r.jobs()).filteredOn(j -> !j.id().equals("r") && !j.id().equals("g")).allSatisfy(j -> assertThat(j.firstStart()).isCloseTo(1600, within(1e-6)));
+        // a hold named and then ended by the start of its job in the same decision is no hold
+        Policy holdsThenStarts = new Policy() {
+            @Override public String name() { return "holds-then-starts"; }
+            @Override public List<Decision> decide(SchedulerSnapshot s) {
+                return List.of(new Decision.Reserve("g", List.of(0, 1), 10, "x"), new Decision.Start("g", List.of(0, 1), "x"));
+            }
+        };
+        SimulationResult started = new Simulator(PLAIN, two, profiles(1000, 1000), truth(1, 1), new Recording(20, 0, false))
+                .run(List.of(new Job("g", "u", 0, 2, A, 1000, 1000, 0)), holdsThenStarts, null);
+        assertThat(started.metrics().reservations()).isZero();
+        assertThat(started.decisions()).noneMatch(d -> d.contains("reserve"));
     }
 }
