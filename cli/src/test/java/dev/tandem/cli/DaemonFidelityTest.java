@@ -52,6 +52,7 @@ class DaemonFidelityTest {
     private List<String> daemonActs = List.of();
     /** The policy decisions the daemon refused, as its job histories note them. */
     private final List<String> refusals = new ArrayList<>();
+    private final List<String> daemonHolds = new ArrayList<>();
 
     /** The README's demo: 200 one-GPU jobs at t=0 on 8 RTX 3090s, with the simulator's defaults. */
     static final String DEMO = "--jobs 200 --sizes 1";
@@ -111,14 +112,30 @@ class DaemonFidelityTest {
                         e.getKey(), s.start(), s.end(), s.partners(), d.start(), d.end(), d.partners()));
             }
         }
-        System.out.printf(Locale.ROOT, "%s, %s: makespan simulate %.1f h, daemon %.1f h; %d of %d jobs differ; largest start or end gap %.3f s%n",
-                workload, policy, makespanSim / 3600, makespanDaemon / 3600, differences.size(), sim.size(), largestGap);
+        System.out.printf(Locale.ROOT, "%s, %s: makespan simulate %.1f h, daemon %.1f h; %d of %d jobs differ; largest start or end gap %.3f s;"
+                        + " holds begun: simulate %d, daemon %d%n", workload, policy, makespanSim / 3600, makespanDaemon / 3600, differences.size(),
+                sim.size(), largestGap, holds(simulated).size(), daemonHolds.size());
         String firstDifference = firstDifference(simulatedActs, daemonActs);
         assertThat(refusals).as("decisions the daemon refused").isEmpty();
         assertThat(differences).as(firstDifference).isEmpty();
         assertThat(makespanDaemon).isCloseTo(makespanSim, org.assertj.core.data.Percentage.withPercentage(0.5));
         assertThat(daemon.values().stream().filter(o -> !o.partners().isEmpty()).count())
                 .isEqualTo(sim.values().stream().filter(o -> !o.partners().isEmpty()).count());
+        // GPUs held for waiting gangs (Decision.Reserve): the same holds begin at the same times in both worlds
+        assertThat(daemonHolds).as("holds begun, daemon against simulator").isEqualTo(holds(simulated));
+        if (policy.equals("tandem") && !workload.startsWith(DEMO)) assertThat(daemonHolds).as("tandem holds GPUs for gangs here").isNotEmpty();
+    }
+
+    /** Each hold the simulator recorded as begun: its time in seconds and its job. */
+    private static List<String> holds(SimulationResult r) {
+        java.util.regex.Pattern p = java.util.regex.Pattern.compile("t=(\\d+) reserve (\\S+):");
+        List<String> out = new ArrayList<>();
+        for (String d : r.decisions()) {
+            var m = p.matcher(d);
+            if (m.find()) out.add(act(Long.parseLong(m.group(1)), m.group(2), "hold"));
+        }
+        java.util.Collections.sort(out);
+        return out;
     }
 
     record Outcome(double start, double end, Set<String> partners) {}
@@ -186,6 +203,7 @@ class DaemonFidelityTest {
                 clock.moveTo(at);
             }
             daemonActs = acts(api, token, simId);
+            java.util.Collections.sort(daemonHolds);
             // what an operator reads back: tandem history
             Map<String, Outcome> out = new LinkedHashMap<>();
             for (JsonNode j : api.get("/history?limit=100000", token).json().get("jobs")) {
@@ -230,6 +248,7 @@ class DaemonFidelityTest {
             for (JsonNode ev : api.job(token, e.getKey()).get("events")) {
                 String from = ev.get("from").asText(), to = ev.get("to").asText(), why = ev.get("reason").asText();
                 if (why.startsWith("decision refused")) refusals.add(e.getValue() + ": " + why);
+                if (why.startsWith("GPU(s) ") && why.contains(" held for it: ")) daemonHolds.add(act(Math.round(seconds(ev.get("at"))), e.getValue(), "hold"));
                 boolean start = Set.of("running", "paired", "profiling").contains(to) && Set.of("pending", "suspended").contains(from);
                 boolean stop = to.equals("suspended") && !why.startsWith("decision refused") || why.startsWith("CUDA out of memory");
                 var paired = PAIRED.matcher(why);
