@@ -72,6 +72,21 @@ class ServeClientTest {
         assertThat(q.get("jobs").size()).isPositive();
     }
 
+    /** tandem gpus while tandem holds both simulated GPUs for alice's waiting gang: for whom to alice, only that they are held to bob. */
+    @Test
+    void gpusSaysWhichGpusAreHeldAndForWhomToTheOwner(@TempDir Path own) throws Exception {
+        dev.tandem.server.SimulatedServeTest.HeldGang h = dev.tandem.server.SimulatedServeTest.gangHeld(own);
+        try (TandemServer held = h.server()) {
+            String until = java.time.Instant.ofEpochMilli(h.t0() + 1_000_000).toString();
+            CliTest.Run alice = tandem("gpus", "--server=" + held.url(), "--token=" + h.alice());
+            assertThat(alice.code()).as(alice.err()).isZero();
+            assertThat(alice.out()).contains("GPU 0 held for job " + h.gang() + ", expected free at " + until + System.lineSeparator())
+                    .contains("GPU 1 held for job " + h.gang() + ", expected free at " + until);
+            CliTest.Run bob = tandem("gpus", "--server=" + held.url(), "--token=" + h.bob());
+            assertThat(bob.out()).contains("GPU 1 held for another user's job, expected free at " + until).doesNotContain("job " + h.gang());
+        }
+    }
+
     @Test
     void cancelGpusAndErrors() throws Exception {
         CliTest.Run sub = tandem(with("submit", "--model", "Sleeper", "--", "sleep", "300"));

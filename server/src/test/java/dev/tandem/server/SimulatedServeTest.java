@@ -33,7 +33,7 @@ import static org.assertj.core.api.Assertions.within;
  * {@code tandem serve --executor simulated}: the whole daemon (API, store, scheduler, profiling, pairing) on GPUs
  * simulated from the bundled Lucid data, no nvidia-smi anywhere (an empty tool path).
  */
-class SimulatedServeTest {
+public class SimulatedServeTest {
     static final Duration LONG = Duration.ofSeconds(60);
     static final WorkloadSignature RESNET = new WorkloadSignature("ResNet18", "CIFAR-10", 32, false);
     @TempDir Path dir;
@@ -195,10 +195,10 @@ class SimulatedServeTest {
      * the gang has waited longer than it runs (slowdown 2), and tandem holds both GPUs for it (the running job drains
      * within its wait); bob's 10-hour single-GPU job arriving at 700 s then does not take the idle GPU.
      */
-    record HeldGang(TandemServer server, dev.tandem.server.sched.VirtualClock clock, TestApi api, String admin, String alice, String bob,
+    public record HeldGang(TandemServer server, dev.tandem.server.sched.VirtualClock clock, TestApi api, String admin, String alice, String bob,
                     long running, long gang, long single, long t0) {}
 
-    static HeldGang gangHeld(Path dir) throws Exception {
+    public static HeldGang gangHeld(Path dir) throws Exception {
         long t0 = 1_767_225_600_000L;
         dev.tandem.server.sched.VirtualClock clock = new dev.tandem.server.sched.VirtualClock(t0);
         ServerConfig cfg = ServeOptionsTest.parse("--executor", "simulated", "--cluster", "1x2:RTX3090-24GB", "--time-scale", "1",
