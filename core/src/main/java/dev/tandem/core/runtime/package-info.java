@@ -1,11 +1,13 @@
 /**
  * The rules every world applies around a policy's decision, written once (the checks a policy applies to a pair
- * before it decides live beside the policies, in {@link dev.tandem.core.policy.Pairing}): where a job may be placed
- * ({@link dev.tandem.core.runtime.PlacementRules}, the one validator of Start and Migrate decisions and the
- * co-location limit), what an out-of-memory crash teaches ({@link dev.tandem.core.runtime.OutOfMemoryRule}), and
- * which waiting jobs a policy may start and in which order ({@link dev.tandem.core.runtime.Admission}: priority,
- * fair share between users, per-user GPU limits; the daemon applies it every round, the simulator with
- * {@code --fair-share}, since trace replays and the peers' own simulators keep submission order).
+ * before it decides live beside the policies, in {@link dev.tandem.core.policy.Pairing}): the one check of each step of
+ * a decision ({@link dev.tandem.core.runtime.DecisionRules}: the job where the step needs it, then
+ * {@link dev.tandem.core.runtime.PlacementRules} for where it may go, with the co-location limit, and
+ * {@link dev.tandem.core.runtime.Reservations} for GPUs held for a waiting gang, which both worlds also keep and
+ * show), what an out-of-memory crash teaches ({@link dev.tandem.core.runtime.OutOfMemoryRule}), and which waiting
+ * jobs a policy may start and in which order ({@link dev.tandem.core.runtime.Admission}: priority, fair share between
+ * users, per-user GPU limits; the daemon applies it every round, the simulator with {@code --fair-share}, since trace
+ * replays and the peers' own simulators keep submission order).
  * The simulator and the live daemon both call them, so a decision gets the same verdict in every world: the
  * simulator fails loudly on a refused decision (a policy bug), the daemon logs it at WARN, counts it and records
  * it in the job's history (the world may have moved since the snapshot).

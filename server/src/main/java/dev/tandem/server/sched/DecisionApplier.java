@@ -1,6 +1,7 @@
 package dev.tandem.server.sched;
 
 import dev.tandem.core.runtime.OutOfMemoryRule;
+import dev.tandem.core.runtime.DecisionRules;
 import dev.tandem.core.runtime.PlacementRules;
 import dev.tandem.core.runtime.Reservations;
 import dev.tandem.core.compat.PairPrediction;
@@ -59,46 +60,121 @@ final class DecisionApplier {
     }
 
     void apply(List<Decision> decisions, SchedulerSnapshot snapshot, Map<Long, JobRecord> jobs, long now) {
-        Set<Long> queued = null; // the jobs the policy may start, gathered when it starts one
+        Step step = new Step(snapshot, jobs);
         Boolean ready = null; // asked once per round, and only when something is to start
         List<Decision.Reserve> holds = new ArrayList<>();
         for (Decision d : decisions) {
-            long id;
-            try {
-                id = Long.parseLong(d.jobId());
-            } catch (NumberFormatException e) {
-                log.warn("policy named unknown job '{}'; ignored", d.jobId());
+            JobRecord job = step.job(d.jobId());
+            if (job == null) {
+                ctx.metrics.rejectedDecision();
+                log.warn("policy decision refused: {} names job '{}', which this round does not know", kind(d), d.jobId());
                 continue;
             }
-            JobRecord job = jobs.get(id);
-            if (job == null) continue;
-            if (queued == null && !(d instanceof Decision.Preempt || d instanceof Decision.Migrate)) {
-                queued = new HashSet<>();
-                for (var p : snapshot.queue()) queued.add(Long.parseLong(p.id()));
+            Optional<String> refusal = DecisionRules.refusal(d, step, holds);
+            if (refusal.isPresent()) {
+                rejected(job, what(d), refusal.get(), now);
+                continue;
             }
+            long id = job.id();
             switch (d) {
-                case Decision.Reserve r -> {
-                    Optional<String> refusal = Reservations.refusal(r, queued.contains(id), job.gpus(), ctx.cluster, holds);
-                    if (refusal.isPresent()) rejected(job, "hold GPU(s) " + describe(r.gpus()), refusal.get(), now);
-                    else holds.add(r);
-                }
+                case Decision.Reserve r -> holds.add(r);
                 case Decision.Start s -> {
-                    if (!queued.remove(id)) {
+                    holds.removeIf(r -> r.jobId().equals(d.jobId())); // a start ends its hold, also one named earlier in this decision
+                    if (step.suspended.remove(id)) { // stopped by this decision: it starts there once its run has exited
                         restartWhereDecided(job, s.gpus());
                         continue;
                     }
-                    holds.removeIf(r -> r.jobId().equals(d.jobId())); // a start ends its hold, also one named earlier in this decision
+                    step.queued.remove(id);
                     if (ready == null) ready = ctx.executor.ready();
                     if (!ready) continue; // the jobs wait in the queue; the policy is asked again next round
                     if (promisedOrRefused(job, s.gpus(), s.reason(), "start on GPU(s) " + ctx.describe(s.gpus()), snapshot, now)) continue;
                     lastRefusal.remove(id);
                     startOn(job, s.gpus(), s.reason(), snapshot, jobs, now);
                 }
-                case Decision.Preempt p -> stop(job, Run.Stop.SUSPEND, List.of(), "preempted: " + p.reason(), now);
-                case Decision.Migrate m -> stop(job, Run.Stop.MIGRATE, m.gpus(), "migrating to GPU(s) " + ctx.describe(m.gpus()) + ": " + m.reason(), now);
+                case Decision.Preempt p -> {
+                    stop(job, Run.Stop.SUSPEND, List.of(), "preempted: " + p.reason(), now);
+                    step.stopped.add(id);
+                    step.suspended.add(id);
+                }
+                case Decision.Migrate m -> {
+                    stop(job, Run.Stop.MIGRATE, m.gpus(), "migrating to GPU(s) " + ctx.describe(m.gpus()) + ": " + m.reason(), now);
+                    step.stopped.add(id);
+                }
             }
         }
         held(ctx.reservations.decided(holds, now / 1000.0), jobs, now);
+    }
+
+    /**
+     * The daemon as {@link DecisionRules} sees it at each step of a decision: the queue the policy was given, less the
+     * jobs earlier steps started, plus those they suspended; the runs, less those earlier steps stopped. Runs being
+     * stopped (by this decision or before) are on no GPU for the rules, as in the simulator, where a preemption frees the
+     * GPUs at once: a job placed there is promised them ({@link #promisedOrRefused}).
+     */
+    private final class Step implements DecisionRules.World {
+        final Set<Long> queued = new HashSet<>();
+        final Set<Long> suspended = new HashSet<>();
+        final Set<Long> stopped = new HashSet<>();
+        private final Map<Long, JobRecord> jobs;
+
+        Step(SchedulerSnapshot snapshot, Map<Long, JobRecord> jobs) {
+            this.jobs = jobs;
+            for (var p : snapshot.queue()) queued.add(Long.parseLong(p.id()));
+        }
+
+        /** The job a decision names, or null when this round does not know it (not a number, not an unfinished job). */
+        JobRecord job(String jobId) {
+            try {
+                return jobs.get(Long.parseLong(jobId));
+            } catch (NumberFormatException e) {
+                return null;
+            }
+        }
+
+        @Override public dev.tandem.core.model.Cluster cluster() { return ctx.cluster; }
+
+        @Override public boolean waiting(String jobId) {
+            long id = Long.parseLong(jobId);
+            return queued.contains(id) || suspended.contains(id);
+        }
+
+        @Override public boolean running(String jobId) {
+            long id = Long.parseLong(jobId);
+            return ctx.runs.get(id) != null && !stopped.contains(id);
+        }
+
+        @Override public int gpus(String jobId) { return jobs.get(Long.parseLong(jobId)).gpus(); }
+
+        @Override public String runsAlone(String jobId) { return ctx.runsAlone(jobs.get(Long.parseLong(jobId))); }
+
+        @Override public List<PlacementRules.Tenant> tenantsOn(int gpu, String exceptJobId) {
+            List<PlacementRules.Tenant> on = DecisionApplier.this.tenantsOn(gpu, false);
+            if (on.isEmpty()) return on;
+            List<PlacementRules.Tenant> out = new ArrayList<>(on.size());
+            for (PlacementRules.Tenant t : on) if (!t.jobId().equals(exceptJobId)) out.add(t);
+            return out;
+        }
+
+        @Override public String unusable(int gpu) { return ctx.unusable.why(gpu); }
+    }
+
+    private static String kind(Decision d) {
+        return switch (d) {
+            case Decision.Start s -> "start";
+            case Decision.Preempt p -> "preempt";
+            case Decision.Migrate m -> "migrate";
+            case Decision.Reserve r -> "hold";
+        };
+    }
+
+    /** A decision as the job's history names it when it is refused. */
+    private String what(Decision d) {
+        return switch (d) {
+            case Decision.Start s -> "start on GPU(s) " + describe(s.gpus());
+            case Decision.Preempt p -> "preempt";
+            case Decision.Migrate m -> "migrate to GPU(s) " + describe(m.gpus());
+            case Decision.Reserve r -> "hold GPU(s) " + describe(r.gpus());
+        };
     }
 
     /** GPU ids as users know them, or as the policy named them where some do not exist. */

@@ -18,6 +18,7 @@ import dev.tandem.core.policy.RunningJournal;
 import dev.tandem.core.policy.SchedulerSnapshot;
 import dev.tandem.core.policy.SoleTenantJournal;
 import dev.tandem.core.runtime.Admission;
+import dev.tandem.core.runtime.DecisionRules;
 import dev.tandem.core.runtime.OutOfMemoryRule;
 import dev.tandem.core.runtime.PlacementRules;
 import dev.tandem.core.runtime.Reservations;
@@ -170,6 +171,8 @@ public final class Simulator {
         /** The queue the policy was given at this decision when queue rules chose it (null: the whole queue), and its ids once gathered. */
         private List<PendingJob> givenQueue;
         private Set<String> givenIds;
+        /** Jobs the current decision has suspended: waiting again for its later steps. */
+        private final Set<String> suspendedNow = new HashSet<>();
         private final TimeSeries series = new TimeSeries();
         private final List<String> decisionLog = new ArrayList<>();
         private final int timelineGpus = Math.min(recording.timelineGpus(), cluster.gpuCount());
@@ -358,8 +361,9 @@ public final class Simulator {
             List<Decision> decisions = policy.decide(snap);
             newlyObserved.clear();
             holdsDecided.clear();
-            givenQueue = admitting ? snap.queue() : null; // under queue rules, the ids given are gathered when a hold names one
+            givenQueue = admitting ? snap.queue() : null; // under queue rules, the ids given are gathered when a decision needs them
             givenIds = null;
+            suspendedNow.clear();
             for (Decision d : decisions) apply(d);
             holdsChanged(reservations.decided(holdsDecided, clock));
             // the jobs it suspended are back in the queue by its own decision: nothing it has not seen, so no decision at the
@@ -456,38 +460,34 @@ public final class Simulator {
         private void apply(Decision d) {
             JobState js = byId.get(d.jobId());
             if (js == null) throw invalid(d, "no such job");
+            // the one check every world applies (DecisionRules); here a refusal is a policy bug and fails the run
+            DecisionRules.refusal(d, rulesView, holdsDecided).ifPresent(why -> { throw invalid(d, why); });
             switch (d) {
                 case Decision.Start s -> {
-                    if (js.status != Status.QUEUED) throw invalid(d, "job is " + js.status.name().toLowerCase(Locale.ROOT) + ", not queued");
-                    int[] gpus = checkGpus(d, js, s.gpus());
                     dequeue(js);
                     reservations.left(js.job.id()); // a start ends its hold, also one named earlier in this decision
                     holdsDecided.removeIf(r -> r.jobId().equals(js.job.id()));
-                    place(js, gpus);
+                    place(js, gpuArray(s.gpus()));
                 }
                 case Decision.Reserve r -> {
-                    // the world's one check of a hold (Reservations); the hold itself changes nothing here but what is recorded
-                    Reservations.refusal(r, given(js), js.job.gpus(), cluster, holdsDecided).ifPresent(why -> { throw invalid(d, why); });
-                    holdsDecided.add(r);
+                    holdsDecided.add(r); // a hold changes nothing here but what is recorded
                     return;
                 }
                 case Decision.Preempt p -> {
-                    if (js.status != Status.RUNNING) throw invalid(d, "job is not running");
                     advance(js);
                     recompute(detach(js));
                     js.extraWork += cfg.restartOverheadSeconds() * js.profile.soloSpeed();
                     js.restarts++;
                     preemptions++;
                     enqueue(js);
+                    suspendedNow.add(js.job.id());
                 }
                 case Decision.Migrate m -> {
-                    if (js.status != Status.RUNNING) throw invalid(d, "job is not running");
                     advance(js);
                     recompute(detach(js));
-                    int[] gpus = checkGpus(d, js, m.gpus());
                     js.extraWork += cfg.restartOverheadSeconds() * js.profile.soloSpeed();
                     js.restarts++;
-                    place(js, gpus);
+                    place(js, gpuArray(m.gpus()));
                 }
             }
             decisionsTotal++;
@@ -497,10 +497,41 @@ public final class Simulator {
             }
         }
 
-        /** Whether a job is in the queue the policy was given at this decision. */
+        /** The simulator's state as {@link DecisionRules} sees it, at each step of a decision. */
+        private final DecisionRules.World rulesView = new DecisionRules.World() {
+            @Override public Cluster cluster() { return cluster; }
+
+            @Override public boolean waiting(String jobId) { return given(byId.get(jobId)); }
+
+            @Override public boolean running(String jobId) { return byId.get(jobId).status == Status.RUNNING; }
+
+            @Override public int gpus(String jobId) { return byId.get(jobId).job.gpus(); }
+
+            @Override public String runsAlone(String jobId) { return runsAlone.get(jobId); }
+
+            @Override public List<PlacementRules.Tenant> tenantsOn(int gpu, String exceptJobId) {
+                List<JobState> occ = occupants.get(gpu);
+                if (occ.isEmpty()) return List.of();
+                List<PlacementRules.Tenant> out = new ArrayList<>(occ.size());
+                for (JobState o : occ) {
+                    if (o.job.id().equals(exceptJobId)) continue;
+                    String alone = runsAlone.get(o.job.id());
+                    out.add(new PlacementRules.Tenant(o.job.id(), o.gpuList, alone == null ? null : PlacementRules.mustRunAlone(o.job.id(), alone)));
+                }
+                return out;
+            }
+        };
+
+        private static int[] gpuArray(List<Integer> gpus) {
+            int[] out = new int[gpus.size()];
+            for (int i = 0; i < out.length; i++) out[i] = gpus.get(i);
+            return out;
+        }
+
+        /** Whether a job is in the queue the policy was given at this decision, or was suspended by an earlier step of it. */
         private boolean given(JobState js) {
             if (js.status != Status.QUEUED) return false;
-            if (givenQueue == null) return true; // the whole queue was given
+            if (givenQueue == null || suspendedNow.contains(js.job.id())) return true; // the whole queue was given
             if (givenIds == null) {
                 givenIds = new HashSet<>();
                 for (PendingJob p : givenQueue) givenIds.add(p.id());
@@ -517,23 +548,6 @@ public final class Simulator {
                     decisionLog.add(String.format(Locale.ROOT, "t=%.0f reserve %s: %s", clock, h.jobId(), h.reason()));
                 }
             }
-        }
-
-        /** The rules every world applies ({@link PlacementRules}); here a refusal is a policy bug and fails the run. */
-        private int[] checkGpus(Decision d, JobState js, List<Integer> requested) {
-            PlacementRules.refusal(js.job.gpus(), requested, cluster, runsAlone.get(js.job.id()), this::tenantsOn).ifPresent(why -> { throw invalid(d, why); });
-            return requested.stream().mapToInt(Integer::intValue).toArray();
-        }
-
-        private List<PlacementRules.Tenant> tenantsOn(int gpu) {
-            List<JobState> occ = occupants.get(gpu);
-            if (occ.isEmpty()) return List.of();
-            List<PlacementRules.Tenant> out = new ArrayList<>(occ.size());
-            for (JobState o : occ) {
-                String alone = runsAlone.get(o.job.id());
-                out.add(new PlacementRules.Tenant(o.job.id(), o.gpuList, alone == null ? null : PlacementRules.mustRunAlone(o.job.id(), alone)));
-            }
-            return out;
         }
 
         private SimulationException invalid(Decision d, String why) {

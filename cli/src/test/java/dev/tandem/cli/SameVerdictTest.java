@@ -1,0 +1,140 @@
+package dev.tandem.cli;
+
+import dev.tandem.core.compat.MemoryRule;
+import dev.tandem.core.model.Cluster;
+import dev.tandem.core.model.GpuType;
+import dev.tandem.core.model.Job;
+import dev.tandem.core.model.JobProfile;
+import dev.tandem.core.model.ProfileStore;
+import dev.tandem.core.model.WorkloadSignature;
+import dev.tandem.core.policy.Decision;
+import dev.tandem.core.policy.Policy;
+import dev.tandem.core.policy.SchedulerSnapshot;
+import dev.tandem.data.DataSource;
+import dev.tandem.data.LucidPairReader;
+import dev.tandem.data.ProfileReader;
+import dev.tandem.data.truth.ContentionFallback;
+import dev.tandem.data.truth.MeasuredTruth;
+import dev.tandem.server.exec.LocalExecutor;
+import dev.tandem.server.exec.Sharing;
+import dev.tandem.server.gpu.GpuMonitor;
+import dev.tandem.server.metrics.ServerMetrics;
+import dev.tandem.server.sched.Oracle;
+import dev.tandem.server.sched.SchedulerConfig;
+import dev.tandem.server.sched.SchedulerLoop;
+import dev.tandem.server.store.Database;
+import dev.tandem.server.store.JobControls;
+import dev.tandem.server.store.JobEvent;
+import dev.tandem.server.store.NewJob;
+import dev.tandem.server.store.Role;
+import dev.tandem.server.store.Store;
+import dev.tandem.server.testing.FakeGpuHost;
+import dev.tandem.server.testing.TestApi;
+import dev.tandem.sim.engine.SimConfig;
+import dev.tandem.sim.engine.SimulationException;
+import dev.tandem.sim.engine.Simulator;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A decision gets the same verdict in both worlds (core.runtime.DecisionRules): the simulator fails the run naming
+ * why, the daemon skips the step, counts it and notes why in the job's history. Two GPUs; jobs 1 and 2 need one GPU,
+ * job 3 two; the policy starts job 1 on GPU 0, then makes seven mistakes in the same decision.
+ */
+class SameVerdictTest {
+    static final WorkloadSignature RESNET = new WorkloadSignature("ResNet18", "CIFAR-10", 32, false);
+
+    static final Decision FIRST = new Decision.Start("1", List.of(0), "first");
+    /** Each mistake and the reason both worlds give. */
+    static final Map<Decision, String> MISTAKES = new LinkedHashMap<>();
+
+    static {
+        MISTAKES.put(new Decision.Start("1", List.of(1), "again"), "job 1 is running: only a waiting job is started");
+        MISTAKES.put(new Decision.Preempt("2", "not running"), "job 2 is waiting: only a running job is suspended or moved");
+        MISTAKES.put(new Decision.Start("3", List.of(0, 1), "onto job 1"), "a gang shares only with a gang on the same GPUs (job 1 runs on [0])");
+        MISTAKES.put(new Decision.Reserve("3", List.of(1), 60, "too few"), "needs 2 GPU(s), decision gives 1");
+        MISTAKES.put(new Decision.Start("2", List.of(7), "nowhere"), "GPU 7 does not exist");
+        MISTAKES.put(new Decision.Migrate("2", List.of(1), "not running"), "job 2 is waiting: only a running job is suspended or moved");
+        MISTAKES.put(new Decision.Reserve("1", List.of(0), 60, "running"), "job 1 is not waiting: GPUs are held only for a job in the queue");
+    }
+
+    @TempDir Path dir;
+
+    /** Starts job 1, then makes {@code mistakes}, at its first decision only. */
+    record Scripted(List<Decision> mistakes, AtomicBoolean decided) implements Policy {
+        Scripted(List<Decision> mistakes) { this(mistakes, new AtomicBoolean()); }
+
+        @Override public String name() { return "scripted"; }
+
+        @Override public List<Decision> decide(SchedulerSnapshot s) {
+            if (decided.getAndSet(true)) return List.of();
+            List<Decision> out = new ArrayList<>(List.of(FIRST));
+            out.addAll(mistakes);
+            return out;
+        }
+    }
+
+    @Test
+    void theSimulatorAndTheDaemonRefuseTheSameDecisionsForTheSameReasons() throws Exception {
+        List<JobProfile> profiles = ProfileReader.read(DataSource.LUCID_PROFILES, 0);
+        for (var m : MISTAKES.entrySet()) assertThat(simulatorRefusal(profiles, m.getKey())).as(m.getKey().toString()).isEqualTo(m.getValue());
+
+        FakeGpuHost host = FakeGpuHost.install(dir.resolve("host"), "h100x2");
+        Path state = dir.resolve("state");
+        LocalExecutor executor = new LocalExecutor(state, host.tools(), Sharing.TIME_SLICING, 2000, 50);
+        ServerMetrics metrics = new ServerMetrics();
+        try (Store store = new Store(Database.open(null, state));
+             SchedulerLoop loop = new SchedulerLoop(store, executor, executor.discoverGpus(), Oracle.build(store, "auto"), new GpuMonitor(),
+                     metrics, new Scripted(List.copyOf(MISTAKES.keySet())), new SchedulerConfig(100, 1000, 1000, 1000, 3, 512), profiles)) {
+            store.createUser("admin", Role.ADMIN, "a".repeat(64), null, "test", 1);
+            for (int gpus : new int[] {1, 1, 2}) {
+                store.insertJob(new NewJob("t", List.of("sleep", "30"), Map.of(), System.getProperty("java.io.tmpdir"), gpus, 0, null, RESNET, null,
+                        JobControls.NONE), "admin", System.currentTimeMillis());
+            }
+            loop.start();
+            TestApi.await(Duration.ofSeconds(20), "the decision to be applied", () -> refusals(store, 3).size() == 2);
+            Set<String> expected = new TreeSet<>(MISTAKES.values()), noted = new TreeSet<>();
+            for (long id = 1; id <= 3; id++) noted.addAll(refusals(store, id));
+            assertThat(noted).isEqualTo(expected);
+            // every refused step counted (the history notes a reason once per job), and job 1 started as decided
+            assertThat(metrics.scrape()).contains("tandem_decisions_rejected_total " + MISTAKES.size() + ".0");
+            assertThat(store.job(1).orElseThrow().gpuIds()).containsExactly(0);
+            loop.shutdown(true);
+        }
+    }
+
+    /** Why the simulator refuses {@code mistake} after the first start, as its error names it. */
+    private static String simulatorRefusal(List<JobProfile> profiles, Decision mistake) {
+        Cluster two = Cluster.homogeneous(1, 2, new GpuType("H100", 81_559), 8, 1 << 20);
+        List<Job> jobs = List.of(new Job("1", "u", 0, 1, RESNET, 1e6, 1000, 0), new Job("2", "u", 0, 1, RESNET, 1e6, 1000, 0),
+                new Job("3", "u", 0, 2, RESNET, 1e6, 1000, 0));
+        MeasuredTruth truth = new MeasuredTruth("lucid", LucidPairReader.read(DataSource.LUCID_PAIRS, true), ContentionFallback.standard());
+        try {
+            new Simulator(new SimConfig(0, 60, 30, 0, new MemoryRule(0)), two, new ProfileStore(profiles), truth).run(jobs, new Scripted(List.of(mistake)), null);
+        } catch (SimulationException e) {
+            return e.getMessage().substring(e.getMessage().indexOf("): ") + 3);
+        }
+        throw new AssertionError("the simulator accepted " + mistake);
+    }
+
+    /** The reasons the daemon noted in a job's history for decisions it refused. */
+    private static List<String> refusals(Store store, long id) {
+        List<String> out = new ArrayList<>();
+        for (JobEvent e : store.events(id)) {
+            if (e.reason().startsWith("decision refused (")) out.add(e.reason().substring(e.reason().indexOf("): ") + 3));
+        }
+        return out;
+    }
+}
