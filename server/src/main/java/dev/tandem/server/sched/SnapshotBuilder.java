@@ -41,8 +41,9 @@ final class SnapshotBuilder {
         if (v == null || v.record() != r || v.learned() != ctx.learned.version()) {
             Job j = ctx.job(r);
             double attained = r.attainedGpuMs() / 1000.0;
-            boolean known = r.iterations() != null;
-            double remaining = known ? remaining(r, j) + resumeWork(r) : guess(r, attained);
+            long done = r.progressIter() == null ? 0 : r.progressIter();
+            boolean known = lengthKnown(r, done);
+            double remaining = known ? Math.max(1, j.totalIterations() - done) + resumeWork(r) : guess(r, attained);
             v = new Viewed(r, ctx.learned.version(), new PendingJob(j, r.queuedAt() / 1000.0, attained, remaining, r.attempts(), known));
         }
         nextViews.put(r.id(), v);
@@ -70,8 +71,9 @@ final class SnapshotBuilder {
             if (r == null) continue;
             Job j = ctx.job(r);
             double attained = r.attainedGpuMs() / 1000.0 + run.gpus.size() * (now - run.startedAt) / 1000.0;
-            boolean known = r.iterations() != null;
-            double left = known ? Math.max(1, j.totalIterations() - Math.max(0, run.meter.lastIteration())) : guess(r, attained);
+            long done = Math.max(0, run.meter.lastIteration());
+            boolean known = lengthKnown(r, done);
+            double left = known ? Math.max(1, j.totalIterations() - done) : guess(r, attained);
             running.add(new RunningJob(j, run.gpus, run.startedAt / 1000.0, run.placedAt / 1000.0, left, attained, run.observed, known));
         }
         // in the order they took their current neighbours, as the simulator keeps them: a policy that takes the first of
@@ -116,8 +118,14 @@ final class SnapshotBuilder {
         return ctx.learned.profile(r.signature()).map(p -> seconds * p.soloSpeed()).orElse(1.0);
     }
 
-    private static double remaining(JobRecord r, Job j) {
-        long done = r.progressIter() == null ? 0 : r.progressIter();
-        return Math.max(1, j.totalIterations() - done);
+    /**
+     * Whether the policy is told the job's length: it gave one ({@code --iterations}) and has not run past it (at its
+     * last iteration it looks one iteration from its end until it exits). A job that reports more iterations than it
+     * declared has shown its length wrong, and is then taken as one of unknown
+     * length ({@link #guess}), as the simulator takes a job that outran its estimate: before, it looked one iteration
+     * from its end for as long as it ran, the shortest job there is to every shortest-first policy.
+     */
+    private static boolean lengthKnown(JobRecord r, long done) {
+        return r.iterations() != null && done <= r.iterations();
     }
 }

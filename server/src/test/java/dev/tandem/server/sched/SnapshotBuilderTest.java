@@ -1,0 +1,87 @@
+package dev.tandem.server.sched;
+
+import dev.tandem.core.model.JobProfile;
+import dev.tandem.core.model.ProfileStore;
+import dev.tandem.core.model.WorkloadSignature;
+import dev.tandem.core.policy.PendingJob;
+import dev.tandem.core.policy.RunningJob;
+import dev.tandem.core.policy.SchedulerSnapshot;
+import dev.tandem.data.DataSource;
+import dev.tandem.data.ProfileReader;
+import dev.tandem.server.exec.LocalExecutor;
+import dev.tandem.server.exec.Sharing;
+import dev.tandem.server.gpu.GpuMonitor;
+import dev.tandem.server.metrics.ServerMetrics;
+import dev.tandem.server.store.Change;
+import dev.tandem.server.store.Database;
+import dev.tandem.server.store.JobControls;
+import dev.tandem.server.store.JobRecord;
+import dev.tandem.server.store.NewJob;
+import dev.tandem.server.store.Role;
+import dev.tandem.server.store.Store;
+import dev.tandem.server.testing.FakeGpuHost;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * What the policy is told of a job's length: the iterations left while the job is within what it declared; past that
+ * (its progress lines count more iterations than its {@code --iterations}) it is a job of unknown length, as in the
+ * simulator, and not one iteration from its end for ever.
+ */
+class SnapshotBuilderTest {
+    static final WorkloadSignature RESNET = new WorkloadSignature("ResNet18", "CIFAR-10", 32, false);
+
+    @TempDir Path dir;
+
+    @Test
+    void aJobPastTheIterationsItDeclaredIsOfUnknownLength() throws Exception {
+        FakeGpuHost host = FakeGpuHost.install(dir.resolve("host"), "h100x2");
+        Path state = dir.resolve("state");
+        List<JobProfile> profiles = ProfileReader.read(DataSource.LUCID_PROFILES, 0);
+        double solo = new ProfileStore(profiles).find(RESNET).orElseThrow().soloSpeed();
+        try (Store store = new Store(Database.open(null, state));
+             LocalExecutor executor = new LocalExecutor(state, host.tools(), Sharing.TIME_SLICING, 2000, 50)) {
+            store.createUser("admin", Role.ADMIN, "a".repeat(64), null, "test", 1);
+            Context ctx = new Context(store, executor, executor.discoverGpus(), Oracle.build(store, "auto"), new GpuMonitor(), new ServerMetrics(),
+                    new SchedulerConfig(100, 1000, 1000, 1000, 3, 512), profiles, java.time.InstantSource.system());
+            SnapshotBuilder snapshots = new SnapshotBuilder(ctx);
+            long id = store.insertJob(new NewJob("t", List.of("train.py"), Map.of(), "/tmp", 1, 0, 1_000L, RESNET, null, JobControls.NONE), "admin", 0).id();
+
+            store.update(id, new Change().set(Change.Column.PROGRESS_ITER, 400L), 1);
+            PendingJob within = snapshots.pending(job(store, id));
+            assertThat(within.lengthKnown()).isTrue();
+            assertThat(within.remainingIterations()).isEqualTo(600);
+            store.update(id, new Change().set(Change.Column.PROGRESS_ITER, 1_000L), 2);
+            assertThat(snapshots.pending(job(store, id)).remainingIterations()).as("at its last iteration").isEqualTo(1);
+
+            store.update(id, new Change().set(Change.Column.PROGRESS_ITER, 1_500L), 3);
+            PendingJob past = snapshots.pending(job(store, id));
+            assertThat(past.lengthKnown()).isFalse();
+            // as long as it has run, at least 10 minutes, at its solo speed
+            assertThat(past.remainingIterations()).isEqualTo(SchedulerSnapshot.UNKNOWN_LENGTH_FLOOR_SECONDS * solo);
+
+            // the same for a running job, from the progress its run reported
+            Run run = new Run(id, RESNET, 1, List.of(0), 0);
+            ctx.runs.add(run);
+            run.meter.add(1_000, 900);
+            assertThat(running(snapshots, store, id).lengthKnown()).isTrue();
+            assertThat(running(snapshots, store, id).remainingIterations()).isEqualTo(100);
+            run.meter.add(2_000, 1_200);
+            RunningJob outran = running(snapshots, store, id);
+            assertThat(outran.lengthKnown()).isFalse();
+            assertThat(outran.remainingIterations()).isEqualTo(SchedulerSnapshot.UNKNOWN_LENGTH_FLOOR_SECONDS * solo);
+        }
+    }
+
+    private static JobRecord job(Store store, long id) { return store.job(id).orElseThrow(); }
+
+    private static RunningJob running(SnapshotBuilder snapshots, Store store, long id) {
+        return snapshots.build(Map.of(id, job(store, id)), List.of(), 3_000).running().getFirst();
+    }
+}
