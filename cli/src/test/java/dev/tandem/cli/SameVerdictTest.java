@@ -100,7 +100,7 @@ class SameVerdictTest {
                      metrics, new Scripted(List.copyOf(MISTAKES.keySet())), new SchedulerConfig(100, 1000, 1000, 1000, 3, 512), profiles)) {
             store.createUser("admin", Role.ADMIN, "a".repeat(64), null, "test", 1);
             for (int gpus : new int[] {1, 1, 2}) {
-                store.insertJob(new NewJob("t", List.of("sleep", "30"), Map.of(), System.getProperty("java.io.tmpdir"), gpus, 0, null, RESNET, null,
+                store.insertJob(new NewJob("t", List.of("sleep", "1"), Map.of(), System.getProperty("java.io.tmpdir"), gpus, 0, null, RESNET, null,
                         JobControls.NONE), "admin", System.currentTimeMillis());
             }
             loop.start();
@@ -111,7 +111,8 @@ class SameVerdictTest {
             // every refused step counted (the history notes a reason once per job), and job 1 started as decided
             assertThat(metrics.scrape()).contains("tandem_decisions_rejected_total " + MISTAKES.size() + ".0");
             assertThat(store.job(1).orElseThrow().gpuIds()).containsExactly(0);
-            loop.shutdown(true);
+            // its run ends by itself, and the daemon cleans up after it (a run stopped at shutdown would leave its cgroup)
+            TestApi.await(Duration.ofSeconds(20), "job 1 to succeed", () -> store.job(1).orElseThrow().state() == dev.tandem.server.store.JobState.SUCCEEDED);
         }
     }
 

@@ -28,7 +28,8 @@ import java.util.Optional;
  *   <li><b>Anchor</b> queued jobs on idle GPUs in the order of the {@link Objective} ({@link QueueOrder}: starving
  *       jobs first; then balanced/jct shortest first, makespan submission order), so no GPU idles while work
  *       waits. The first urgent (or, balanced/jct, overdue) gang that finds no idle GPUs reserves the GPUs of one
- *       node that drain soonest ({@link Reservation}).</li>
+ *       node that drain soonest ({@link Reservation}), and names the hold in a {@link Decision.Reserve} at every
+ *       decision it lasts, so that the world can check it and show it.</li>
  *   <li><b>Match</b> the next {@code window} queued jobs of each gang size with running jobs alone on their GPUs by
  *       a maximum-weight bipartite matching. An edge (queued q, host h) is admissible only if it fits in memory
  *       (with the per-job margin), neither job is predicted below {@code minSpeed} of solo, the pair gains at least
