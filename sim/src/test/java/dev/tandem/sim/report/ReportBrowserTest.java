@@ -80,6 +80,13 @@ class ReportBrowserTest {
             assertThat(c.get("save")).as(c.get("id") + " saves as").isEqualTo("svg");
             assertThat((String) c.get("url")).as(c.get("id") + " export").startsWith("data:image/svg+xml");
         }
+        // the metrics table has a value under every heading, the GPU holds each policy began among them
+        List<String> headings = (List<String>) js("return [...document.querySelectorAll('#metrics th')].map(th => th.textContent)");
+        assertThat(headings).contains("preemptions", "GPU holds");
+        List<String> tandemRow = (List<String>) js("return [...document.querySelectorAll('#metrics tr')][2].querySelectorAll('td').length === 0 ? [] :"
+                + " [...[...document.querySelectorAll('#metrics tr')][2].querySelectorAll('td')].map(td => td.textContent)");
+        assertThat(tandemRow).hasSameSizeAs(headings).doesNotContain("undefined");
+        assertThat(tandemRow.get(headings.indexOf("GPU holds"))).isEqualTo(String.valueOf(rs.get(1).metrics().reservations()));
         // the lower bound is labelled in full in the makespan figure
         assertThat((String) js("return document.getElementById('makespan').textContent")).contains("lower bound (no schedule can finish sooner");
         // one colour per policy: tandem's series are the same colour in the CDFs, the plane and the scatter

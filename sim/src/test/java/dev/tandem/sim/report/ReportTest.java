@@ -23,7 +23,7 @@ class ReportTest {
         assertThat(root.get("lower_bound_makespan_s").asDouble()).isPositive();
         JsonNode fifo = root.get("results").get(0);
         assertThat(fifo.get("policy").asText()).isEqualTo("fifo");
-        for (String f : List.of("makespan_s", "avg_jct_s", "p50_jct_s", "p99_jct_s", "avg_queue_s", "max_wait_s", "gpu_busy_fraction", "oom_events", "jobs_completed")) {
+        for (String f : List.of("makespan_s", "avg_jct_s", "p50_jct_s", "p99_jct_s", "avg_queue_s", "max_wait_s", "gpu_busy_fraction", "oom_events", "reservations", "jobs_completed")) {
             assertThat(fifo.has(f)).as(f).isTrue();
         }
         assertThat(fifo.get("makespan_speedup_vs_fifo").asDouble()).isEqualTo(1.0);
