@@ -84,7 +84,7 @@ final class DecisionApplier {
                         restartWhereDecided(job, s.gpus());
                         continue;
                     }
-                    step.queued.remove(id);
+                    step.queued().remove(id);
                     if (ready == null) ready = ctx.executor.ready();
                     if (!ready) continue; // the jobs wait in the queue; the policy is asked again next round
                     if (promisedOrRefused(job, s.gpus(), s.reason(), "start on GPU(s) " + ctx.describe(s.gpus()), snapshot, now)) continue;
@@ -112,14 +112,24 @@ final class DecisionApplier {
      * GPUs at once: a job placed there is promised them ({@link #promisedOrRefused}).
      */
     private final class Step implements DecisionRules.World {
-        final Set<Long> queued = new HashSet<>();
         final Set<Long> suspended = new HashSet<>();
         final Set<Long> stopped = new HashSet<>();
+        private final SchedulerSnapshot snapshot;
         private final Map<Long, JobRecord> jobs;
+        /** The queue the policy was given, gathered when a step asks (most rounds with a long queue decide nothing). */
+        private Set<Long> queued;
 
         Step(SchedulerSnapshot snapshot, Map<Long, JobRecord> jobs) {
+            this.snapshot = snapshot;
             this.jobs = jobs;
-            for (var p : snapshot.queue()) queued.add(Long.parseLong(p.id()));
+        }
+
+        Set<Long> queued() {
+            if (queued == null) {
+                queued = new HashSet<>();
+                for (var p : snapshot.queue()) queued.add(Long.parseLong(p.id()));
+            }
+            return queued;
         }
 
         /** The job a decision names, or null when this round does not know it (not a number, not an unfinished job). */
@@ -135,7 +145,7 @@ final class DecisionApplier {
 
         @Override public boolean waiting(String jobId) {
             long id = Long.parseLong(jobId);
-            return queued.contains(id) || suspended.contains(id);
+            return queued().contains(id) || suspended.contains(id);
         }
 
         @Override public boolean running(String jobId) {
