@@ -25,9 +25,6 @@ import java.util.Optional;
  * reservation, not per round); it ends when its gang starts or leaves the head of the queue.
  */
 final class Reservation {
-    /** The stand-in that occupies reserved GPUs in a round's view; never a host, never decided on. */
-    static final String HOLD_ID = "\u0000reserved";
-
     /** After no GPUs drained soon enough, the next try waits this long: each try scans the whole cluster. */
     static final double RETRY_SECONDS = 300;
 
@@ -46,7 +43,7 @@ final class Reservation {
             return;
         }
         readyAt = s.now() + drainSeconds(s, view, gpus);
-        view.place(hold(gang, gpus), gpus);
+        view.hold(gpus);
     }
 
     boolean active() { return jobId != null; }
@@ -56,7 +53,7 @@ final class Reservation {
     boolean isFor(String id) { return id.equals(jobId); }
 
     /** Lets the gang itself see its reserved GPUs while it looks for idle ones. */
-    void release(ClusterView view) { view.remove(HOLD_ID); }
+    void release(ClusterView view) { view.release(gpus); }
 
     /**
      * Holds the reserved GPUs again after the gang could not start, or reserves for a new gang if GPUs for it
@@ -76,7 +73,7 @@ final class Reservation {
             gpus = chosen.get();
             readyAt = s.now() + drain;
         }
-        view.place(hold(this.gang, gpus), gpus);
+        view.hold(gpus);
         return true;
     }
 
@@ -89,18 +86,18 @@ final class Reservation {
         // the caller found no idle GPUs for p: releasing the hold frees only reserved GPUs the hold alone is on, so
         // without one nothing changes (checked before the release and re-hold, which every waiting job would pay)
         boolean anyHeldAlone = false;
-        for (int g : gpus) anyHeldAlone |= view.occupantCount(g) == 1;
+        for (int g : gpus) anyHeldAlone |= view.occupantCount(g) == 1; // the hold alone
         if (!anyHeldAlone) return Optional.empty();
         release(view);
         Optional<List<Integer>> idle = view.findIdle(p.job());
         idle.ifPresent(g -> view.place(p.job(), g));
-        view.place(hold(gang, gpus), gpus);
+        view.hold(gpus);
         return idle;
     }
 
     /** Holds the reserved GPUs again after {@link #release}, in the rest of the round's view. */
     void holdAgain(ClusterView view) {
-        view.place(hold(gang, gpus), gpus);
+        view.hold(gpus);
     }
 
     /** The reserved GPUs (only while {@link #active()}). */
@@ -163,8 +160,4 @@ final class Reservation {
         return drain;
     }
 
-    /** The stand-in job to place on the reserved GPUs for the rest of the round. */
-    private static Job hold(Job gang, List<Integer> gpus) {
-        return new Job(HOLD_ID, gang.user(), gang.submitTime(), gpus.size(), gang.signature(), 1, 0, 0);
-    }
 }

@@ -246,8 +246,8 @@ final class ShortestFirstPreemption {
             summarisedIn[g] = round;
             boolean ok = true, youngOne = false, critical = false;
             double least = Double.POSITIVE_INFINITY, latest = Double.NEGATIVE_INFINITY;
-            // as the world has it, unless this round changed it (then per occupant: placed this round, or GPUs held
-            // for a gang, are not running in the world, so not suspendable)
+            // as the world has it, unless this round changed it (then per occupant: a job placed this round is not
+            // running in the world, so not suspendable; nor is a GPU held for a waiting gang)
             List<RunningJob> on;
             int count;
             if (view.unchanged(g)) {
@@ -264,6 +264,10 @@ final class ShortestFirstPreemption {
                         break;
                     }
                     on.add(r.get());
+                }
+                if (view.held(g)) { // held for a waiting gang: only a starving job's round releases the hold first
+                    ok = false;
+                    count++;
                 }
             }
             for (int k = 0; k < on.size() && ok; k++) {

@@ -313,7 +313,7 @@ public final class TandemPolicy implements Policy {
         // hosts: running jobs alone on their GPUs, grouped into interchangeable classes
         Map<HostClass, List<Packing.Host>> hosts = new LinkedHashMap<>();
         for (Job r : view.soleTenants()) {
-            if (r.id().equals(Reservation.HOLD_ID) || s.runsAlone(r) != null) continue;
+            if (s.runsAlone(r) != null) continue;
             Optional<dev.tandem.core.policy.RunningJob> running = s.occupancy().job(r.id());
             // the critical path is judged by lengths: a job without one is not on it
             if (running.isPresent() && running.get().lengthKnown() && s.expectedSoloSeconds(running.get()) > criticalAfter) continue;

@@ -28,6 +28,8 @@ public final class ClusterView {
     private final Map<String, Job> placedJobs = new LinkedHashMap<>();
     private final Map<String, List<Integer>> placedGpus = new HashMap<>();
     private final Set<String> removed = new HashSet<>();
+    /** GPUs held for a waiting gang this round ({@link #hold}). */
+    private final Set<Integer> held = new HashSet<>();
     /** This round's change of idle GPUs per node; allocated on the first change (a view of a large cluster is cheap). */
     private int[] idleDelta;
     /** Nodes whose idle count this round changed (the world's buckets no longer describe them): flags and a list. */
@@ -80,9 +82,29 @@ public final class ClusterView {
         idleTotal += by;
     }
 
-    /** Whether this round has placed or removed nothing yet: the world's occupancy holds everywhere. */
+    /**
+     * Holds GPUs for a waiting gang for the rest of the round, or until {@link #release}: none of them is idle, a job on
+     * one is no lone tenant (it takes no partner), and each counts one occupant more than the jobs on it
+     * ({@link #occupantCount}), so that no other placement of the round takes them.
+     */
+    public void hold(List<Integer> gpus) {
+        for (int g : gpus) {
+            boolean wasIdle = idle(g);
+            if (held.add(g) && wasIdle) changeIdle(g, -1);
+        }
+    }
+
+    /** Ends a hold of {@link #hold}. */
+    public void release(List<Integer> gpus) {
+        for (int g : gpus) if (held.remove(g) && idle(g)) changeIdle(g, +1);
+    }
+
+    /** Whether the GPU is held for a waiting gang this round. */
+    public boolean held(int gpu) { return !held.isEmpty() && held.contains(gpu); }
+
+    /** Whether this round has placed, removed or held nothing yet: the world's occupancy holds everywhere. */
     public boolean untouched() {
-        return placedJobs.isEmpty() && removed.isEmpty() && added.isEmpty();
+        return placedJobs.isEmpty() && removed.isEmpty() && added.isEmpty() && held.isEmpty();
     }
 
     /** The jobs on a GPU as this round stands. */
@@ -101,9 +123,9 @@ public final class ClusterView {
         return out;
     }
 
-    /** How many jobs are on a GPU as this round stands (without listing them). */
+    /** How many jobs are on a GPU as this round stands (without listing them), a hold counting as one. */
     public int occupantCount(int gpu) {
-        int n = addedOn(gpu).size();
+        int n = addedOn(gpu).size() + (held(gpu) ? 1 : 0);
         if (removed.isEmpty()) return n + base.jobsOn(gpu).size();
         for (String id : base.jobsOn(gpu)) if (!removed.contains(id)) n++;
         return n;
@@ -116,16 +138,16 @@ public final class ClusterView {
         return on == null ? List.of() : on;
     }
 
-    /** Whether this round has placed or removed any job on a GPU: if not, the world's view of it holds. */
+    /** Whether this round has placed, removed or held any job on a GPU: if not, the world's view of it holds. */
     public boolean unchanged(int gpu) {
-        if (!addedOn(gpu).isEmpty()) return false;
+        if (!addedOn(gpu).isEmpty() || held(gpu)) return false;
         if (removed.isEmpty()) return true;
         for (String id : base.jobsOn(gpu)) if (removed.contains(id)) return false;
         return true;
     }
 
     private boolean idle(int gpu) {
-        if (!base.usable(gpu) || !addedOn(gpu).isEmpty()) return false;
+        if (!base.usable(gpu) || !addedOn(gpu).isEmpty() || held(gpu)) return false;
         if (removed.isEmpty()) return base.jobsOn(gpu).isEmpty();
         for (String id : base.jobsOn(gpu)) if (!removed.contains(id)) return false;
         return true;
@@ -269,14 +291,14 @@ public final class ClusterView {
     public Optional<List<Integer>> soleTenancy(String jobId) {
         List<Integer> gpus = gpusOf(jobId);
         if (gpus.isEmpty()) return Optional.empty();
-        for (int g : gpus) if (occupants(g).size() != 1 || !base.usable(g)) return Optional.empty();
+        for (int g : gpus) if (held(g) || occupants(g).size() != 1 || !base.usable(g)) return Optional.empty();
         return Optional.of(gpus);
     }
 
     /** Jobs alone on their GPUs as this round stands: the world's lone jobs still alone, plus this round's placements. */
     public List<Job> soleTenants() {
         List<Job> out = new ArrayList<>();
-        boolean untouched = added.isEmpty() && removed.isEmpty();
+        boolean untouched = added.isEmpty() && removed.isEmpty() && held.isEmpty();
         for (Job r : base.soleTenantJobs()) if (untouched || (!removed.contains(r.id()) && soleTenancy(r.id()).isPresent())) out.add(r);
         for (Job j : placedJobs.values()) if (soleTenancy(j.id()).isPresent()) out.add(j);
         return out;

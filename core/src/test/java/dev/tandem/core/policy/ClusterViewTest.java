@@ -119,4 +119,42 @@ class ClusterViewTest {
         for (long seed = 1; seed <= 300; seed++) found += check(seed);
         assertThat(found).as("the worlds must place jobs, not only refuse them").isGreaterThan(2000);
     }
+
+    /**
+     * GPUs held for a waiting gang: not idle, no partner for a job on them, one occupant more; released, as before.
+     * One node of four GPUs, job r alone on GPU 0, GPUs 1-3 idle.
+     */
+    @Test
+    void heldGpusAreNeitherIdleNorHostsUntilReleased() {
+        Cluster c = Cluster.homogeneous(1, 4, new GpuType("T", 24_576), 8, 1 << 16);
+        Job r = new Job("r", "u", 0, 1, SIG, 100, 1000, 0);
+        SchedulerSnapshot s = new SchedulerSnapshot(0, c, List.of(), List.of(new RunningJob(r, List.of(0), 0, 0, 100, 0, Double.NaN)),
+                new ProfileStore(), new UtilSumModel(1, 0, 0), new MemoryRule(0), Map.of(), Set.of());
+        ClusterView v = new ClusterView(s);
+        assertThat(v.soleTenants()).extracting(Job::id).containsExactly("r");
+        assertThat(v.untouched()).isTrue();
+
+        v.hold(List.of(0, 1));
+        assertThat(v.untouched()).isFalse();
+        assertThat(v.held(1)).isTrue();
+        assertThat(v.held(2)).isFalse();
+        assertThat(v.freeCount()).isEqualTo(2);
+        assertThat(v.findIdle(2, 0)).contains(List.of(2, 3));
+        assertThat(v.findIdle(3, 0)).isEmpty();
+        assertThat(v.occupantCount(0)).as("r and the hold").isEqualTo(2);
+        assertThat(v.occupantCount(1)).as("the hold alone").isEqualTo(1);
+        assertThat(v.occupants(1)).as("a hold is no job").isEmpty();
+        assertThat(v.unchanged(1)).isFalse();
+        assertThat(v.unchanged(2)).isTrue();
+        assertThat(v.soleTenancy("r")).as("r takes no partner on a held GPU").isEmpty();
+        assertThat(v.soleTenants()).isEmpty();
+        v.hold(List.of(1)); // holding again changes nothing
+        assertThat(v.freeCount()).isEqualTo(2);
+
+        v.release(List.of(0, 1));
+        assertThat(v.freeCount()).isEqualTo(3);
+        assertThat(v.findIdle(3, 0)).contains(List.of(1, 2, 3));
+        assertThat(v.soleTenants()).extracting(Job::id).containsExactly("r");
+        assertThat(v.occupantCount(0)).isEqualTo(1);
+    }
 }
