@@ -40,11 +40,8 @@ public final class SchedulerSnapshot {
     private SoleTenantJournal soleTenantJournal;
     private Set<Integer> unusableGpus = Set.of();
     private Map<String, String> runsAlone = Map.of();
-    /**
-     * The oracle's answers during this decision, by gang size, then each signature of the pair: packing rules ask
-     * about the same signature pairs many times (nested maps, so that a lookup allocates no key).
-     */
-    private final Map<Integer, Map<WorkloadSignature, Map<WorkloadSignature, PairPrediction>>> predictions = new HashMap<>();
+    /** The oracle's answers during this decision, or across decisions where the world keeps them ({@link #withPredictionMemo}). */
+    private PredictionMemo predictions = new PredictionMemo();
 
     /**
      * @param memoryEstimates raised per-signature memory needs learned from out-of-memory crashes
@@ -117,6 +114,15 @@ public final class SchedulerSnapshot {
      */
     public SchedulerSnapshot withRunsAlone(Map<String, String> reasons) {
         this.runsAlone = reasons;
+        return this;
+    }
+
+    /**
+     * Keeps the oracle's answers in {@code memo} across decisions: for a world whose profiles do not change and that
+     * tells the memo what the oracle learns ({@link PredictionMemo#forget}), as the simulator does.
+     */
+    public SchedulerSnapshot withPredictionMemo(PredictionMemo memo) {
+        this.predictions = memo;
         return this;
     }
 
@@ -212,8 +218,7 @@ public final class SchedulerSnapshot {
 
     /** The oracle's prediction for two jobs, unknown when either lacks a profile. */
     public PairPrediction predict(Job a, Job b) {
-        Map<WorkloadSignature, PairPrediction> withA = predictions.computeIfAbsent(a.gpus(), g -> new HashMap<>())
-                .computeIfAbsent(a.signature(), sig -> new HashMap<>());
+        Map<WorkloadSignature, PairPrediction> withA = predictions.with(a.gpus(), a.signature());
         PairPrediction known = withA.get(b.signature());
         if (known != null) return known;
         Optional<JobProfile> pa = profile(a), pb = profile(b);

@@ -11,6 +11,7 @@ import dev.tandem.core.policy.Decision;
 import dev.tandem.core.policy.IdleNodeBuckets;
 import dev.tandem.core.policy.Occupancy;
 import dev.tandem.core.policy.PendingJob;
+import dev.tandem.core.policy.PredictionMemo;
 import dev.tandem.core.policy.QueueJournal;
 import dev.tandem.core.policy.Policy;
 import dev.tandem.core.policy.RunningJob;
@@ -167,6 +168,8 @@ public final class Simulator {
         private final Map<String, String> runsAlone = new HashMap<>();
         /** GPUs the policy holds for waiting gangs, and the holds its current decision names. */
         private final Reservations reservations = new Reservations();
+        /** The oracle's answers across decisions: the profiles are fixed, and the oracle learns only in reportObservation. */
+        private final PredictionMemo predictionMemo = new PredictionMemo();
         private final List<Decision.Reserve> holdsDecided = new ArrayList<>();
         /** The queue the policy was given at this decision when queue rules chose it (null: the whole queue), and its ids once gathered. */
         private List<PendingJob> givenQueue;
@@ -355,7 +358,7 @@ public final class Simulator {
                     Collections.unmodifiableMap(memoryEstimates), Collections.unmodifiableSet(oomPairs), new SimOccupancy())
                     // the daemon's serving order moves with what each user holds: policies that follow the queue's changes rescan then
                     .withQueueJournal(admitting ? null : queueJournal).withRunningJournal(runningJournal)
-                    .withSoleTenantJournal(soleTenantJournal)
+                    .withSoleTenantJournal(soleTenantJournal).withPredictionMemo(predictionMemo)
                     .withRunsAlone(Collections.unmodifiableMap(runsAlone));
             policyCalls++;
             List<Decision> decisions = policy.decide(snap);
@@ -777,6 +780,7 @@ public final class Simulator {
                 for (JobState o : occupants.get(g)) {
                     if (o == js || !o.observed) continue;
                     sink.observe(js.job.signature(), o.job.signature(), js.job.gpus(), js.rate / js.profile.soloSpeed(), o.rate / o.profile.soloSpeed());
+                    predictionMemo.forget(js.job.signature(), o.job.signature(), js.job.gpus()); // the only place the oracle learns
                 }
             }
         }

@@ -11,6 +11,7 @@ import dev.tandem.core.policies.PolicyCatalog;
 import dev.tandem.core.policies.TandemPolicy;
 import dev.tandem.core.policy.Decision;
 import dev.tandem.core.policy.Policy;
+import dev.tandem.core.policy.PredictionMemo;
 import dev.tandem.core.policy.SchedulerSnapshot;
 import dev.tandem.data.DataSource;
 import dev.tandem.data.MeasuredPair;
@@ -31,17 +32,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Policies that follow the simulator's journals across rounds (the queue's changes, running jobs' starts and stops,
- * jobs coming to run alone and ceasing to) must decide exactly as they do when every round starts from the snapshot
- * alone, as the daemon's rounds do: every policy, on arrivals of gangs with preemptions, pairings, splits and
+ * jobs coming to run alone and ceasing to), and the oracle's answers the simulator keeps across rounds (forgotten per
+ * pair as the oracle learns), must decide exactly as they do when every round starts from the snapshot alone, as the
+ * daemon's rounds do: every policy, on arrivals of gangs with preemptions, pairings, splits and
  * out-of-memory crashes, job by job and decision by decision.
  */
 class JournalsTest {
-    /** The policy, handed each snapshot without the world's journals. */
+    /**
+     * The policy, handed each snapshot without the world's journals and without the oracle's answers the world keeps
+     * across decisions (each decision asks the oracle afresh, as in the daemon).
+     */
     private record WithoutJournals(Policy inner) implements Policy {
         @Override public String name() { return inner.name(); }
 
         @Override public List<Decision> decide(SchedulerSnapshot s) {
-            return inner.decide(s.withQueueJournal(null).withRunningJournal(null).withSoleTenantJournal(null));
+            return inner.decide(s.withQueueJournal(null).withRunningJournal(null).withSoleTenantJournal(null).withPredictionMemo(new PredictionMemo()));
         }
 
         @Override public boolean actsOnRunningJobs() { return inner.actsOnRunningJobs(); }
