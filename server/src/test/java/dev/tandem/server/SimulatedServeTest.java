@@ -90,6 +90,29 @@ public class SimulatedServeTest {
     }
 
     /**
+     * With {@code --time-scale}, runs advance that many simulated seconds per wall second; the speeds the daemon
+     * observes are still relative to solo. Two ResNet-18 jobs of a known workload pair at once (fifo-packed) and are
+     * observed near their measured pair speed, not 600 times it (as when the executor told the daemon its GPUs'
+     * solo speeds per simulated second).
+     */
+    @Test
+    void observedSpeedsOfATimeScaledDaemonAreRelativeToSolo() throws Exception {
+        double scale = 600;
+        server = TandemServer.start(ServeOptionsTest.parse("--executor", "simulated", "--policy", "fifo-packed", "--cluster", "1x1:RTX3090-24GB",
+                "--time-scale", "600", "--observe-time", "1s", "--port", "0", "--state-dir", dir.resolve("state").toString()));
+        TestApi api = new TestApi(server.url());
+        String admin = Files.readString(server.adminTokenFile()).strip();
+        JobProfile resnet = new ProfileStore(ProfileReader.read(DataSource.LUCID_PROFILES, 0)).find(RESNET).orElseThrow();
+        double pairSpeed = new MeasuredTruth("lucid", LucidPairReader.read(DataSource.LUCID_PAIRS, true), ContentionFallback.standard())
+                .pair(resnet, resnet, 1).speedA();
+        long a = api.submit(admin, job(RESNET, (long) (resnet.soloSpeed() * scale * 20)));
+        long b = api.submit(admin, job(RESNET, (long) (resnet.soloSpeed() * scale * 20)));
+        TestApi.await(LONG, "two jobs paired", () -> api.state(admin, b).equals("paired") && api.state(admin, a).equals("paired"));
+        TestApi.await(LONG, "an observed speed while paired", () -> !api.job(admin, b).get("observed_speed").isNull());
+        assertThat(api.job(admin, b).get("observed_speed").asDouble()).as("measured pair speed %.3f", pairSpeed).isCloseTo(pairSpeed, within(0.15));
+    }
+
+    /**
      * In virtual time (the clock moves only when this test moves it), srtf suspends a long job for a short one: the
      * short one's GPU is promised to it while the long one stops, `tandem show` says so, and it starts the moment the
      * long one has exited, without a refused decision in anyone's history; the long one resumes from its checkpoint.

@@ -250,7 +250,19 @@ public final class SimulatedExecutor implements Executor {
         return next;
     }
 
-    @Override public List<JobProfile> hardwareProfiles() { return List.copyOf(profiles.all()); }
+    /**
+     * The simulated GPUs' solo speeds as the daemon measures speeds: iterations per wall second, so {@code timeScale}
+     * times the profiles' (the daemon divides a run's measured rate by these; with the profiles' own speeds, co-located
+     * runs under {@code --time-scale 60} showed an observed speed of 57x solo and taught the online model that).
+     */
+    @Override public List<JobProfile> hardwareProfiles() {
+        List<JobProfile> out = new ArrayList<>();
+        for (JobProfile p : profiles.all()) {
+            out.add(new JobProfile(p.signature(), p.soloSpeed() * timeScale, p.gpuUtil(), p.gmemUtil(), p.gmemMiB(), p.smActivity(),
+                    p.smOccupancy(), p.shareLabel()));
+        }
+        return out;
+    }
 
     /** Sends the simulated GPUs' readings to {@code sink}, as nvidia-smi's would reach the daemon's monitor. */
     public void sendReadingsTo(java.util.function.Consumer<GpuSample> sink) { this.readings = sink; }
