@@ -265,10 +265,7 @@ final class ShortestFirstPreemption {
                     }
                     on.add(r.get());
                 }
-                if (view.held(g)) { // held for a waiting gang: only a starving job's round releases the hold first
-                    ok = false;
-                    count++;
-                }
+                if (view.held(g)) ok = false; // held for a waiting gang: only a starving job's round releases the hold first
             }
             for (int k = 0; k < on.size() && ok; k++) {
                 RunningJob r = on.get(k);

@@ -478,6 +478,7 @@ public final class ApiServer implements AutoCloseable {
         out.put("sharing", sharing);
         ArrayNode gpus = out.putArray("gpus");
         List<GpuDevice> devices = loop.devices();
+        java.util.function.LongPredicate visible = id -> user.admin() || store.job(id).map(r -> r.owner().equals(user.name())).orElse(false);
         for (int g = 0; g < devices.size(); g++) {
             GpuDevice d = devices.get(g);
             ObjectNode o = gpus.addObject();
@@ -495,11 +496,11 @@ public final class ApiServer implements AutoCloseable {
             o.put("shared", on.size() > 1);
             ArrayNode jobs = o.putArray("jobs");
             for (long id : on) {
-                if (user.admin() || store.job(id).map(r -> r.owner().equals(user.name())).orElse(false)) jobs.add(id);
+                if (visible.test(id)) jobs.add(id);
             }
             // why no job is placed there now, and the processes that are not tandem's (as ps shows them to everyone)
             o.put("unavailable", gl == null ? null : gl.unavailable());
-            JobJson.putHeld(o, gl == null ? null : gl.heldFor(), id -> user.admin() || store.job(id).map(r -> r.owner().equals(user.name())).orElse(false));
+            JobJson.putHeld(o, gl == null ? null : gl.heldFor(), visible);
             ArrayNode foreign = o.putArray("foreign_processes");
             for (var a : gl == null ? List.<dev.tandem.server.gpu.ComputeApp>of() : gl.foreign()) {
                 ObjectNode p = foreign.addObject();

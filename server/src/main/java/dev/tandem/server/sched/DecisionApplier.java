@@ -67,7 +67,7 @@ final class DecisionApplier {
             JobRecord job = step.job(d.jobId());
             if (job == null) {
                 ctx.metrics.rejectedDecision();
-                log.warn("policy decision refused: {} names job '{}', which this round does not know", kind(d), d.jobId());
+                log.warn("policy decision refused: {} for job '{}', which this round does not know", what(d), d.jobId());
                 continue;
             }
             Optional<String> refusal = DecisionRules.refusal(d, step, holds);
@@ -166,15 +166,6 @@ final class DecisionApplier {
         }
 
         @Override public String unusable(int gpu) { return ctx.unusable.why(gpu); }
-    }
-
-    private static String kind(Decision d) {
-        return switch (d) {
-            case Decision.Start s -> "start";
-            case Decision.Preempt p -> "preempt";
-            case Decision.Migrate m -> "migrate";
-            case Decision.Reserve r -> "hold";
-        };
     }
 
     /** A decision as the job's history names it when it is refused. */

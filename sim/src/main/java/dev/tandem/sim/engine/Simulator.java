@@ -534,7 +534,7 @@ public final class Simulator {
         /** Whether a job is in the queue the policy was given at this decision, or was suspended by an earlier step of it. */
         private boolean given(JobState js) {
             if (js.status != Status.QUEUED) return false;
-            if (givenQueue == null || suspendedNow.contains(js.job.id())) return true; // the whole queue was given
+            if (givenQueue == null || suspendedNow.contains(js.job.id())) return true; // the whole queue was given, or it waits again
             if (givenIds == null) {
                 givenIds = new HashSet<>();
                 for (PendingJob p : givenQueue) givenIds.add(p.id());
