@@ -34,6 +34,10 @@ final class Reservation {
     private List<Integer> gpus;
     /** When the reserved GPUs are expected to be free, as of this round. */
     private double readyAt;
+    /** {@link #anyHeldAlone} as of a view's version. */
+    private ClusterView aloneView;
+    private long aloneVersion;
+    private boolean heldAlone;
 
     /** At the start of a round: holds the reserved GPUs in {@code view} if its gang still waits in {@code head}. */
     void begin(SchedulerSnapshot s, ClusterView view, List<dev.tandem.core.policy.PendingJob> head) {
@@ -82,17 +86,27 @@ final class Reservation {
      * backfilling), and returns them; the reserved GPUs stay held for everything else.
      */
     Optional<List<Integer>> backfill(SchedulerSnapshot s, ClusterView view, dev.tandem.core.policy.PendingJob p) {
-        if (jobId == null || isFor(p) || s.now() + s.expectedSoloSeconds(p) > readyAt) return Optional.empty();
-        // the caller found no idle GPUs for p: releasing the hold frees only reserved GPUs the hold alone is on, so
-        // without one nothing changes (checked before the release and re-hold, which every waiting job would pay)
-        boolean anyHeldAlone = false;
-        for (int g : gpus) anyHeldAlone |= view.occupantCount(g) == 1; // the hold alone
-        if (!anyHeldAlone) return Optional.empty();
+        if (jobId == null || isFor(p) || !anyHeldAlone(view) || s.now() + s.expectedSoloSeconds(p) > readyAt) return Optional.empty();
         release(view);
         Optional<List<Integer>> idle = view.findIdle(p.job());
         idle.ifPresent(g -> view.place(p.job(), g));
         view.hold(gpus);
         return idle;
+    }
+
+    /**
+     * Whether a reserved GPU holds nothing but the hold. The caller found no idle GPUs for its job: releasing the hold
+     * frees only such GPUs, so without one a backfill changes nothing. Kept while the view is unchanged: every waiting
+     * job of a round is asked, mostly while the held GPUs still run the jobs the gang waits for.
+     */
+    private boolean anyHeldAlone(ClusterView view) {
+        if (view != aloneView || view.version() != aloneVersion) {
+            aloneView = view;
+            aloneVersion = view.version();
+            heldAlone = false;
+            for (int g : gpus) heldAlone |= view.occupantCount(g) == 1; // the hold alone
+        }
+        return heldAlone;
     }
 
     /** Holds the reserved GPUs again after {@link #release}, in the rest of the round's view. */

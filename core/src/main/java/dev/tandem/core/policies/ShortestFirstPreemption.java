@@ -87,7 +87,7 @@ final class ShortestFirstPreemption {
             if (waited < MIN_RUN_SECONDS && !starves) continue;
             double remaining = s.expectedSoloSeconds(q);
             if (!Double.isFinite(remaining) || (!starves && waited < remaining)) continue;
-            if (!view.gpusOf(q.id()).isEmpty()) continue; // paired this round (asked last: a lookup per waiting job and round)
+            if (view.placedThisRound(q.id())) continue; // paired this round
             (starves ? starving : overdue).add(new Overdue(q, remaining));
         }
         if (overdue.isEmpty() && starving.isEmpty()) return; // most rounds

@@ -29,7 +29,8 @@ public final class ClusterView {
     private final Map<String, List<Integer>> placedGpus = new HashMap<>();
     private final Set<String> removed = new HashSet<>();
     /** GPUs held for a waiting gang this round ({@link #hold}). */
-    private final Set<Integer> held = new HashSet<>();
+    private boolean[] held;
+    private int heldCount;
     /** This round's change of idle GPUs per node; allocated on the first change (a view of a large cluster is cheap). */
     private int[] idleDelta;
     /** Nodes whose idle count this round changed (the world's buckets no longer describe them): flags and a list. */
@@ -37,6 +38,8 @@ public final class ClusterView {
     private int[] touched = new int[0];
     private int touchedCount;
     private int idleTotal;
+    /** Counts the changes: place, remove, hold, release ({@link #version}). */
+    private long version;
 
     public ClusterView(SchedulerSnapshot snapshot) {
         this.snapshot = snapshot;
@@ -46,6 +49,7 @@ public final class ClusterView {
     }
 
     public void place(Job job, List<Integer> gpus) {
+        version++;
         for (int g : gpus) {
             if (idle(g)) changeIdle(g, -1);
             added.computeIfAbsent(g, x -> new ArrayList<>(2)).add(job);
@@ -56,6 +60,7 @@ public final class ClusterView {
     }
 
     public void remove(String jobId) {
+        version++;
         List<Integer> gpus = gpusOf(jobId);
         if (gpus.isEmpty()) return;
         if (placedJobs.remove(jobId) != null) {
@@ -88,23 +93,37 @@ public final class ClusterView {
      * ({@link #occupantCount}), so that no other placement of the round takes them.
      */
     public void hold(List<Integer> gpus) {
+        version++;
         for (int g : gpus) {
             boolean wasIdle = idle(g);
-            if (held.add(g) && wasIdle) changeIdle(g, -1);
+            if (held == null) held = new boolean[cluster.gpuCount()];
+            if (held[g]) continue;
+            held[g] = true;
+            heldCount++;
+            if (wasIdle) changeIdle(g, -1);
         }
     }
 
     /** Ends a hold of {@link #hold}. */
     public void release(List<Integer> gpus) {
-        for (int g : gpus) if (held.remove(g) && idle(g)) changeIdle(g, +1);
+        version++;
+        for (int g : gpus) {
+            if (!held(g)) continue;
+            held[g] = false;
+            heldCount--;
+            if (idle(g)) changeIdle(g, +1);
+        }
     }
 
     /** Whether the GPU is held for a waiting gang this round. */
-    public boolean held(int gpu) { return !held.isEmpty() && held.contains(gpu); }
+    public boolean held(int gpu) { return heldCount > 0 && held[gpu]; }
+
+    /** Grows with every change to the view: what a caller derived from it holds while this stays the same. */
+    public long version() { return version; }
 
     /** Whether this round has placed, removed or held nothing yet: the world's occupancy holds everywhere. */
     public boolean untouched() {
-        return placedJobs.isEmpty() && removed.isEmpty() && added.isEmpty() && held.isEmpty();
+        return placedJobs.isEmpty() && removed.isEmpty() && added.isEmpty() && heldCount == 0;
     }
 
     /** The jobs on a GPU as this round stands. */
@@ -159,6 +178,12 @@ public final class ClusterView {
         if (removed.contains(jobId)) return List.of();
         return base.gpusOf(jobId);
     }
+
+    /**
+     * Whether this round placed the job (a waiting job has GPUs in the view only then). No look-up in a round that has
+     * placed nothing, as most rounds of a full cluster: policies ask it for every waiting job.
+     */
+    public boolean placedThisRound(String jobId) { return !placedGpus.isEmpty() && placedGpus.containsKey(jobId); }
 
     public int freeCount() { return idleTotal; }
 
@@ -298,7 +323,7 @@ public final class ClusterView {
     /** Jobs alone on their GPUs as this round stands: the world's lone jobs still alone, plus this round's placements. */
     public List<Job> soleTenants() {
         List<Job> out = new ArrayList<>();
-        boolean untouched = added.isEmpty() && removed.isEmpty() && held.isEmpty();
+        boolean untouched = added.isEmpty() && removed.isEmpty() && heldCount == 0;
         for (Job r : base.soleTenantJobs()) if (untouched || (!removed.contains(r.id()) && soleTenancy(r.id()).isPresent())) out.add(r);
         for (Job j : placedJobs.values()) if (soleTenancy(j.id()).isPresent()) out.add(j);
         return out;

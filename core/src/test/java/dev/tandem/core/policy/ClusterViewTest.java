@@ -156,5 +156,46 @@ class ClusterViewTest {
         assertThat(v.findIdle(3, 0)).contains(List.of(1, 2, 3));
         assertThat(v.soleTenants()).extracting(Job::id).containsExactly("r");
         assertThat(v.occupantCount(0)).isEqualTo(1);
+        v.release(List.of(0)); // releasing what is not held changes nothing
+        assertThat(v.freeCount()).isEqualTo(3);
+    }
+
+    /**
+     * Policies keep what they derived from a view while its version stays (a reservation's "is a held GPU otherwise
+     * empty"), and ask whether a waiting job was placed this round without a look-up while none was: every change
+     * must move the version, and only a placement still standing counts.
+     */
+    @Test
+    void everyChangeMovesTheVersionAndOnlyStandingPlacementsCount() {
+        Cluster c = Cluster.homogeneous(1, 4, new GpuType("T", 24_576), 8, 1 << 16);
+        Job r = new Job("r", "u", 0, 1, SIG, 100, 1000, 0);
+        Job q = new Job("q", "u", 0, 1, SIG, 100, 1000, 0);
+        SchedulerSnapshot s = new SchedulerSnapshot(0, c, List.of(), List.of(new RunningJob(r, List.of(0), 0, 0, 100, 0, Double.NaN)),
+                new ProfileStore(), new UtilSumModel(1, 0, 0), new MemoryRule(0), Map.of(), Set.of());
+        ClusterView v = new ClusterView(s);
+        long seen = v.version();
+        assertThat(v.placedThisRound("q")).isFalse();
+        assertThat(v.placedThisRound("r")).as("running in the world, not placed by the round").isFalse();
+
+        v.place(q, List.of(1));
+        assertThat(v.version()).isGreaterThan(seen);
+        seen = v.version();
+        assertThat(v.placedThisRound("q")).isTrue();
+        assertThat(v.placedThisRound("r")).isFalse();
+
+        v.hold(List.of(2));
+        assertThat(v.version()).isGreaterThan(seen);
+        seen = v.version();
+        v.release(List.of(2));
+        assertThat(v.version()).isGreaterThan(seen);
+        seen = v.version();
+
+        v.remove("q");
+        assertThat(v.version()).isGreaterThan(seen);
+        assertThat(v.placedThisRound("q")).as("placed, then taken off again").isFalse();
+        seen = v.version();
+        v.remove("r");
+        assertThat(v.version()).isGreaterThan(seen);
+        assertThat(v.placedThisRound("r")).isFalse();
     }
 }
