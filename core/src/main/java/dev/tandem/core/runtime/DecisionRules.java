@@ -22,11 +22,11 @@ public final class DecisionRules {
     public interface World {
         Cluster cluster();
 
-        /** Whether the job waits in the queue the policy was given (or was suspended by an earlier step). */
-        boolean waiting(String jobId);
-
-        /** Whether the job runs (and no earlier step stopped it). */
-        boolean running(String jobId);
+        /**
+         * The job's phase as the policy was shown it and the decision's earlier steps left it (a job suspended by an
+         * earlier step waits again); null for a job the policy was not shown (e.g. one the queue's rules held back).
+         */
+        Lifecycle.Phase phase(String jobId);
 
         /** The job's gang size. */
         int gpus(String jobId);
@@ -50,23 +50,25 @@ public final class DecisionRules {
      */
     public static Optional<String> refusal(Decision d, World w, List<Decision.Reserve> holdsSoFar) {
         String id = d.jobId();
+        Lifecycle.Phase phase = w.phase(id);
         return switch (d) {
-            case Decision.Start s -> w.waiting(id) ? placement(id, s.gpus(), w) : Optional.of(notWaiting(id, w));
-            case Decision.Migrate m -> w.running(id) ? placement(id, m.gpus(), w) : Optional.of(notRunning(id, w));
-            case Decision.Preempt p -> w.running(id) ? Optional.empty() : Optional.of(notRunning(id, w));
-            case Decision.Reserve r -> Reservations.refusal(r, w.waiting(id), w.gpus(id), w.cluster(), holdsSoFar);
+            case Decision.Start s -> inPhase(id, phase, d).or(() -> placement(id, s.gpus(), w));
+            case Decision.Migrate m -> inPhase(id, phase, d).or(() -> placement(id, m.gpus(), w));
+            case Decision.Preempt p -> inPhase(id, phase, d);
+            case Decision.Reserve r -> Reservations.refusal(r, phase == Lifecycle.Phase.WAITING, w.gpus(id), w.cluster(), holdsSoFar);
         };
+    }
+
+    /** Why the job is not where the decision's step ({@link Lifecycle#stepOf}) takes it from, or empty. */
+    private static Optional<String> inPhase(String id, Lifecycle.Phase phase, Decision d) {
+        Lifecycle.Step step = Lifecycle.stepOf(d);
+        if (phase == null) {
+            return Optional.of("job " + id + (step == Lifecycle.Step.START ? " is not waiting" : " is not running") + ": " + step.rule());
+        }
+        return Lifecycle.refusal(phase, step).map(why -> "job " + id + " " + why);
     }
 
     private static Optional<String> placement(String id, List<Integer> gpus, World w) {
         return PlacementRules.refusal(w.gpus(id), gpus, w.cluster(), w.runsAlone(id), g -> w.tenantsOn(g, id), w::unusable);
-    }
-
-    private static String notWaiting(String id, World w) {
-        return "job " + id + (w.running(id) ? " is running" : " is not waiting") + ": only a waiting job is started";
-    }
-
-    private static String notRunning(String id, World w) {
-        return "job " + id + (w.waiting(id) ? " is waiting" : " is not running") + ": only a running job is suspended or moved";
     }
 }

@@ -1,6 +1,8 @@
 /**
  * The rules every world applies around a policy's decision, written once (the checks a policy applies to a pair
- * before it decides live beside the policies, in {@link dev.tandem.core.policy.Pairing}): the one check of each step of
+ * before it decides live beside the policies, in {@link dev.tandem.core.policy.Pairing}): a job's life cycle
+ * ({@link dev.tandem.core.runtime.Lifecycle}: its phases and the steps between them, which the simulator moves its
+ * jobs through and the daemon's store checks every change of state against), the one check of each step of
  * a decision ({@link dev.tandem.core.runtime.DecisionRules}: the job where the step needs it, then
  * {@link dev.tandem.core.runtime.PlacementRules} for where it may go, with the co-location limit, and
  * {@link dev.tandem.core.runtime.Reservations} for GPUs held for a waiting gang, which both worlds also keep and

@@ -21,11 +21,13 @@ class DecisionRulesTest {
     final Map<String, List<Integer>> running = new HashMap<>(Map.of("r", List.of(0), "h", List.of(2, 3)));
     final Map<String, Integer> gpus = Map.of("r", 1, "h", 2, "w", 1, "g", 2);
     final Map<String, String> alone = new HashMap<>();
+    final Set<String> done = Set.of("d");
 
     final DecisionRules.World world = new DecisionRules.World() {
         @Override public Cluster cluster() { return cluster; }
-        @Override public boolean waiting(String id) { return waiting.contains(id); }
-        @Override public boolean running(String id) { return running.containsKey(id); }
+        @Override public Lifecycle.Phase phase(String id) {
+            return waiting.contains(id) ? Lifecycle.Phase.WAITING : running.containsKey(id) ? Lifecycle.Phase.RUNNING : done.contains(id) ? Lifecycle.Phase.DONE : null;
+        }
         @Override public int gpus(String id) { return gpus.get(id); }
         @Override public String runsAlone(String id) { return alone.get(id); }
         @Override public List<PlacementRules.Tenant> tenantsOn(int gpu, String except) {
@@ -41,7 +43,8 @@ class DecisionRulesTest {
         assertThat(verdict(new Decision.Start("w", List.of(1), ""))).isEqualTo("ok");
         assertThat(verdict(new Decision.Start("w", List.of(0), ""))).as("next to r").isEqualTo("ok");
         assertThat(verdict(new Decision.Start("r", List.of(1), ""))).isEqualTo("job r is running: only a waiting job is started");
-        assertThat(verdict(new Decision.Start("x", List.of(1), ""))).isEqualTo("job x is not waiting: only a waiting job is started");
+        assertThat(verdict(new Decision.Start("x", List.of(1), ""))).as("not shown to the policy").isEqualTo("job x is not waiting: only a waiting job is started");
+        assertThat(verdict(new Decision.Start("d", List.of(1), ""))).isEqualTo("job d is done: only a waiting job is started");
         assertThat(verdict(new Decision.Start("g", List.of(0, 1), ""))).isEqualTo("a gang shares only with a gang on the same GPUs (job r runs on [0])");
         alone.put("w", "it ran out of memory next to a partner");
         assertThat(verdict(new Decision.Start("w", List.of(0), ""))).isEqualTo("it ran out of memory next to a partner");
@@ -52,6 +55,7 @@ class DecisionRulesTest {
         assertThat(verdict(new Decision.Preempt("r", ""))).isEqualTo("ok");
         assertThat(verdict(new Decision.Preempt("w", ""))).isEqualTo("job w is waiting: only a running job is suspended or moved");
         assertThat(verdict(new Decision.Migrate("x", List.of(1), ""))).isEqualTo("job x is not running: only a running job is suspended or moved");
+        assertThat(verdict(new Decision.Preempt("d", ""))).isEqualTo("job d is done: only a running job is suspended or moved");
         // h moves onto GPUs 1-2: its own GPU 2 does not count against it
         assertThat(verdict(new Decision.Migrate("h", List.of(1, 2), ""))).isEqualTo("ok");
         assertThat(verdict(new Decision.Migrate("h", List.of(0, 1), ""))).isEqualTo("a gang shares only with a gang on the same GPUs (job r runs on [0])");

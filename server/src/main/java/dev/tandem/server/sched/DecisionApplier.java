@@ -2,6 +2,7 @@ package dev.tandem.server.sched;
 
 import dev.tandem.core.runtime.OutOfMemoryRule;
 import dev.tandem.core.runtime.DecisionRules;
+import dev.tandem.core.runtime.Lifecycle;
 import dev.tandem.core.runtime.PlacementRules;
 import dev.tandem.core.runtime.Reservations;
 import dev.tandem.core.compat.PairPrediction;
@@ -143,14 +144,14 @@ final class DecisionApplier {
 
         @Override public dev.tandem.core.model.Cluster cluster() { return ctx.cluster; }
 
-        @Override public boolean waiting(String jobId) {
+        /**
+         * Waiting if given to the policy or suspended by an earlier step; running while it has a run no earlier step
+         * stopped; else null (a job the queue's rules held back, or one being moved).
+         */
+        @Override public Lifecycle.Phase phase(String jobId) {
             long id = Long.parseLong(jobId);
-            return queued().contains(id) || suspended.contains(id);
-        }
-
-        @Override public boolean running(String jobId) {
-            long id = Long.parseLong(jobId);
-            return ctx.runs.get(id) != null && !stopped.contains(id);
+            if (queued().contains(id) || suspended.contains(id)) return Lifecycle.Phase.WAITING;
+            return ctx.runs.get(id) != null && !stopped.contains(id) ? Lifecycle.Phase.RUNNING : null;
         }
 
         @Override public int gpus(String jobId) { return jobs.get(Long.parseLong(jobId)).gpus(); }

@@ -485,9 +485,14 @@ public final class Store implements AutoCloseable {
     /**
      * Moves a job to {@code to} if it is in one of {@code from}, applying {@code change} and recording the event,
      * atomically. Returns false (and changes nothing) when the job was not in one of {@code from}, e.g. because
-     * it was cancelled meanwhile.
+     * it was cancelled meanwhile. A change that no step of the job's life cycle makes ({@link JobState#canBecome}, e.g.
+     * a finished job running again) is a daemon bug: refused with an {@link IllegalArgumentException} before anything is
+     * read or written.
      */
     public boolean transition(long id, Set<JobState> from, JobState to, String actor, String reason, Change change, long now) {
+        for (JobState f : from) {
+            if (!f.canBecome(to)) throw new IllegalArgumentException("job " + id + ": no step of a job's life moves it from " + f.dbName() + " to " + to.dbName());
+        }
         return writeJobs((c, written) -> {
             JobState old = stateOf(c, id);
             if (old == null || !from.contains(old)) return false;

@@ -194,6 +194,16 @@ class StoreTest {
         assertThat(s.transition(running.id(), JobState.ON_GPU, JobState.SUCCEEDED, "scheduler", "exit 0",
                 new Change().set(Change.Column.FINISHED_AT, 5000L).add(Change.Column.ATTAINED_GPU_MS, 7_200_000)
                         .setIfNull(Change.Column.FIRST_STARTED_AT, 1500L), 5000)).isTrue();
+        // the one life cycle: a finished job never runs again, and no step keeps a waiting job waiting; refused
+        // before anything is read or written, whatever the job's state
+        int events = s.events(running.id()).size();
+        assertThatThrownBy(() -> s.transition(running.id(), JobState.TERMINAL, JobState.RUNNING, "scheduler", "again", Change.none(), 5000))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("from succeeded to running");
+        assertThatThrownBy(() -> s.transition(pending.id(), EnumSet.of(JobState.PENDING), JobState.SUSPENDED, "scheduler", "?", Change.none(), 5000))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("from pending to suspended");
+        assertThat(s.job(running.id()).orElseThrow().state()).isEqualTo(JobState.SUCCEEDED);
+        assertThat(s.job(pending.id()).orElseThrow().state()).isEqualTo(JobState.PENDING);
+        assertThat(s.events(running.id())).hasSize(events);
         s.update(running.id(), new Change().setIfNull(Change.Column.FIRST_STARTED_AT, 9999L), 5001);
         assertThat(s.job(running.id()).orElseThrow().firstStartedAt()).as("set only once").isEqualTo(1500L);
         assertThat(s.finishedJobs(null, 0, Long.MAX_VALUE, 10)).extracting(JobRecord::id).containsExactly(running.id());

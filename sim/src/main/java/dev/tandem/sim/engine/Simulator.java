@@ -20,6 +20,7 @@ import dev.tandem.core.policy.SchedulerSnapshot;
 import dev.tandem.core.policy.SoleTenantJournal;
 import dev.tandem.core.runtime.Admission;
 import dev.tandem.core.runtime.DecisionRules;
+import dev.tandem.core.runtime.Lifecycle;
 import dev.tandem.core.runtime.OutOfMemoryRule;
 import dev.tandem.core.runtime.PlacementRules;
 import dev.tandem.core.runtime.Reservations;
@@ -87,8 +88,6 @@ public final class Simulator {
         return new Run(jobs, policy, oracle, progress).execute();
     }
 
-    private enum Status { FUTURE, QUEUED, RUNNING, DONE }
-
     private static final int ARRIVAL = 0, COMPLETION = 1, OOM = 2, OBSERVE = 3, ROUND = 4;
 
 
@@ -99,7 +98,8 @@ public final class Simulator {
         int order;
         /** The error on its total length the policies see ({@link Knowledge}), fixed for the run. */
         double lengthFactor = 1;
-        Status status = Status.FUTURE;
+        /** Where it is in its life; moved only by {@link Lifecycle#after} (an illegal step is a simulator bug). */
+        Lifecycle.Phase phase = Lifecycle.Phase.NEW;
         double done, extraWork, lastUpdate, rate;
         int[] gpus = new int[0];
         List<Integer> gpuList = List.of();
@@ -295,12 +295,12 @@ public final class Simulator {
                 case ARRIVAL -> {
                     nextArrival++;
                     pushNextArrival();
-                    enqueue(js);
+                    enqueue(js, Lifecycle.Step.SUBMIT);
                 }
                 case COMPLETION -> {
-                    if (js.status != Status.RUNNING || js.version != e.token()) return;
+                    if (js.phase != Lifecycle.Phase.RUNNING || js.version != e.token()) return;
                     advance(js); // exact integration brings done to the total; tests check it, so it is not forced here
-                    js.status = Status.DONE;
+                    js.phase = Lifecycle.after(js.phase, Lifecycle.Step.FINISH);
                     js.finish = clock;
                     js.view = null; // a million finished jobs need not keep their last view
                     if (!runsAlone.isEmpty()) runsAlone.remove(js.job.id());
@@ -311,11 +311,11 @@ public final class Simulator {
                 }
                 case OOM -> {
                     pendingOoms--;
-                    if (js.status != Status.RUNNING || js.segment != e.token()) return;
+                    if (js.phase != Lifecycle.Phase.RUNNING || js.segment != e.token()) return;
                     crash(js);
                 }
                 case OBSERVE -> {
-                    if (js.status != Status.RUNNING || js.version != e.token()) return;
+                    if (js.phase != Lifecycle.Phase.RUNNING || js.version != e.token()) return;
                     js.observed = true;
                     newlyObserved.add(js);
                     reportObservation(js);
@@ -329,8 +329,8 @@ public final class Simulator {
             }
         }
 
-        private void enqueue(JobState js) {
-            js.status = Status.QUEUED;
+        private void enqueue(JobState js, Lifecycle.Step step) {
+            js.phase = Lifecycle.after(js.phase, step);
             js.queuedSince = clock;
             js.pending = new PendingJob(js.job, clock, js.attained, seenRemaining(js, js.done), js.restarts, lengthKnown(js, js.done));
             // arrivals come in submission order: most go to the tail without a search
@@ -457,17 +457,17 @@ public final class Simulator {
 
             @Override public Optional<RunningJob> job(String id) {
                 JobState js = byId.get(id);
-                return js == null || js.status != Status.RUNNING ? Optional.empty() : Optional.of(view(js));
+                return js == null || js.phase != Lifecycle.Phase.RUNNING ? Optional.empty() : Optional.of(view(js));
             }
 
             @Override public Optional<Job> jobOf(String id) {
                 JobState js = byId.get(id);
-                return js == null || js.status != Status.RUNNING ? Optional.empty() : Optional.of(js.job);
+                return js == null || js.phase != Lifecycle.Phase.RUNNING ? Optional.empty() : Optional.of(js.job);
             }
 
             @Override public List<Integer> gpusOf(String id) {
                 JobState js = byId.get(id);
-                return js == null || js.status != Status.RUNNING ? List.of() : js.gpuList;
+                return js == null || js.phase != Lifecycle.Phase.RUNNING ? List.of() : js.gpuList;
             }
 
             @Override public Collection<RunningJob> soleTenants() {
@@ -481,7 +481,7 @@ public final class Simulator {
             }
 
             @Override public Collection<RunningJob> newlyObserved() {
-                return newlyObserved.stream().filter(j -> j.status == Status.RUNNING && j.observed).map(Run.this::view).toList();
+                return newlyObserved.stream().filter(j -> j.phase == Lifecycle.Phase.RUNNING && j.observed).map(Run.this::view).toList();
             }
         }
 
@@ -495,7 +495,7 @@ public final class Simulator {
                     dequeue(js);
                     reservations.left(js.job.id()); // a start ends its hold, also one named earlier in this decision
                     holdsDecided.removeIf(r -> r.jobId().equals(js.job.id()));
-                    place(js, gpuArray(s.gpus()));
+                    place(js, gpuArray(s.gpus()), Lifecycle.Step.START);
                 }
                 case Decision.Reserve r -> {
                     holdsDecided.add(r); // a hold changes nothing here but what is recorded
@@ -507,7 +507,7 @@ public final class Simulator {
                     js.extraWork += cfg.restartOverheadSeconds() * js.profile.soloSpeed();
                     js.restarts++;
                     preemptions++;
-                    enqueue(js);
+                    enqueue(js, Lifecycle.Step.SUSPEND);
                     suspendedNow.add(js.job.id());
                 }
                 case Decision.Migrate m -> {
@@ -515,7 +515,7 @@ public final class Simulator {
                     recompute(detach(js));
                     js.extraWork += cfg.restartOverheadSeconds() * js.profile.soloSpeed();
                     js.restarts++;
-                    place(js, gpuArray(m.gpus()));
+                    place(js, gpuArray(m.gpus()), Lifecycle.Step.MOVE);
                 }
             }
             decisionsTotal++;
@@ -529,9 +529,10 @@ public final class Simulator {
         private final DecisionRules.World rulesView = new DecisionRules.World() {
             @Override public Cluster cluster() { return cluster; }
 
-            @Override public boolean waiting(String jobId) { return given(byId.get(jobId)); }
-
-            @Override public boolean running(String jobId) { return byId.get(jobId).status == Status.RUNNING; }
+            @Override public Lifecycle.Phase phase(String jobId) {
+                JobState js = byId.get(jobId);
+                return js.phase != Lifecycle.Phase.WAITING || given(js) ? js.phase : null; // not given: held back by the queue's rules
+            }
 
             @Override public int gpus(String jobId) { return byId.get(jobId).job.gpus(); }
 
@@ -558,7 +559,7 @@ public final class Simulator {
 
         /** Whether a job is in the queue the policy was given at this decision, or was suspended by an earlier step of it. */
         private boolean given(JobState js) {
-            if (js.status != Status.QUEUED) return false;
+            if (js.phase != Lifecycle.Phase.WAITING) return false;
             if (givenQueue == null || suspendedNow.contains(js.job.id())) return true; // the whole queue was given, or it waits again
             if (givenIds == null) {
                 givenIds = new HashSet<>();
@@ -583,8 +584,8 @@ public final class Simulator {
         }
 
         /** Puts a job on GPUs, updates its neighbours' speeds, and arms an out-of-memory crash if it does not fit. */
-        private void place(JobState js, int[] gpus) {
-            js.status = Status.RUNNING;
+        private void place(JobState js, int[] gpus, Lifecycle.Step step) {
+            js.phase = Lifecycle.after(js.phase, step);
             js.gpus = gpus;
             js.gpuList = toList(gpus);
             js.startedAt = clock;
@@ -674,7 +675,7 @@ public final class Simulator {
                 decisionLog.add(String.format(Locale.ROOT, "t=%.0f oom %s: out of memory next to %s, back to the queue", clock, js.job.id(),
                         partners.stream().map(p -> p.job.id()).toList()));
             }
-            enqueue(js);
+            enqueue(js, Lifecycle.Step.REQUEUE);
         }
 
         private boolean overflows(int g) {
