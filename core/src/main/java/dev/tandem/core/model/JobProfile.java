@@ -30,6 +30,11 @@ public record JobProfile(WorkloadSignature signature, double soloSpeed, double g
         return new JobProfile(sig, soloSpeed, gpuUtil, gmemUtil, gmemMiB, Double.NaN, Double.NaN, -1);
     }
 
+    /** The same profile at another solo speed (the same workload measured on other hardware, or in another unit of time). */
+    public JobProfile withSoloSpeed(double speed) {
+        return new JobProfile(signature, speed, gpuUtil, gmemUtil, gmemMiB, smActivity, smOccupancy, shareLabel);
+    }
+
     public boolean hasUtilization() { return !Double.isNaN(gpuUtil) && !Double.isNaN(gmemUtil); }
     public boolean hasMemory() { return !Double.isNaN(gmemMiB); }
 

@@ -34,7 +34,14 @@ final class Learned {
     Learned(Store store, java.util.List<JobProfile> known, java.util.List<JobProfile> hardware) {
         this.store = store;
         for (JobProfile p : hardware) hardwareSpeeds.put(p.signature(), p.soloSpeed());
-        for (JobProfile p : known) profiles.put(p);
+        // where the executor knows its GPUs' solo speed for a known workload, that speed is the one the policy plans
+        // with: a simulated cluster under --time-scale N runs N times faster in the daemon's seconds than the table
+        // it is simulated from, and with the table's speed every job of a known workload looked N times longer to the
+        // policy until its first run alone was measured (then it looked right; jobs were ranked on two scales)
+        for (JobProfile p : known) {
+            Double speed = hardwareSpeeds.get(p.signature());
+            profiles.put(speed == null ? p : p.withSoloSpeed(speed));
+        }
         for (ProfileRecord r : store.profiles()) {
             profiles.put(r.profile());
             records.put(r.profile().signature(), r);

@@ -10,6 +10,8 @@ import dev.tandem.data.DataSource;
 import dev.tandem.data.ProfileReader;
 import dev.tandem.server.exec.LocalExecutor;
 import dev.tandem.server.exec.Sharing;
+import dev.tandem.server.exec.simulated.SimulatedExecutor;
+import dev.tandem.server.exec.simulated.SimulatedSettings;
 import dev.tandem.server.gpu.GpuMonitor;
 import dev.tandem.server.metrics.ServerMetrics;
 import dev.tandem.server.store.Change;
@@ -28,6 +30,7 @@ import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 /**
  * What the policy is told of a job's length: the iterations left while the job is within what it declared; past that
@@ -76,6 +79,40 @@ class SnapshotBuilderTest {
             RunningJob outran = running(snapshots, store, id);
             assertThat(outran.lengthKnown()).isFalse();
             assertThat(outran.remainingIterations()).isEqualTo(SchedulerSnapshot.UNKNOWN_LENGTH_FLOOR_SECONDS * solo);
+        }
+    }
+
+    /**
+     * A daemon on simulated GPUs under {@code --time-scale 60} runs a job of a known workload 60 times faster (in its
+     * seconds) than the bundled table says; the policy plans with that speed from the start, as it does once the job's
+     * first run alone is measured, not with the table's (60 times too long until then, so that jobs of the same
+     * workload were ranked on two scales). Without a simulated executor the table's speed stands.
+     */
+    @Test
+    void knownWorkloadsArePlannedAtTheSpeedOfTheGpusTheyRunOn() throws Exception {
+        List<JobProfile> known = ProfileReader.read(DataSource.LUCID_PROFILES, 0);
+        double table = new ProfileStore(known).find(RESNET).orElseThrow().soloSpeed();
+        Path state = dir.resolve("state");
+        try (Store store = new Store(Database.open(null, state))) {
+            store.createUser("admin", Role.ADMIN, "a".repeat(64), null, "test", 1);
+            SimulatedExecutor simulated = SimulatedExecutor.withBundledData(state, new SimulatedSettings("1x2:RTX3090-24GB", 60));
+            Context ctx = new Context(store, simulated, simulated.discoverGpus(), Oracle.build(store, "auto"), new GpuMonitor(), new ServerMetrics(),
+                    new SchedulerConfig(100, 1000, 1000, 1000, 3, 512), known, java.time.InstantSource.system());
+            assertThat(ctx.learned.profiles().find(RESNET).orElseThrow().soloSpeed()).isEqualTo(table * 60);
+            assertThat(ctx.learned.measuredSoloSpeed(RESNET)).contains(table * 60);
+            long id = store.insertJob(new NewJob("t", List.of("train.py"), Map.of(), "/tmp", 1, 0, (long) (table * 60 * 600), RESNET, null,
+                    JobControls.NONE), "admin", 0).id();
+            SnapshotBuilder snapshots = new SnapshotBuilder(ctx);
+            SchedulerSnapshot s = snapshots.build(Map.of(id, job(store, id)), List.of(snapshots.pending(job(store, id))), 0);
+            assertThat(s.expectedSoloSeconds(s.queue().getFirst())).as("a 10-minute job, in the daemon's seconds").isCloseTo(600, within(1e-6));
+        }
+        FakeGpuHost host = FakeGpuHost.install(dir.resolve("host"), "h100x2");
+        Path local = dir.resolve("local");
+        try (Store store = new Store(Database.open(null, local));
+             LocalExecutor executor = new LocalExecutor(local, host.tools(), Sharing.TIME_SLICING, 2000, 50)) {
+            Context ctx = new Context(store, executor, executor.discoverGpus(), Oracle.build(store, "auto"), new GpuMonitor(), new ServerMetrics(),
+                    new SchedulerConfig(100, 1000, 1000, 1000, 3, 512), known, java.time.InstantSource.system());
+            assertThat(ctx.learned.profiles().find(RESNET).orElseThrow().soloSpeed()).isEqualTo(table);
         }
     }
 

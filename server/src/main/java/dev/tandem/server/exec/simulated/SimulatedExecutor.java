@@ -253,14 +253,12 @@ public final class SimulatedExecutor implements Executor {
     /**
      * The simulated GPUs' solo speeds as the daemon measures speeds: iterations per wall second, so {@code timeScale}
      * times the profiles' (the daemon divides a run's measured rate by these; with the profiles' own speeds, co-located
-     * runs under {@code --time-scale 60} showed an observed speed of 57x solo and taught the online model that).
+     * runs under {@code --time-scale 60} showed an observed speed of 57x solo and taught the online model that), and the
+     * speeds the policy plans known workloads with (else their jobs looked 60 times longer until measured).
      */
     @Override public List<JobProfile> hardwareProfiles() {
         List<JobProfile> out = new ArrayList<>();
-        for (JobProfile p : profiles.all()) {
-            out.add(new JobProfile(p.signature(), p.soloSpeed() * timeScale, p.gpuUtil(), p.gmemUtil(), p.gmemMiB(), p.smActivity(),
-                    p.smOccupancy(), p.shareLabel()));
-        }
+        for (JobProfile p : profiles.all()) out.add(p.withSoloSpeed(p.soloSpeed() * timeScale));
         return out;
     }
 
