@@ -95,9 +95,15 @@ class OpsFilesTest {
                     "signature", RESNET, "memory_mib", 4096, "iterations", 200)));
             long b = api.submit(admin, TestApi.json(Map.of("argv", List.of(host.trainScript(), "150", "0.1"), "workdir", dir.toString(),
                     "signature", RESNET, "memory_mib", 4096, "iterations", 150)));
-            TestApi.await(Duration.ofSeconds(60), "both to have measured speeds while paired",
-                    () -> api.get("/metrics", null).body().lines().filter(l -> l.startsWith("tandem_job_speed_ratio{")).count() == 2);
-            String scrape = api.get("/metrics", null).body();
+            // the scrape that shows both is the one checked: a second scrape could come after one of them has ended
+            java.util.concurrent.atomic.AtomicReference<String> paired = new java.util.concurrent.atomic.AtomicReference<>();
+            TestApi.await(Duration.ofSeconds(60), "both to have measured speeds while paired", () -> {
+                String body = api.get("/metrics", null).body();
+                boolean both = body.lines().filter(l -> l.startsWith("tandem_job_speed_ratio{")).count() == 2;
+                if (both) paired.set(body);
+                return both;
+            });
+            String scrape = paired.get();
             api.post("/jobs/" + a + "/cancel", admin, "{}");
             api.post("/jobs/" + b + "/cancel", admin, "{}");
             return scrape;
