@@ -160,6 +160,23 @@ class ClusterViewTest {
         assertThat(v.freeCount()).isEqualTo(3);
     }
 
+    /** A hold takes only the lone jobs on the held GPUs out of the hosts; the other lone jobs stay hosts. */
+    @Test
+    void aHoldRemovesOnlyTheLoneJobsOnItsGpusFromTheHosts() {
+        Cluster c = Cluster.homogeneous(1, 4, new GpuType("T", 24_576), 8, 1 << 16);
+        Job r = new Job("r", "u", 0, 1, SIG, 100, 1000, 0);
+        Job t = new Job("t", "u", 0, 1, SIG, 100, 1000, 0);
+        SchedulerSnapshot s = new SchedulerSnapshot(0, c, List.of(), List.of(new RunningJob(r, List.of(0), 0, 0, 100, 0, Double.NaN),
+                new RunningJob(t, List.of(2), 0, 0, 100, 0, Double.NaN)), new ProfileStore(), new UtilSumModel(1, 0, 0), new MemoryRule(0), Map.of(), Set.of());
+        ClusterView v = new ClusterView(s);
+        v.hold(List.of(0, 1));
+        assertThat(v.soleTenants()).extracting(Job::id).containsExactly("t");
+        v.release(List.of(0, 1));
+        assertThat(v.soleTenants()).extracting(Job::id).containsExactly("r", "t");
+        v.hold(List.of(2));
+        assertThat(v.soleTenants()).extracting(Job::id).containsExactly("r");
+    }
+
     /**
      * Policies keep what they derived from a view while its version stays (a reservation's "is a held GPU otherwise
      * empty"), and ask whether a waiting job was placed this round without a look-up while none was: every change
