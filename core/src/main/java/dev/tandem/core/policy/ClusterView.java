@@ -324,22 +324,25 @@ public final class ClusterView {
     /** Jobs alone on their GPUs as this round stands: the world's lone jobs still alone, plus this round's placements. */
     public List<Job> soleTenants() {
         List<Job> out = new ArrayList<>();
-        if (added.isEmpty() && removed.isEmpty()) {
-            // no job placed or taken off: the world's lone jobs still alone, but for those on a GPU held for a gang (a
-            // hold is all most rounds change, and a look at each lone job's GPUs was a fifth of tandem's time on
-            // 20,000 GPUs)
-            Set<String> onHeld = heldGpus.isEmpty() ? Set.of() : jobsOnHeldGpus();
-            for (Job r : base.soleTenantJobs()) if (onHeld.isEmpty() || !onHeld.contains(r.id())) out.add(r);
-        } else {
-            for (Job r : base.soleTenantJobs()) if (!removed.contains(r.id()) && soleTenancy(r.id()).isPresent()) out.add(r);
+        // the world's lone jobs are alone on usable GPUs: one stays alone unless this round took it off, moved it (then
+        // it is among the placed jobs), or placed a job on or held one of its GPUs. Asked that way, not by a look at
+        // each lone job's GPUs, which was half of tandem's time on 20,000 GPUs (most rounds place a few jobs or hold a
+        // gang's GPUs, and thousands of jobs run alone)
+        Set<String> notAlone = jobsOnGpusThisRoundChanged();
+        for (Job r : base.soleTenantJobs()) {
+            if ((notAlone.isEmpty() || !notAlone.contains(r.id())) && (removed.isEmpty() || !removed.contains(r.id()))
+                    && (placedJobs.isEmpty() || !placedJobs.containsKey(r.id()))) out.add(r);
         }
         for (Job j : placedJobs.values()) if (soleTenancy(j.id()).isPresent()) out.add(j);
         return out;
     }
 
-    private Set<String> jobsOnHeldGpus() {
+    /** The world's jobs on GPUs this round placed a job on or held. */
+    private Set<String> jobsOnGpusThisRoundChanged() {
+        if (heldGpus.isEmpty() && added.isEmpty()) return Set.of();
         Set<String> ids = new HashSet<>();
         for (int g : heldGpus) ids.addAll(base.jobsOn(g));
+        for (Map.Entry<Integer, List<Job>> e : added.entrySet()) if (!e.getValue().isEmpty()) ids.addAll(base.jobsOn(e.getKey()));
         return ids;
     }
 }
