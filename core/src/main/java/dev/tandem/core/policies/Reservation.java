@@ -41,6 +41,7 @@ final class Reservation {
 
     /** At the start of a round: holds the reserved GPUs in {@code view} if its gang still waits in {@code head}. */
     void begin(SchedulerSnapshot s, ClusterView view, List<dev.tandem.core.policy.PendingJob> head) {
+        aloneView = null; // the last round's view and its snapshot are not kept
         if (jobId == null) return;
         if (head.stream().noneMatch(this::isFor)) {
             clear();

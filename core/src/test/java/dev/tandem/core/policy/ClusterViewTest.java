@@ -175,6 +175,12 @@ class ClusterViewTest {
         assertThat(v.soleTenants()).extracting(Job::id).containsExactly("r", "t");
         v.hold(List.of(2));
         assertThat(v.soleTenants()).extracting(Job::id).containsExactly("r");
+        v.release(List.of(2));
+        v.remove("r");
+        v.place(r, List.of(3)); // moved within the round: a host once, on its new GPU
+        assertThat(v.soleTenants()).extracting(Job::id).containsExactly("t", "r");
+        v.place(new Job("q", "u", 0, 1, SIG, 100, 1000, 0), List.of(2)); // a partner for t
+        assertThat(v.soleTenants()).extracting(Job::id).containsExactly("r");
     }
 
     /**
