@@ -10,6 +10,7 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -96,10 +97,26 @@ final class RankedRunning implements Iterable<RankedRunning.Entry> {
             journal = null;
             byId.clear();
             rechecks.clear();
-            sorted.clear();
+            Map<Job, Entry> fresh = new IdentityHashMap<>(2 * s.running().size());
+            List<Entry> inRunningOrder = new ArrayList<>(s.running().size());
             long seq = 0;
-            for (RunningJob r : s.running()) sorted.add(new Entry(r.job(), keys.key(r), seq++, keys.recheckAt(r)));
-            sorted.sort(ORDER);
+            for (RunningJob r : s.running()) {
+                Entry e = new Entry(r.job(), keys.key(r), seq++, keys.recheckAt(r));
+                fresh.put(e.job, e);
+                inRunningOrder.add(e);
+            }
+            // the last round's rank order first, then the jobs that started since: keys change little between rounds,
+            // so the sort finds the list almost in order and passes over it, where the snapshot's order made it merge
+            // runs (two fifths of SRTF's time on 100,000 jobs); the order it ends in is the same (no two entries tie)
+            List<Entry> next = new ArrayList<>(inRunningOrder.size());
+            for (Entry old : sorted) {
+                Entry e = fresh.remove(old.job);
+                if (e != null) next.add(e);
+            }
+            for (Entry e : inRunningOrder) if (fresh.containsKey(e.job)) next.add(e);
+            next.sort(ORDER);
+            sorted.clear();
+            sorted.addAll(next);
             return;
         }
         boolean followed = j == journal && j.readSince(journalAt, (job, started) -> {
