@@ -51,8 +51,7 @@ class SnapshotBuilderTest {
         try (Store store = new Store(Database.open(null, state));
              LocalExecutor executor = new LocalExecutor(state, host.tools(), Sharing.TIME_SLICING, 2000, 50)) {
             store.createUser("admin", Role.ADMIN, "a".repeat(64), null, "test", 1);
-            Context ctx = new Context(store, executor, executor.discoverGpus(), Oracle.build(store, "auto"), new GpuMonitor(), new ServerMetrics(),
-                    new SchedulerConfig(100, 1000, 1000, 1000, 3, 512), profiles, java.time.InstantSource.system());
+            Context ctx = context(store, executor, profiles);
             SnapshotBuilder snapshots = new SnapshotBuilder(ctx);
             long id = store.insertJob(new NewJob("t", List.of("train.py"), Map.of(), "/tmp", 1, 0, 1_000L, RESNET, null, JobControls.NONE), "admin", 0).id();
 
@@ -96,8 +95,7 @@ class SnapshotBuilderTest {
         try (Store store = new Store(Database.open(null, state))) {
             store.createUser("admin", Role.ADMIN, "a".repeat(64), null, "test", 1);
             SimulatedExecutor simulated = SimulatedExecutor.withBundledData(state, new SimulatedSettings("1x2:RTX3090-24GB", 60));
-            Context ctx = new Context(store, simulated, simulated.discoverGpus(), Oracle.build(store, "auto"), new GpuMonitor(), new ServerMetrics(),
-                    new SchedulerConfig(100, 1000, 1000, 1000, 3, 512), known, java.time.InstantSource.system());
+            Context ctx = context(store, simulated, known);
             assertThat(ctx.learned.profiles().find(RESNET).orElseThrow().soloSpeed()).isEqualTo(table * 60);
             assertThat(ctx.learned.measuredSoloSpeed(RESNET)).contains(table * 60);
             long id = store.insertJob(new NewJob("t", List.of("train.py"), Map.of(), "/tmp", 1, 0, (long) (table * 60 * 600), RESNET, null,
@@ -110,10 +108,15 @@ class SnapshotBuilderTest {
         Path local = dir.resolve("local");
         try (Store store = new Store(Database.open(null, local));
              LocalExecutor executor = new LocalExecutor(local, host.tools(), Sharing.TIME_SLICING, 2000, 50)) {
-            Context ctx = new Context(store, executor, executor.discoverGpus(), Oracle.build(store, "auto"), new GpuMonitor(), new ServerMetrics(),
-                    new SchedulerConfig(100, 1000, 1000, 1000, 3, 512), known, java.time.InstantSource.system());
+            Context ctx = context(store, executor, known);
             assertThat(ctx.learned.profiles().find(RESNET).orElseThrow().soloSpeed()).isEqualTo(table);
         }
+    }
+
+    /** The scheduler's context on {@code executor}'s GPUs, with {@code known} as the known profiles. */
+    private static Context context(Store store, dev.tandem.server.exec.Executor executor, List<JobProfile> known) {
+        return new Context(store, executor, executor.discoverGpus(), Oracle.build(store, "auto"), new GpuMonitor(), new ServerMetrics(),
+                new SchedulerConfig(100, 1000, 1000, 1000, 3, 512), known, java.time.InstantSource.system());
     }
 
     private static JobRecord job(Store store, long id) { return store.job(id).orElseThrow(); }
