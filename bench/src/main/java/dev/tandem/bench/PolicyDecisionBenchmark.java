@@ -79,7 +79,11 @@ public class PolicyDecisionBenchmark {
         instance = PolicyCatalog.create(policy);
     }
 
-    /** A decision of a policy that has decided before (tandem reuses its plan: the common case). */
+    /**
+     * A decision of a policy that has decided before (tandem reuses its plan: the common case). A policy with rounds of
+     * its own (gavel-packed) is asked here inside its round, where it keeps its allocation; its round's end is
+     * {@link #firstDecision}.
+     */
     @Benchmark
     public List<Decision> decide() {
         return instance.decide(snapshot());

@@ -14,7 +14,7 @@ final class PoliciesCommand implements Runnable {
             "srtf", "shortest remaining time first, preemptive, exclusive GPUs",
             "tiresias", "Tiresias discretised 2D-LAS, preemptive, exclusive GPUs (NSDI'19)",
             "fifo-packed", "Gavel's FIFO with packing when normalised throughput sum >= 1.5 (OSDI'20); packs the blocked head, never re-packs",
-            "gavel-packed", "Gavel's FIFO with packing as its simulator runs it: the whole allocation rebuilt at every decision, moves cost a restart",
+            "gavel-packed", "Gavel's FIFO with packing as its simulator runs it: the whole allocation rebuilt at each 360 s round's end, moves cost a restart",
             "lucid", "Lucid's indolent packing by sharing score and memory cap (ASPLOS'23)",
             "gandiva", "Gandiva-style greedy packing by GPU utilisation with introspection (OSDI'18)",
             "tandem", "tandem: co-location by the compatibility metric, matching priced by an LP plan over the queue, "

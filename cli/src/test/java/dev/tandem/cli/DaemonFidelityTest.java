@@ -74,9 +74,9 @@ class DaemonFidelityTest {
     static final String FAIR_SHARE = ARRIVALS + " --fair-share --max-gpus-per-user 4";
 
     /**
-     * gavel-packed re-packs at every event: one decision suspends a job and moves another onto the GPU it leaves, or
-     * suspends a guest whose partner's GPU is not free to join yet and, once later steps have freed it, starts the guest
-     * there. The daemon promises such GPUs to the moved or restarted job until the runs stopped there have left (it
+     * gavel-packed re-packs at each of its rounds' ends (both worlds ask it there, to the millisecond): one decision
+     * suspends a job and moves another onto the GPU it leaves, or suspends a guest whose partner's GPU is not free to
+     * join yet and, once later steps have freed it, starts the guest there. The daemon promises such GPUs to the moved or restarted job until the runs stopped there have left (it
      * refused the moves before, "GPU 3 already runs 2 jobs", and dropped the restarts), so it is checked on both
      * workloads; no world may refuse a decision.
      */

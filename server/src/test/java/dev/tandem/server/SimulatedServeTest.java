@@ -156,6 +156,38 @@ public class SimulatedServeTest {
     }
 
     @Test
+    void gavelPackedStartsWhatArrivesInsideARoundAtTheRoundsEndAndSaysSo() throws Exception {
+        // two GPUs under gavel-packed (Gavel's 360 s rounds): the first job starts at once on the idle cluster and opens a
+        // round; the second comes 100 s later beside an idle GPU, waits for the round's end and starts then
+        long t0 = 1_767_225_600_000L;
+        dev.tandem.server.sched.VirtualClock clock = new dev.tandem.server.sched.VirtualClock(t0);
+        ServerConfig cfg = ServeOptionsTest.parse("--executor", "simulated", "--cluster", "1x2:RTX3090-24GB", "--time-scale", "1",
+                "--port", "0", "--state-dir", dir.resolve("state").toString(), "--policy", "gavel-packed");
+        server = TandemServer.startInVirtualTime(cfg, clock);
+        TestApi api = new TestApi(server.url());
+        String admin = Files.readString(server.adminTokenFile()).strip();
+        long first = api.submit(admin, job(RESNET, 1_000_000));
+        server.step();
+        assertThat(api.state(admin, first)).isEqualTo("running");
+        clock.moveTo(t0 + 100_000);
+        long second = api.submit(admin, job(RESNET, 1_000_000));
+        server.step();
+        assertThat(api.state(admin, second)).isEqualTo("pending");
+        assertThat(api.job(admin, second).get("reason").asText())
+                .startsWith("waits for the next round of policy gavel-packed, in 4 min: its allocation holds for a round");
+        while (server.nextEventMillis() < t0 + 360_000) { // the daemon's own periodic round, say: nothing starts there
+            clock.moveTo(server.nextEventMillis());
+            server.step();
+            assertThat(api.state(admin, second)).isEqualTo("pending");
+        }
+        assertThat(server.nextEventMillis()).as("the round's end").isEqualTo(t0 + 360_000);
+        clock.moveTo(t0 + 360_000);
+        server.step();
+        assertThat(api.state(admin, second)).isEqualTo("running");
+        assertThat(api.job(admin, second).get("started_at").asText()).isEqualTo(java.time.Instant.ofEpochMilli(t0 + 360_000).toString());
+    }
+
+    @Test
     void aJobSubmittedWithoutItsLengthIsNotTakenForTheShortestJob() throws Exception {
         // one GPU under srtf: a job that gave its length (1,300 s of work) has 300 s left when a job without one arrives.
         // The newcomer is taken to need as long as it has run, at least 10 minutes: more than 300 s, so the running job

@@ -20,7 +20,7 @@ import java.util.Set;
 
 /**
  * Gavel's FIFO with space sharing as its simulator runs it (Narayanan et al., OSDI'20, {@code fifo_packed}): the
- * allocation is rebuilt from scratch at every decision, as Gavel recomputes it at every round. Every unfinished job,
+ * allocation is rebuilt from scratch at every round's end, as Gavel recomputes it at every round. Every unfinished job,
  * running or waiting, in submission order: the oldest get GPUs of their own while the cluster's GPU count lasts (FIFO:
  * the first that does not fit ends this step); each later job, in order, is packed with the exclusive job of its gang
  * size that gives the highest normalised throughput sum (each job's co-located speed over its solo speed, as the
@@ -29,23 +29,39 @@ import java.util.Set;
  * though both should run alone are separated (the newer moves), a packed job moves next to its partner; every stop
  * and move costs the restart overhead of the world (Gavel's re-packing is free, see below).
  *
+ * <p>Rounds as in Gavel's simulator: an allocation holds for a round ({@link #GAVEL_ROUND_SECONDS}, its default
+ * {@code time_per_iteration}); jobs that arrive inside it, and GPUs freed by jobs that end inside it, wait for its end,
+ * and a new round begins at once when nothing runs. Every world asks the policy at each round's end
+ * ({@link #decidesInRounds()}).
+ *
  * <p>Where it differs from Gavel: a higher priority goes first (Gavel has none); GPUs are placed (a gang on one node when it fits, through the world's placement
  * rules), where Gavel counts workers per type; a job whose allocation cannot be placed (fragmented GPUs) waits for the
- * next decision; one decision allocates the running jobs and the first {@link #WINDOW} waiting ones (Gavel all of
- * them); Gavel's 360 s rounds are tandem's scheduling points (events and {@code --round}); moves cost the
- * restart overhead; a heterogeneous cluster is one pool of GPUs. tandem's {@code fifo-packed} is the same rule
- * without re-packing: it packs only the blocked head and never moves a running job.
+ * next round; one decision allocates the running jobs and the first {@link #WINDOW} waiting ones (Gavel all of
+ * them); moves cost the restart overhead; a heterogeneous cluster is one pool of GPUs. tandem's
+ * {@code fifo-packed} is the same packing rule without rounds or re-packing: it packs only the blocked head, at every
+ * event, and never moves a running job.
  */
 public final class GavelPackedPolicy implements Policy {
     /** Higher priority first (tandem's queue rule; Gavel has no priorities), then submission. */
     private static final Comparator<Job> ORDER = Comparator.comparingInt((Job j) -> -j.priority())
             .thenComparing((a, b) -> a == b ? 0 : a.submittedAfter(b) ? 1 : -1);
 
+    /** Gavel's round length ({@code --time_per_iteration} of its simulator, 360 s by default). */
+    public static final double GAVEL_ROUND_SECONDS = 360;
+
     private final double threshold;
+    private final double roundSeconds;
+    /** When the current round's allocation stops holding; -infinity before the first. */
+    private double roundEndsAt = Double.NEGATIVE_INFINITY;
 
-    public GavelPackedPolicy() { this(1.5); }
+    public GavelPackedPolicy() { this(1.5, GAVEL_ROUND_SECONDS); }
 
-    public GavelPackedPolicy(double threshold) { this.threshold = threshold; }
+    /** With {@code roundSeconds} 0 the allocation is rebuilt at every scheduling point (no rounds). */
+    public GavelPackedPolicy(double threshold, double roundSeconds) {
+        if (!(roundSeconds >= 0)) throw new IllegalArgumentException("round length must be >= 0 s, not " + roundSeconds);
+        this.threshold = threshold;
+        this.roundSeconds = roundSeconds;
+    }
 
     @Override public String name() { return "gavel-packed"; }
 
@@ -53,11 +69,18 @@ public final class GavelPackedPolicy implements Policy {
     @Override public boolean actsOnRunningJobs() { return true; }
 
     /**
-     * The allocation depends on which jobs there are, their order and the oracle's predictions: time alone changes
-     * nothing, and what a speed observation teaches the oracle is used at the next event (Gavel re-allocates at its
-     * rounds, not at every measurement).
+     * The end of the current round: what arrived, ended or was learnt from a speed observation since its start is
+     * allocated then. Without rounds, never: time alone changes nothing in the allocation.
      */
-    @Override public double wakeUpAt() { return Double.POSITIVE_INFINITY; }
+    @Override public double wakeUpAt() { return roundSeconds > 0 ? roundEndsAt : Double.POSITIVE_INFINITY; }
+
+    @Override public boolean decidesInRounds() { return roundSeconds > 0; }
+
+    /**
+     * Tolerance on a round's end: a daemon's clock counts milliseconds, and the moment it is asked at may be a
+     * rounding below the end it was given.
+     */
+    private static final double ROUND_END_SLACK_SECONDS = 1e-6;
 
     /** Waiting jobs one decision allocates beyond the running ones (Gavel looks at all of them). */
     static final int WINDOW = 4096;
@@ -77,6 +100,10 @@ public final class GavelPackedPolicy implements Policy {
     }
 
     @Override public List<Decision> decide(SchedulerSnapshot s) {
+        if (roundSeconds > 0) {
+            if (s.now() < roundEndsAt - ROUND_END_SLACK_SECONDS && !s.running().isEmpty()) return List.of(); // the round's allocation holds
+            roundEndsAt = s.now() + roundSeconds;
+        }
         if (s.queue().isEmpty() && s.running().stream().allMatch(r -> soleTenant(s, r))) return List.of(); // nothing to re-pack
         return carryOut(s, allocate(s));
     }
@@ -124,20 +151,39 @@ public final class GavelPackedPolicy implements Policy {
         final long chargedMiB;
         final GuestKind next;
         int foundNoneAt = -1;
+        /** Shared by the kinds of one workload and gang size (their memory differs, their predictions do not). */
+        final Ranking ranking;
 
-        GuestKind(int gpus, long chargedMiB, GuestKind next) {
+        GuestKind(int gpus, long chargedMiB, GuestKind next, Ranking ranking) {
             this.gpus = gpus;
             this.chargedMiB = chargedMiB;
             this.next = next;
+            this.ranking = ranking;
         }
 
         static GuestKind of(Map<WorkloadSignature, GuestKind> kinds, Job guest, long chargedMiB) {
             GuestKind first = kinds.get(guest.signature());
-            for (GuestKind k = first; k != null; k = k.next) if (k.gpus == guest.gpus() && k.chargedMiB == chargedMiB) return k;
-            GuestKind k = new GuestKind(guest.gpus(), chargedMiB, first);
+            Ranking ranking = null;
+            for (GuestKind k = first; k != null; k = k.next) {
+                if (k.gpus != guest.gpus()) continue;
+                if (k.chargedMiB == chargedMiB) return k;
+                ranking = k.ranking;
+            }
+            GuestKind k = new GuestKind(guest.gpus(), chargedMiB, first, ranking != null ? ranking : new Ranking());
             kinds.put(guest.signature(), k);
             return k;
         }
+    }
+
+    /**
+     * The host groups of a guest's gang size whose workload its workload may pair with (a known prediction at least the
+     * threshold, no out-of-memory crash together), best normalised throughput first, with that sum; made when the first
+     * guest of the workload and size looks. Within a decision only a group's oldest free host changes, and with it only
+     * whether the memory fits: a guest looks down this list instead of asking the oracle about every group.
+     */
+    private static final class Ranking {
+        HostGroup[] groups;
+        double[] combined;
     }
 
     /** Gavel's allocation over the running jobs and the first {@link #WINDOW} waiting ones, in submission order. */
@@ -191,7 +237,8 @@ public final class GavelPackedPolicy implements Policy {
             long need = s.memoryRule().charged(s.memoryNeed(guest));
             GuestKind kind = GuestKind.of(kinds, guest, need);
             if (kind.foundNoneAt == taken) continue;
-            HostGroup bestGroup = bestGroup(s, guest, need, sameSize, smallestGpu);
+            if (kind.ranking.groups == null) rank(s, kind.ranking, guest, sameSize);
+            HostGroup bestGroup = bestGroup(s, kind, guest, smallestGpu);
             if (bestGroup == null) {
                 kind.foundNoneAt = taken;
                 continue;
@@ -211,22 +258,49 @@ public final class GavelPackedPolicy implements Policy {
     }
 
     /**
-     * The group whose oldest free host pairs best with the guest (the highest normalised throughput sum, at least the
-     * threshold; the older host of equals), or null.
+     * Ranks the groups for the workload and gang size of {@code guest} (see {@link Ranking}): an insertion sort into two
+     * arrays, as there are as many groups as workloads running alone (tens), and a decision ranks for each waiting one.
      */
-    private HostGroup bestGroup(SchedulerSnapshot s, Job guest, long guestChargedMiB, List<HostGroup> groups, long capacityMiB) {
-        HostGroup bestGroup = null;
-        Job best = null;
-        PairPrediction bestPr = null;
+    private void rank(SchedulerSnapshot s, Ranking ranking, Job guest, List<HostGroup> groups) {
+        HostGroup[] ranked = new HostGroup[groups.size()];
+        double[] combined = new double[groups.size()];
+        int n = 0;
         for (HostGroup g : groups) {
             Job host = g.free.peekFirst();
-            if (host == null || Pairing.conflict(s, guest, guestChargedMiB, host, g.headChargedMiB, capacityMiB) != null) continue;
+            if (host == null || s.crashedTogether(guest, host)) continue; // a group emptied in this decision stays empty
             PairPrediction pr = s.predict(guest, host);
             if (!Packing.reachesThreshold(pr, threshold)) continue;
-            if (bestPr == null || pr.combined() > bestPr.combined() || (pr.combined() == bestPr.combined() && best.submittedAfter(host))) {
+            int at = n++;
+            for (; at > 0 && combined[at - 1] < pr.combined(); at--) { // after equals: they keep the groups' order
+                ranked[at] = ranked[at - 1];
+                combined[at] = combined[at - 1];
+            }
+            ranked[at] = g;
+            combined[at] = pr.combined();
+        }
+        ranking.groups = java.util.Arrays.copyOf(ranked, n);
+        ranking.combined = java.util.Arrays.copyOf(combined, n);
+    }
+
+    /**
+     * The group whose oldest free host pairs best with the guest (the highest normalised throughput sum, at least the
+     * threshold; the older host of equals), or null: down the kind's ranking to the first host free of conflicts, then
+     * past those as good as it for an older one.
+     */
+    private static HostGroup bestGroup(SchedulerSnapshot s, GuestKind kind, Job guest, long capacityMiB) {
+        HostGroup bestGroup = null;
+        Job best = null;
+        double bestCombined = 0;
+        Ranking ranking = kind.ranking;
+        for (int i = 0; i < ranking.groups.length; i++) {
+            if (bestGroup != null && ranking.combined[i] < bestCombined) break;
+            HostGroup g = ranking.groups[i];
+            Job host = g.free.peekFirst();
+            if (host == null || Pairing.conflict(s, guest, kind.chargedMiB, host, g.headChargedMiB, capacityMiB) != null) continue;
+            if (bestGroup == null || best.submittedAfter(host)) {
                 bestGroup = g;
                 best = host;
-                bestPr = pr;
+                bestCombined = ranking.combined[i];
             }
         }
         return bestGroup;
@@ -250,7 +324,9 @@ public final class GavelPackedPolicy implements Policy {
         // 2. two jobs that should each run alone share GPUs: the newer moves to idle GPUs, or waits if there are none
         for (Job j : a.exclusive()) {
             if (!running.contains(j) || view.gpusOf(j.id()).isEmpty()) continue;
-            for (Job other : view.occupants(view.gpusOf(j.id()).getFirst())) {
+            int first = view.gpusOf(j.id()).getFirst();
+            if (view.occupantCount(first) < 2) continue; // alone: nobody to part from (and no list of one made)
+            for (Job other : view.occupants(first)) {
                 if (other == j || !exclusive.contains(other) || !other.submittedAfter(j)) continue;
                 view.remove(other.id());
                 Optional<List<Integer>> idle = view.findIdle(other);

@@ -29,6 +29,13 @@ public interface Policy {
     default double wakeUpAt() { return Double.NEGATIVE_INFINITY; }
 
     /**
+     * Whether {@link #wakeUpAt()} is the end of a round of the policy's own, at which every world must ask it exactly
+     * (Gavel: an allocation holds for a round, arrivals and ends inside it wait for the next one), rather than the earliest
+     * scheduling point worth asking at. Each world then asks it at that moment once, as if something had happened.
+     */
+    default boolean decidesInRounds() { return false; }
+
+    /**
      * Why this policy would not let {@code guest} join {@code host}, which runs alone on {@code hostGpus}, judged on
      * the pair alone: the conflicts no policy pairs past ({@link Pairing}), then the policy's own rule (a slowdown
      * bound, a threshold, a score) with the thresholds its decisions use; empty where it would pair them if they met

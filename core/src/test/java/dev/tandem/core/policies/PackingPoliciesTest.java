@@ -178,6 +178,44 @@ class PackingPoliciesTest {
     }
 
     @Test
+    void gavelPackedHoldsARoundsAllocationUntilTheRoundEnds() {
+        // t=0: a runs alone on GPU 0, b waits beside idle GPU 1: the first decision allocates and opens a 360 s round
+        GavelPackedPolicy gavel = new GavelPackedPolicy();
+        assertThat(gavel.decidesInRounds()).isTrue();
+        Fixture start = gavelWorld();
+        start.running(gavelJob(start, "A", 0), List.of(0), 10_000, 0, Double.NaN).queued(gavelJob(start, "B", 10));
+        assertThat(started(gavel.decide(start.snapshot()))).containsExactly("b");
+        assertThat(gavel.wakeUpAt()).isEqualTo(360);
+        // c arrives inside the round: it would pack with b (1.8), but waits until the round ends; then it does
+        java.util.function.DoubleFunction<List<Decision>> cArrivedAsked = now -> {
+            Fixture f = gavelWorld();
+            f.now = now;
+            f.running(gavelJob(f, "A", 0), List.of(0), 10_000, 0, Double.NaN).running(gavelJob(f, "B", 10), List.of(1), 10_000, 0, Double.NaN);
+            f.queued(gavelJob(f, "C", 100));
+            return gavel.decide(f.snapshot());
+        };
+        assertThat(cArrivedAsked.apply(100)).isEmpty();
+        assertThat(cArrivedAsked.apply(359.99)).isEmpty();
+        assertThat(Fixture.start(cArrivedAsked.apply(360), "c").reason()).contains("packed with b");
+        assertThat(gavel.wakeUpAt()).isEqualTo(720);
+        // with nothing running a round begins at once
+        Fixture empty = gavelWorld();
+        empty.now = 500;
+        empty.queued(gavelJob(empty, "D", 400));
+        assertThat(started(gavel.decide(empty.snapshot()))).containsExactly("d");
+        assertThat(gavel.wakeUpAt()).isEqualTo(860);
+        // without rounds (length 0) c is packed when it arrives, and time alone never asks for a decision
+        GavelPackedPolicy everyEvent = new GavelPackedPolicy(1.5, 0);
+        assertThat(everyEvent.decidesInRounds()).isFalse();
+        Fixture f = gavelWorld();
+        f.now = 100;
+        f.running(gavelJob(f, "A", 0), List.of(0), 10_000, 0, Double.NaN).running(gavelJob(f, "B", 10), List.of(1), 10_000, 0, Double.NaN);
+        f.queued(gavelJob(f, "C", 100));
+        assertThat(started(everyEvent.decide(f.snapshot()))).containsExactly("c");
+        assertThat(everyEvent.wakeUpAt()).isEqualTo(Double.POSITIVE_INFINITY);
+    }
+
+    @Test
     void gavelPackedLooksAgainForAGuestKindOnceAHostIsTaken() {
         // two A jobs run alone, h1 (20 GB) older than h2 (4 GB), so h1 is their group's oldest free host; x1 (10 GB) does
         // not fit next to h1 and finds nothing; y (2 GB) takes h1, and h2 becomes the oldest free A: x2, of x1's kind,

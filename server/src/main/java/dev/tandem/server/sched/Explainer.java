@@ -113,6 +113,10 @@ final class Explainer {
                     + DurationText.roughIn(h.readyAt() - now / 1000.0) + "; policy " + policy.name() + " lets only work expected to be done by then use them ("
                     + load + ")";
         }
+        if (policy.decidesInRounds() && policy.wakeUpAt() > now / 1000.0 && policy.wakeUpAt() < Double.POSITIVE_INFINITY) {
+            return "waits for the next round of policy " + policy.name() + ", " + DurationText.roughIn(policy.wakeUpAt() - now / 1000.0)
+                    + ": its allocation holds for a round, and jobs that arrive or GPUs freed inside one wait for its end (" + load + ")";
+        }
         if (q.exclusive()) return "waits for " + q.gpus() + " idle GPU(s): " + OutOfMemoryRule.RUNS_ALONE + " (" + load + ")";
         if (ctx.learned.profile(q.signature()).isEmpty()) {
             boolean underway = ctx.runs.all().stream().anyMatch(r -> r.profiling && r.signature.equals(q.signature()));

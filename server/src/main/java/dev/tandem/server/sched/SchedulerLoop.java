@@ -58,6 +58,8 @@ public final class SchedulerLoop implements AutoCloseable {
      * the simulator's rounds (so that both worlds ask a policy at the same moments).
      */
     private long nextRound = Long.MIN_VALUE;
+    /** The end of the policy's own round it was last asked at ({@link Policy#decidesInRounds()}). */
+    private double roundEndAsked = Double.NaN;
     /** When the last decision ended and how long it took (System.nanoTime): the next one waits at least as long. */
     private long lastDecisionEnd, lastDecisionNanos;
 
@@ -119,7 +121,27 @@ public final class SchedulerLoop implements AutoCloseable {
             if (Double.isNaN(r.observed)) next = earliestAfter(now, next, r.placedAt + ctx.cfg.observeMs());
             if (r.profiling) next = earliestAfter(now, next, r.profileSince + ctx.cfg.profileMs());
         }
+        if (policy.decidesInRounds() && policy.wakeUpAt() != roundEndAsked && policy.wakeUpAt() < Double.POSITIVE_INFINITY) {
+            next = earliestAfter(now, next, millisOf(policy.wakeUpAt()));
+        }
         return next;
+    }
+
+    /**
+     * Whether the policy's own round has ended and it was not asked at that end yet: every world asks it there once, as
+     * if something had happened (the simulator at an event of that time).
+     */
+    private boolean policyRoundEnded(long now) {
+        if (!policy.decidesInRounds()) return false;
+        double end = policy.wakeUpAt();
+        if (end == roundEndAsked || end == Double.POSITIVE_INFINITY || now < millisOf(end)) return false;
+        roundEndAsked = end;
+        return true;
+    }
+
+    /** The first millisecond of the daemon's clock at or after a policy's time in seconds. */
+    private static long millisOf(double seconds) {
+        return (long) Math.ceil(seconds * 1000);
     }
 
     private static long earliestAfter(long now, long next, long due) {
@@ -262,6 +284,7 @@ public final class SchedulerLoop implements AutoCloseable {
         // time alone (a speed becoming measured, a periodic round) asks the policy only from when it wants to be woken, as
         // in the simulator; events (a submission, an exit, a GPU taken or freed by someone else) ask it at once
         boolean awake = now / 1000.0 >= policy.wakeUpAt();
+        if (policyRoundEnded(now)) ctx.dirty = true;
         if (observations.update(now) && policy.actsOnRunningJobs() && awake) ctx.dirty = true; // its view of running jobs changed, as the simulator's
         if (ctx.unusable.refresh(now)) ctx.dirty = true; // a GPU became busy with someone else's work, or free of it
         if (nextRound == Long.MIN_VALUE) nextRound = now + ctx.cfg.roundMs();

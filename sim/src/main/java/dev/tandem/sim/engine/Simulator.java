@@ -88,7 +88,7 @@ public final class Simulator {
         return new Run(jobs, policy, oracle, progress).execute();
     }
 
-    private static final int ARRIVAL = 0, COMPLETION = 1, OOM = 2, OBSERVE = 3, ROUND = 4;
+    private static final int ARRIVAL = 0, COMPLETION = 1, OOM = 2, OBSERVE = 3, ROUND = 4, POLICY_ROUND_END = 5;
 
 
     private static final class JobState {
@@ -192,6 +192,8 @@ public final class Simulator {
         private int nextArrival, completed, holdsBegun, busyGpus, sharedGpus, fallbackGpus, oomEvents, preemptions, pairings, pendingOoms;
         private double clock, busyGpuSeconds, sharedGpuSeconds, fallbackGpuSeconds;
         private boolean dirty;
+        /** The end of the policy's own round last pushed as an event ({@link Policy#decidesInRounds()}). */
+        private double roundEndPushed = Double.NaN;
         /** A policy is deciding: running jobs' views are kept for the decision ({@link #view}). */
         private boolean deciding;
 
@@ -325,6 +327,9 @@ public final class Simulator {
                     if (completed < arrivals.size()) push(clock + cfg.roundSeconds(), ROUND, null, 0);
                     if ((!queue.isEmpty() || policy.actsOnRunningJobs()) && clock >= policy.wakeUpAt()) dirty = true;
                 }
+                case POLICY_ROUND_END -> {
+                    if (clock >= policy.wakeUpAt()) dirty = true; // an end the policy has since moved is stale
+                }
                 default -> throw new IllegalStateException("unknown event type " + e.type());
             }
         }
@@ -358,7 +363,7 @@ public final class Simulator {
                 newlyObserved.clear();
                 return;
             }
-            List<RunningJob> all = new LazyList<>(this::runningViews);
+            List<RunningJob> all = new LazyList<>(running.size(), this::runningViews);
             boolean admitting = cfg.queueRules().fairShare();
             SchedulerSnapshot snap = new SchedulerSnapshot(clock, cluster, admitting ? admitted() : queueView, all, profiles, oracle, cfg.memoryRule(),
                     Collections.unmodifiableMap(memoryEstimates), Collections.unmodifiableSet(oomPairs), new SimOccupancy())
@@ -384,6 +389,13 @@ public final class Simulator {
             // the jobs it suspended are back in the queue by its own decision: nothing it has not seen, so no decision at the
             // next event for them (that event may be a stale completion of a suspended job, a moment the daemon never sees)
             dirty = false;
+            if (policy.decidesInRounds()) {
+                double end = policy.wakeUpAt();
+                if (end > clock && end < Double.POSITIVE_INFINITY && end != roundEndPushed) {
+                    push(end, POLICY_ROUND_END, null, 0);
+                    roundEndPushed = end;
+                }
+            }
         }
 
         /**
@@ -856,20 +868,31 @@ public final class Simulator {
     }
 
     /** A list built on first use: most policies never look at every running job. */
+    /**
+     * A list built when an element is first asked for; its size is known before (a policy asking only whether anything
+     * runs, as one with rounds of its own does at every event, must not make every running job's view).
+     */
     private static final class LazyList<T> extends AbstractList<T> {
+        private final int size;
         private final Supplier<List<T>> build;
         private List<T> list;
 
-        LazyList(Supplier<List<T>> build) { this.build = build; }
+        LazyList(int size, Supplier<List<T>> build) {
+            this.size = size;
+            this.build = build;
+        }
 
         private List<T> list() {
-            if (list == null) list = build.get();
+            if (list == null) {
+                list = build.get();
+                if (list.size() != size) throw new IllegalStateException("built " + list.size() + " elements, not the " + size + " announced");
+            }
             return list;
         }
 
         @Override public T get(int i) { return list().get(i); }
 
-        @Override public int size() { return list().size(); }
+        @Override public int size() { return size; }
     }
 
     /** Immutable, so that every {@link RunningJob} view of the job shares it instead of copying it. */

@@ -53,6 +53,8 @@ class JournalsTest {
 
         @Override public double wakeUpAt() { return inner.wakeUpAt(); }
 
+        @Override public boolean decidesInRounds() { return inner.decidesInRounds(); }
+
         @Override public Optional<String> pairingRefusal(SchedulerSnapshot s, Job guest, Job host, List<Integer> hostGpus) {
             return inner.pairingRefusal(s, guest, host, hostGpus);
         }

@@ -72,6 +72,30 @@ class SimulatorTest {
         assertThat(r.decisionsTotal()).isEqualTo(2);
     }
 
+    /**
+     * Gavel's rounds, by hand, on 2 GPUs with no world rounds ({@link #PLAIN}): a (1,000 s) starts at once on an idle
+     * cluster and opens a round to t=360; b arrives at t=100 beside an idle GPU and waits for that round's end; c comes at
+     * t=1,500 to an empty cluster and starts at once (a new round, to t=1,860); d comes at t=1,600 and waits for t=1,860.
+     * Without rounds each starts when it arrives.
+     */
+    @Test
+    void aPolicyWithRoundsOfItsOwnIsAskedAtEachRoundsEndAndNotBetween() {
+        Cluster c = Cluster.homogeneous(1, 2, new GpuType("T", 24576), 8, 1 << 16);
+        List<Job> jobs = List.of(new Job("a", "u", 0, 1, A, 100_000, 1000, 0), new Job("b", "u", 100, 1, B, 50_000, 1000, 0),
+                new Job("c", "u", 1500, 1, A, 100_000, 1000, 0), new Job("d", "u", 1600, 1, B, 50_000, 1000, 0));
+        Simulator sim = new Simulator(PLAIN, c, profiles(1000, 1000), truth(0.8, 0.6));
+        java.util.Map<String, Double> rounds = firstStarts(sim.run(jobs, new dev.tandem.core.policies.GavelPackedPolicy(), null));
+        assertThat(rounds).containsExactlyInAnyOrderEntriesOf(java.util.Map.of("a", 0.0, "b", 360.0, "c", 1500.0, "d", 1860.0));
+        java.util.Map<String, Double> events = firstStarts(sim.run(jobs, new dev.tandem.core.policies.GavelPackedPolicy(1.5, 0), null));
+        assertThat(events).containsExactlyInAnyOrderEntriesOf(java.util.Map.of("a", 0.0, "b", 100.0, "c", 1500.0, "d", 1600.0));
+    }
+
+    private static java.util.Map<String, Double> firstStarts(SimulationResult r) {
+        java.util.Map<String, Double> out = new java.util.HashMap<>();
+        for (JobRecord j : r.jobs()) out.put(j.id(), j.firstStart());
+        return out;
+    }
+
     /** An oracle that always predicts the same speeds, so that what the recording keeps can be checked by hand. */
     static final dev.tandem.core.compat.CompatibilityModel FIXED = new dev.tandem.core.compat.CompatibilityModel() {
         @Override public String name() { return "fixed"; }
