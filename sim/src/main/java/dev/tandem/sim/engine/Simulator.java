@@ -812,13 +812,20 @@ public final class Simulator {
             }
         }
 
+        /**
+         * Reports the job's pairs to the online model now that its speed is measured: each partner already measured, once
+         * per placement however many GPUs they share, as the daemon does (a gang pair on 4 GPUs was reported 4 times,
+         * and the model's smoothing then moved 4 steps towards it where the daemon's moved one).
+         */
         private void reportObservation(JobState js) {
             if (!(oracle instanceof ObservationSink sink) || !js.shared) return;
+            JobState reported = null;
             for (int g : js.gpus) {
                 for (JobState o : occupants.get(g)) {
-                    if (o == js || !o.observed) continue;
+                    if (o == js || !o.observed || o == reported) continue;
                     sink.observe(js.job.signature(), o.job.signature(), js.job.gpus(), js.rate / js.profile.soloSpeed(), o.rate / o.profile.soloSpeed());
                     predictionMemo.forget(js.job.signature(), o.job.signature(), js.job.gpus()); // the only place the oracle learns
+                    reported = o;
                 }
             }
         }

@@ -129,6 +129,37 @@ class SimulatorTest {
         assertThat(plain.jobs()).isEqualTo(r.jobs());
     }
 
+    /** {@link #FIXED}, learning: keeps what the world reports. */
+    static final class Learning implements dev.tandem.core.compat.CompatibilityModel, dev.tandem.core.compat.ObservationSink {
+        final List<String> observed = new ArrayList<>();
+
+        @Override public String name() { return "learning"; }
+
+        @Override public dev.tandem.core.compat.PairPrediction predict(JobProfile a, JobProfile b) { return FIXED.predict(a, b); }
+
+        @Override public void observe(WorkloadSignature a, WorkloadSignature b, int gpus, double speedA, double speedB) {
+            observed.add(a.model() + "+" + b.model() + " on " + gpus);
+        }
+    }
+
+    @Test
+    void aGangPairIsReportedToTheOnlineModelOncePerPlacementAsTheDaemonDoes() {
+        // two 2-GPU jobs share GPUs 0 and 1 from t=0; both speeds are measured at t=60: one observation, not one per GPU
+        Cluster c = Cluster.homogeneous(1, 2, new GpuType("T", 24576), 8, 1 << 16);
+        List<Job> jobs = List.of(new Job("a", "u", 0, 2, A, 360_000, 1000, 0), new Job("b", "u", 0, 2, B, 90_000, 1000, 0));
+        Policy bothOnTheSameGpus = new Policy() {
+            @Override public String name() { return "both-on-0-1"; }
+
+            @Override public List<Decision> decide(SchedulerSnapshot s) {
+                return s.queue().stream().<Decision>map(p -> new Decision.Start(p.id(), List.of(0, 1), "test")).toList();
+            }
+        };
+        Learning model = new Learning();
+        SimulationResult r = new Simulator(PLAIN, c, profiles(1000, 1000), truth(0.8, 0.6)).run(jobs, bothOnTheSameGpus, model);
+        assertThat(r.jobs().get(0).partners()).containsExactly("b");
+        assertThat(model.observed).containsExactly("A+B on 2");
+    }
+
     @Test
     void finishTimeFairnessByHand() {
         // 1 GPU. a and b are both in the system for 3000 s (b finishes), then a alone until 4200 s:
