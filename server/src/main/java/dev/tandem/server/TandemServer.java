@@ -126,6 +126,7 @@ public final class TandemServer implements AutoCloseable {
             if (cfg.localExecutor()) monitor.start(cfg.tools());
             if (executor instanceof SimulatedExecutor simulated) simulated.sendReadingsTo(monitor::record);
             ServerMetrics metrics = new ServerMetrics();
+            metrics.store(store.database());
             loop = new SchedulerLoop(store, executor, gpus, Oracle.build(store, cfg.scheduler().model(), cfg.scheduler().online()), monitor, metrics, policy, cfg.scheduler(),
                     knownProfiles, clock);
             if (gpuLocks != null) loop.useGpuLocks(gpuLocks);

@@ -89,6 +89,14 @@ public final class ServerMetrics {
                 .description("policy decisions the placement rules refused (the world changed since the snapshot, or a policy bug)").register(registry);
     }
 
+    /** The store's transactions and the commits that held them (group commit: fewer commits under load). */
+    public void store(dev.tandem.server.store.Database db) {
+        io.micrometer.core.instrument.FunctionCounter.builder("tandem.store.transactions", db, dev.tandem.server.store.Database::transactions)
+                .description("store transactions run for the API and the scheduler").register(registry);
+        io.micrometer.core.instrument.FunctionCounter.builder("tandem.store.commits", db, dev.tandem.server.store.Database::commits)
+                .description("database commits; several transactions share one when they are asked for together").register(registry);
+    }
+
     /** The gauges of one GPU, set after each round. */
     public static final class GpuGauges {
         private final AtomicReference<Double> utilization = new AtomicReference<>(Double.NaN);

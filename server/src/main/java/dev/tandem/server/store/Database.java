@@ -14,7 +14,10 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
+import java.sql.Savepoint;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -22,6 +25,12 @@ import java.util.concurrent.locks.ReentrantLock;
  * One JDBC connection to SQLite (embedded, WAL mode) or PostgreSQL, migrated by Flyway on open. The daemon is
  * the only writer and its transactions are short, so one connection used under a lock is enough and keeps
  * SQLite free of "database is locked" errors; a broken PostgreSQL connection is reopened on next use.
+ *
+ * <p>Group commit: the transactions callers ask for while another one runs wait in a queue, and the next caller to
+ * hold the lock runs them all in one database transaction, each inside a savepoint of its own (a failing one is rolled
+ * back alone and its caller gets the error), and commits once. Every caller returns only after the commit that holds
+ * its work (or with its error), so an acknowledged write is durable as before; under a flood of submissions from
+ * many clients one commit (on PostgreSQL one WAL flush) serves many of them.
  */
 public final class Database implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Database.class);
@@ -165,18 +174,95 @@ public final class Database implements AutoCloseable {
     /**
      * Runs {@code work} in one transaction, then {@code committed} with its result after the commit and before the
      * lock is released: what the store keeps in memory follows the database in commit order. Not run when the
-     * transaction fails.
+     * transaction fails. The transaction may be shared with others asked for at the same time (see the class).
      */
     public <T> T tx(Work<T> work, java.util.function.Consumer<? super T> committed) {
+        if (lock.isHeldByCurrentThread()) throw new IllegalStateException("a store transaction inside another one");
+        Pending<T> mine = new Pending<>(work, committed);
+        waiting.add(mine);
         lock.lock();
+        try {
+            while (!mine.done) runBatch();
+        } finally {
+            lock.unlock();
+        }
+        if (mine.failure != null) throw mine.failure;
+        return mine.result;
+    }
+
+    /** Callers' transactions run, and database commits made for them (fewer when they shared commits). */
+    private final java.util.concurrent.atomic.AtomicLong transactions = new java.util.concurrent.atomic.AtomicLong(),
+            commits = new java.util.concurrent.atomic.AtomicLong();
+
+    /** Callers' transactions run so far (committed or failed). */
+    public long transactions() { return transactions.get(); }
+
+    /** Database commits so far: each holds one or more callers' transactions. */
+    public long commits() { return commits.get(); }
+
+    /** Callers' transactions waiting for the lock (for tests). */
+    int waitingTransactions() { return waiting.size(); }
+
+    /** Transactions asked for, in order, not yet run; taken by whoever holds the lock. */
+    private final java.util.concurrent.ConcurrentLinkedQueue<Pending<?>> waiting = new java.util.concurrent.ConcurrentLinkedQueue<>();
+
+    /** At most this many callers' transactions share one commit (a commit's size stays that of a few submissions). */
+    static final int MAX_BATCH = 64;
+
+    /** A caller's transaction and, once run, its outcome (written and read under the lock). */
+    private final class Pending<T> {
+        final Work<T> work;
+        final java.util.function.Consumer<? super T> committed;
+        T result;
+        RuntimeException failure;
+        boolean done;
+
+        Pending(Work<T> work, java.util.function.Consumer<? super T> committed) {
+            this.work = work;
+            this.committed = committed;
+        }
+
+        void run(Connection c) throws SQLException { result = work.run(c); }
+
+        /** After the commit, in commit order. */
+        void commit() {
+            try {
+                committed.accept(result);
+            } catch (RuntimeException e) {
+                failure = e;
+            }
+        }
+
+        void fail(Exception e) {
+            failure = e instanceof RuntimeException r ? r : new StoreException("store " + description + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Runs the waiting transactions (up to {@link #MAX_BATCH}) in one database transaction. Under the lock. */
+    private void runBatch() {
+        List<Pending<?>> batch = new ArrayList<>();
+        for (Pending<?> p; batch.size() < MAX_BATCH && (p = waiting.poll()) != null; ) batch.add(p);
+        if (batch.isEmpty()) return;
+        List<Pending<?>> ran = new ArrayList<>(batch.size());
         try {
             Connection c = connection();
             c.setAutoCommit(false);
             try {
-                T t = work.run(c);
+                for (Pending<?> p : batch) {
+                    // alone, a failure rolls the whole transaction back (no savepoint to pay for); together, only its own part
+                    Savepoint before = batch.size() > 1 ? c.setSavepoint() : null;
+                    try {
+                        p.run(c);
+                        if (before != null) c.releaseSavepoint(before);
+                        ran.add(p);
+                    } catch (SQLException | RuntimeException e) {
+                        if (before != null) c.rollback(before);
+                        else c.rollback();
+                        p.fail(e);
+                    }
+                }
                 c.commit();
-                committed.accept(t);
-                return t;
+                commits.incrementAndGet();
             } catch (SQLException | RuntimeException e) {
                 try {
                     c.rollback();
@@ -187,10 +273,12 @@ public final class Database implements AutoCloseable {
             } finally {
                 c.setAutoCommit(true);
             }
-        } catch (SQLException e) {
-            throw new StoreException("store " + description + ": " + e.getMessage(), e);
+            for (Pending<?> p : ran) p.commit();
+        } catch (SQLException | RuntimeException e) {
+            for (Pending<?> p : batch) if (p.failure == null) p.fail(e); // nothing of the batch was committed
         } finally {
-            lock.unlock();
+            for (Pending<?> p : batch) p.done = true;
+            transactions.addAndGet(batch.size());
         }
     }
 

@@ -14,7 +14,7 @@ public final class PostgresScratch {
             db.tx(c -> {
                 try (Statement st = c.createStatement()) {
                     st.execute("DROP TABLE IF EXISTS user_events, pair_observations, oom_pairs, memory_estimates, profiles, job_events, jobs, users, "
-                            + "flyway_schema_history CASCADE");
+                            + "flyway_schema_history, group_commit CASCADE"); // group_commit: DatabaseTest's own
                 }
                 return null;
             });
