@@ -54,7 +54,10 @@ public final class GavelPackedPolicy implements Policy {
     /** When the current round's allocation stops holding; -infinity before the first. */
     private double roundEndsAt = Double.NEGATIVE_INFINITY;
 
-    public GavelPackedPolicy() { this(1.5, GAVEL_ROUND_SECONDS); }
+    /** Gavel's packing threshold: a pair's normalised throughput sum must reach it. */
+    public static final double GAVEL_THRESHOLD = 1.5;
+
+    public GavelPackedPolicy() { this(GAVEL_THRESHOLD, GAVEL_ROUND_SECONDS); }
 
     /** With {@code roundSeconds} 0 the allocation is rebuilt at every scheduling point (no rounds). */
     public GavelPackedPolicy(double threshold, double roundSeconds) {
