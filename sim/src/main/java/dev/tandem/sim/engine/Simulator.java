@@ -874,10 +874,10 @@ public final class Simulator {
         }
     }
 
-    /** A list built on first use: most policies never look at every running job. */
     /**
-     * A list built when an element is first asked for; its size is known before (a policy asking only whether anything
-     * runs, as one with rounds of its own does at every event, must not make every running job's view).
+     * A list built when an element is first asked for (most policies never look at every running job); its size is
+     * known before (a policy asking only whether anything runs, as one with rounds of its own does at every event, must
+     * not make every running job's view).
      */
     private static final class LazyList<T> extends AbstractList<T> {
         private final int size;
