@@ -21,7 +21,8 @@ final class PoliciesCommand implements Runnable {
                     + "memory- and slowdown-bounded; --objective balanced (default): shortest first, long jobs by their latest start");
 
     @Override public void run() {
-        for (String n : PolicyCatalog.names()) System.out.printf("%-12s %s%n", n, SUMMARY.getOrDefault(n, ""));
-        System.out.printf("%-12s %s%n", "tandem:OBJ", "tandem with objective OBJ (makespan, jct, balanced) instead of --objective, to compare them in one run");
+        for (String n : PolicyCatalog.names()) System.out.printf("%-18s %s%n", n, SUMMARY.getOrDefault(n, ""));
+        System.out.printf("%-18s %s%n", "tandem:OBJ", "tandem with objective OBJ (makespan, jct, balanced) instead of --objective, to compare them in one run");
+        System.out.printf("%-18s %s%n", "gavel-packed:ROUND", "gavel-packed with rounds of ROUND (e.g. 120s) instead of Gavel's 360 s; 0: at every event");
     }
 }

@@ -92,6 +92,9 @@ class CliTest {
         Run unknown = tandem("simulate", "--policy", "fifo,nope", "--jobs", "5");
         assertThat(unknown.code()).isNotZero();
         assertThat(unknown.err()).contains("unknown policy 'nope'");
+        Run badRound = tandem("simulate", "--policy", "gavel-packed:soon", "--jobs", "5");
+        assertThat(badRound.code()).isNotZero();
+        assertThat(badRound.err()).contains("policy 'gavel-packed:soon': the round length 'soon' is not a duration");
 
         Path bad = dir.resolve("bad.csv");
         Files.writeString(bad, "model,dataset,batchsize,amp,speed,gpu_util,gmem_util,gmem\nA,D,32,0,10,50,20,1000\nB,D,32,0,10,50,200,1000\n");
@@ -269,7 +272,7 @@ class CliTest {
         Run h = tandem("--help");
         assertThat(h.code()).isZero();
         assertThat(h.out()).contains("simulate").contains("sweep").contains("compat").contains("policies");
-        assertThat(tandem("policies").out()).contains("fifo-packed").contains("gavel-packed").contains("tiresias");
+        assertThat(tandem("policies").out()).contains("fifo-packed").contains("gavel-packed").contains("tiresias").contains("gavel-packed:ROUND");
     }
 
     /** A daemon that cannot start prints one line that says what to do, and exits with 2. */

@@ -51,6 +51,7 @@ public final class GavelPackedPolicy implements Policy {
 
     private final double threshold;
     private final double roundSeconds;
+    private final String name;
     /** When the current round's allocation stops holding; -infinity before the first. */
     private double roundEndsAt = Double.NEGATIVE_INFINITY;
 
@@ -61,12 +62,18 @@ public final class GavelPackedPolicy implements Policy {
 
     /** With {@code roundSeconds} 0 the allocation is rebuilt at every scheduling point (no rounds). */
     public GavelPackedPolicy(double threshold, double roundSeconds) {
-        if (!(roundSeconds >= 0)) throw new IllegalArgumentException("round length must be >= 0 s, not " + roundSeconds);
-        this.threshold = threshold;
-        this.roundSeconds = roundSeconds;
+        this(threshold, roundSeconds, "gavel-packed");
     }
 
-    @Override public String name() { return "gavel-packed"; }
+    /** As above, under a name of its own (a variant beside the default in one run: {@code gavel-packed:120s}). */
+    public GavelPackedPolicy(double threshold, double roundSeconds, String name) {
+        if (!(roundSeconds >= 0) || Double.isInfinite(roundSeconds)) throw new IllegalArgumentException("round length must be >= 0 s, not " + roundSeconds);
+        this.threshold = threshold;
+        this.roundSeconds = roundSeconds;
+        this.name = name;
+    }
+
+    @Override public String name() { return name; }
 
     /** A pair can dissolve when a job ends although nothing waits (both then get GPUs of their own). */
     @Override public boolean actsOnRunningJobs() { return true; }

@@ -24,6 +24,8 @@ public final class PolicyCatalog {
     }
 
     private static final String TANDEM_VARIANT = "tandem:";
+    /** {@code gavel-packed:ROUND}: Gavel's rule with rounds of that length (0: at every scheduling point). */
+    private static final String GAVEL_VARIANT = "gavel-packed:";
 
     private PolicyCatalog() {}
 
@@ -36,7 +38,9 @@ public final class PolicyCatalog {
     /**
      * As {@link #create(String)}, with tandem's tunables for the {@code tandem} policy. {@code tandem:OBJECTIVE}
      * (e.g. {@code tandem:jct}) is tandem with that {@link Objective} instead of the configured one, so one run can
-     * compare objectives; its results carry that name.
+     * compare objectives; its results carry that name. {@code gavel-packed:ROUND} (e.g. {@code gavel-packed:120s},
+     * {@code gavel-packed:0}) is gavel-packed with rounds of that length instead of Gavel's 360 s; 0 re-packs at every
+     * scheduling point, as gavel-packed did before it had rounds.
      */
     public static Policy create(String name, TandemPolicy.Config tandem) {
         return create(name, tandem, 1);
@@ -51,6 +55,15 @@ public final class PolicyCatalog {
     public static Policy create(String name, TandemPolicy.Config tandem, double timeScale) {
         if (!(timeScale > 0)) throw new IllegalArgumentException("time scale must be > 0, not " + timeScale);
         if (name.equals("gavel-packed")) return new GavelPackedPolicy(GavelPackedPolicy.GAVEL_THRESHOLD, GavelPackedPolicy.GAVEL_ROUND_SECONDS / timeScale);
+        if (name.startsWith(GAVEL_VARIANT)) {
+            double round;
+            try {
+                round = dev.tandem.core.model.DurationText.seconds(name.substring(GAVEL_VARIANT.length()));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("policy '" + name + "': the round length " + e.getMessage() + "; 0 re-packs at every scheduling point");
+            }
+            return new GavelPackedPolicy(GavelPackedPolicy.GAVEL_THRESHOLD, round / timeScale, name);
+        }
         if (name.equals("tandem")) return new TandemPolicy(tandem);
         if (name.startsWith(TANDEM_VARIANT)) {
             return new TandemPolicy(tandem.withObjective(Objective.parse(name.substring(TANDEM_VARIANT.length()))), name);

@@ -222,6 +222,23 @@ class PackingPoliciesTest {
     }
 
     @Test
+    void gavelPackedTakesItsRoundLengthFromItsNameAndRefusesABadOne() {
+        dev.tandem.core.policy.Policy twoMinutes = PolicyCatalog.create("gavel-packed:2m");
+        assertThat(twoMinutes.name()).isEqualTo("gavel-packed:2m");
+        Fixture f = gavelWorld();
+        f.running(gavelJob(f, "A", 0), List.of(0), 10_000, 0, Double.NaN).queued(gavelJob(f, "B", 10));
+        assertThat(started(twoMinutes.decide(f.snapshot()))).containsExactly("b");
+        assertThat(twoMinutes.wakeUpAt()).isEqualTo(120);
+        assertThat(PolicyCatalog.create("gavel-packed:0").decidesInRounds()).isFalse();
+        assertThat(PolicyCatalog.create("gavel-packed:0").name()).isEqualTo("gavel-packed:0");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> PolicyCatalog.create("gavel-packed:soon"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("policy 'gavel-packed:soon': the round length 'soon' is not a duration (a number with ms, s, m, h or d, e.g. 500ms, 90s,"
+                        + " 30m, 16h, 7d); 0 re-packs at every scheduling point");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> PolicyCatalog.create("gavel-packed:-5s")).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void gavelPackedLooksAgainForAGuestKindOnceAHostIsTaken() {
         // two A jobs run alone, h1 (20 GB) older than h2 (4 GB), so h1 is their group's oldest free host; x1 (10 GB) does
         // not fit next to h1 and finds nothing; y (2 GB) takes h1, and h2 becomes the oldest free A: x2, of x1's kind,
