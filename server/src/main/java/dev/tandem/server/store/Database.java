@@ -298,6 +298,9 @@ public final class Database implements AutoCloseable {
     }
 
     private Connection connection() throws SQLException {
+        // a thread still at work after the daemon closed its store must not open it again (and, on SQLite, create its
+        // files again in a state directory being removed)
+        if (closed) throw new SQLException("the store is closed");
         if (connection != null && kind == Kind.POSTGRESQL && !connection.isValid(2)) {
             log.warn("store {}: connection lost, reconnecting", description);
             closeQuietly();
@@ -335,9 +338,25 @@ public final class Database implements AutoCloseable {
         connection = null;
     }
 
+    /** Set by {@link #close()}: no transaction opens the store again. */
+    private volatile boolean closed;
+
+    /**
+     * Closes the connection; on PostgreSQL the daemon's lock on the store is given back first, so that a daemon started
+     * right after this one stops is not refused (the server drops a closed session's locks only once it has noticed).
+     */
     @Override public void close() {
         lock.lock();
         try {
+            closed = true;
+            if (daemonLock && connection != null) {
+                // all of them: the lock is taken again on every check and new connection, and each taking counts
+                try (var ps = connection.prepareStatement("SELECT pg_advisory_unlock_all()")) {
+                    ps.execute();
+                } catch (SQLException e) {
+                    log.debug("store {}: giving back the daemon's lock failed ({}); the server drops it with the session", description, e.getMessage());
+                }
+            }
             closeQuietly();
         } finally {
             lock.unlock();
