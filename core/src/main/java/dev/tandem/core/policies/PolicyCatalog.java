@@ -54,15 +54,8 @@ public final class PolicyCatalog {
      */
     public static Policy create(String name, TandemPolicy.Config tandem, double timeScale) {
         if (!(timeScale > 0)) throw new IllegalArgumentException("time scale must be > 0, not " + timeScale);
-        if (name.equals("gavel-packed")) return new GavelPackedPolicy(GavelPackedPolicy.GAVEL_THRESHOLD, GavelPackedPolicy.GAVEL_ROUND_SECONDS / timeScale);
-        if (name.startsWith(GAVEL_VARIANT)) {
-            double round;
-            try {
-                round = dev.tandem.core.model.DurationText.seconds(name.substring(GAVEL_VARIANT.length()));
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("policy '" + name + "': the round length " + e.getMessage() + "; 0 re-packs at every scheduling point");
-            }
-            return new GavelPackedPolicy(GavelPackedPolicy.GAVEL_THRESHOLD, round / timeScale, name);
+        if (name.equals("gavel-packed") || name.startsWith(GAVEL_VARIANT)) {
+            return new GavelPackedPolicy(GavelPackedPolicy.GAVEL_THRESHOLD, gavelRoundSeconds(name) / timeScale, name);
         }
         if (name.equals("tandem")) return new TandemPolicy(tandem);
         if (name.startsWith(TANDEM_VARIANT)) {
@@ -71,5 +64,15 @@ public final class PolicyCatalog {
         Supplier<Policy> s = BUILTIN.get(name);
         if (s == null) throw new IllegalArgumentException("unknown policy '" + name + "'; known: " + String.join(", ", names()));
         return s.get();
+    }
+
+    /** The round length {@code gavel-packed[:ROUND]} asks for, in the cluster's seconds (Gavel's 360 s without one). */
+    private static double gavelRoundSeconds(String name) {
+        if (!name.startsWith(GAVEL_VARIANT)) return GavelPackedPolicy.GAVEL_ROUND_SECONDS;
+        try {
+            return dev.tandem.core.model.DurationText.seconds(name.substring(GAVEL_VARIANT.length()));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("policy '" + name + "': the round length " + e.getMessage() + "; 0 re-packs at every scheduling point");
+        }
     }
 }

@@ -1,8 +1,10 @@
 package dev.tandem.server.metrics;
 
+import dev.tandem.server.store.Database;
 import dev.tandem.server.store.JobState;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
@@ -90,10 +92,10 @@ public final class ServerMetrics {
     }
 
     /** The store's transactions and the commits that held them (group commit: fewer commits under load). */
-    public void store(dev.tandem.server.store.Database db) {
-        io.micrometer.core.instrument.FunctionCounter.builder("tandem.store.transactions", db, dev.tandem.server.store.Database::transactions)
+    public void store(Database db) {
+        FunctionCounter.builder("tandem.store.transactions", db, Database::transactions)
                 .description("store transactions run for the API and the scheduler").register(registry);
-        io.micrometer.core.instrument.FunctionCounter.builder("tandem.store.commits", db, dev.tandem.server.store.Database::commits)
+        FunctionCounter.builder("tandem.store.commits", db, Database::commits)
                 .description("database commits; several transactions share one when they are asked for together").register(registry);
     }
 

@@ -121,10 +121,16 @@ public final class SchedulerLoop implements AutoCloseable {
             if (Double.isNaN(r.observed)) next = earliestAfter(now, next, r.placedAt + ctx.cfg.observeMs());
             if (r.profiling) next = earliestAfter(now, next, r.profileSince + ctx.cfg.profileMs());
         }
-        if (policy.decidesInRounds() && policy.wakeUpAt() != roundEndAsked && policy.wakeUpAt() < Double.POSITIVE_INFINITY) {
-            next = earliestAfter(now, next, millisOf(policy.wakeUpAt()));
-        }
+        double roundEnd = roundEndNotAskedAt();
+        if (roundEnd < Double.POSITIVE_INFINITY) next = earliestAfter(now, next, millisOf(roundEnd));
         return next;
+    }
+
+    /** The end of the policy's own round if it was not asked at it yet ({@link Policy#decidesInRounds()}), else +inf. */
+    private double roundEndNotAskedAt() {
+        if (!policy.decidesInRounds()) return Double.POSITIVE_INFINITY;
+        double end = policy.wakeUpAt();
+        return end == roundEndAsked ? Double.POSITIVE_INFINITY : end;
     }
 
     /**
@@ -132,9 +138,8 @@ public final class SchedulerLoop implements AutoCloseable {
      * if something had happened (the simulator at an event of that time).
      */
     private boolean policyRoundEnded(long now) {
-        if (!policy.decidesInRounds()) return false;
-        double end = policy.wakeUpAt();
-        if (end == roundEndAsked || end == Double.POSITIVE_INFINITY || now < millisOf(end)) return false;
+        double end = roundEndNotAskedAt();
+        if (end == Double.POSITIVE_INFINITY || now < millisOf(end)) return false;
         roundEndAsked = end;
         return true;
     }
