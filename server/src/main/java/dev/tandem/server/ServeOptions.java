@@ -91,7 +91,7 @@ public final class ServeOptions {
     @Option(names = "--cluster", defaultValue = "1x4:RTX3090-24GB", paramLabel = "SPEC", description = "with --executor simulated: the simulated GPUs, NODESxGPUS:TYPE-MEM as in tandem simulate (default: ${DEFAULT-VALUE})")
     String simulatedCluster;
 
-    @Option(names = "--time-scale", defaultValue = "60", paramLabel = "N", description = "with --executor simulated: simulated seconds per second (default: ${DEFAULT-VALUE}: a 30-minute job takes 30 s)")
+    @Option(names = "--time-scale", defaultValue = "60", paramLabel = "N", description = "with --executor simulated: simulated seconds per second (default: ${DEFAULT-VALUE}: a 30-minute job takes 30 s); the policy and its durations (--tandem-starvation, its rounds and minimum runs) are in simulated time")
     double timeScale;
 
     @Option(names = "--slurm-partition", paramLabel = "NAME", description = "with --executor slurm: submit to this partition and use only its nodes")

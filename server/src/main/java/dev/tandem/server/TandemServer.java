@@ -90,7 +90,7 @@ public final class TandemServer implements AutoCloseable {
 
     private static TandemServer start(ServerConfig cfg, VirtualClock virtual) {
         java.time.InstantSource clock = virtual != null ? virtual : java.time.InstantSource.system();
-        Policy policy = PolicyCatalog.create(cfg.policy(), cfg.scheduler().tandem(), cfg.simulatedExecutor() ? cfg.simulated().timeScale() : 1);
+        Policy policy = PolicyCatalog.create(cfg.policy(), cfg.scheduler().tandem());
         List<JobProfile> knownProfiles = KnownProfiles.load(cfg.scheduler().knownProfiles()); // a bad file fails before anything is created
         FileChannel lock = null;
         Store store = null;

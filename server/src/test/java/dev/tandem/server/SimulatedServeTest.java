@@ -16,6 +16,8 @@ import dev.tandem.server.sched.SchedulerConfig;
 import dev.tandem.server.testing.TestApi;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
@@ -44,8 +46,8 @@ public class SimulatedServeTest {
         if (server != null) server.close();
     }
 
-    ServerConfig config(String cluster, double timeScale) {
-        return new ServerConfig(dir.resolve("state"), "127.0.0.1", 0, null, "tandem", Sharing.TIME_SLICING, 50,
+    ServerConfig config(String cluster, double timeScale, String policy) {
+        return new ServerConfig(dir.resolve("state"), "127.0.0.1", 0, null, policy, Sharing.TIME_SLICING, 50,
                 new SchedulerConfig(100, 500, 1000, 1000, 3, 512).withKnownProfiles("none"), 2000, 64 * 1024, true, new ToolPath(dir.toString()),
                 "simulated", null, new SimulatedSettings(cluster, timeScale));
     }
@@ -64,7 +66,7 @@ public class SimulatedServeTest {
     @Test
     void jobsAreProfiledPairedAndFinishedOnSimulatedGpusAtTheMeasuredSpeeds() throws Exception {
         double scale = 600;
-        server = TandemServer.start(config("1x1:RTX3090-24GB", scale));
+        server = TandemServer.start(config("1x1:RTX3090-24GB", scale, "fifo-packed"));
         TestApi api = new TestApi(server.url());
         String admin = Files.readString(server.adminTokenFile()).strip();
         JsonNode gpus = api.get("/gpus", admin).json();
@@ -75,9 +77,12 @@ public class SimulatedServeTest {
         JobProfile resnet = new ProfileStore(ProfileReader.read(DataSource.LUCID_PROFILES, 0)).find(RESNET).orElseThrow();
         double pairSpeed = new MeasuredTruth("lucid", LucidPairReader.read(DataSource.LUCID_PAIRS, true), ContentionFallback.standard())
                 .pair(resnet, resnet, 1).speedA();
-        // 3 s alone to be profiled; then two that share the one GPU for about 8 s of wall time
+        // 3 s alone to be profiled; then two that share the one GPU for about 8 s of wall time (under fifo-packed, which
+        // pairs whatever fits: tandem keeps a job that outlasts all other work off a partner, and on one GPU a job arriving
+        // beside a running one of its length then waits for it, in this daemon as in `tandem simulate`)
         long first = api.submit(admin, job(RESNET, (long) (resnet.soloSpeed() * scale * 3)));
-        TestApi.await(LONG, "the first job to be profiled", () -> states(api, admin, first).contains("running") || api.state(admin, first).equals("succeeded"));
+        TestApi.await(LONG, "the first job to be profiled and done", () -> api.state(admin, first).equals("succeeded"));
+        assertThat(states(api, admin, first)).contains("profiling");
         long a = api.submit(admin, job(RESNET, (long) (resnet.soloSpeed() * scale * 8)));
         long b = api.submit(admin, job(RESNET, (long) (resnet.soloSpeed() * scale * 8)));
         TestApi.await(LONG, "two jobs paired", () -> api.state(admin, b).equals("paired") && api.state(admin, a).equals("paired"));
@@ -155,13 +160,19 @@ public class SimulatedServeTest {
         assertThat(endH).isCloseTo(10 + 600 / 3600.0 + 30 / 3600.0, within(0.001));
     }
 
-    @Test
-    void gavelPackedStartsWhatArrivesInsideARoundAtTheRoundsEndAndSaysSo() throws Exception {
-        // two GPUs under gavel-packed (Gavel's 360 s rounds): the first job starts at once on the idle cluster and opens a
-        // round; the second comes 100 s later beside an idle GPU, waits for the round's end and starts then
+    /**
+     * Two GPUs under gavel-packed (Gavel's 360 s rounds): the first job starts at once on the idle cluster and opens a
+     * round; the second comes 100 s later beside an idle GPU, waits for the round's end and starts then. On a cluster
+     * simulated 60 times faster the round is 360 of the cluster's seconds too (6 s of the daemon's), and the reason
+     * tells the wait in the daemon's seconds.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {1, 60})
+    void gavelPackedStartsWhatArrivesInsideARoundAtTheRoundsEndAndSaysSo(int scale) throws Exception {
         long t0 = 1_767_225_600_000L;
+        long roundEnd = t0 + 360_000 / scale;
         dev.tandem.server.sched.VirtualClock clock = new dev.tandem.server.sched.VirtualClock(t0);
-        ServerConfig cfg = ServeOptionsTest.parse("--executor", "simulated", "--cluster", "1x2:RTX3090-24GB", "--time-scale", "1",
+        ServerConfig cfg = ServeOptionsTest.parse("--executor", "simulated", "--cluster", "1x2:RTX3090-24GB", "--time-scale", String.valueOf(scale),
                 "--port", "0", "--state-dir", dir.resolve("state").toString(), "--policy", "gavel-packed");
         server = TandemServer.startInVirtualTime(cfg, clock);
         TestApi api = new TestApi(server.url());
@@ -169,22 +180,22 @@ public class SimulatedServeTest {
         long first = api.submit(admin, job(RESNET, 1_000_000));
         server.step();
         assertThat(api.state(admin, first)).isEqualTo("running");
-        clock.moveTo(t0 + 100_000);
+        clock.moveTo(t0 + 100_000 / scale);
         long second = api.submit(admin, job(RESNET, 1_000_000));
         server.step();
         assertThat(api.state(admin, second)).isEqualTo("pending");
         assertThat(api.job(admin, second).get("reason").asText())
-                .startsWith("waits for the next round of policy gavel-packed, in 4 min: its allocation holds for a round");
-        while (server.nextEventMillis() < t0 + 360_000) { // the daemon's own periodic round, say: nothing starts there
+                .startsWith("waits for the next round of policy gavel-packed, in " + (scale == 1 ? "4 min" : "4 s") + ": its allocation holds for a round");
+        while (server.nextEventMillis() < roundEnd) { // the daemon's own periodic round, say: nothing starts there
             clock.moveTo(server.nextEventMillis());
             server.step();
             assertThat(api.state(admin, second)).isEqualTo("pending");
         }
-        assertThat(server.nextEventMillis()).as("the round's end").isEqualTo(t0 + 360_000);
-        clock.moveTo(t0 + 360_000);
+        assertThat(server.nextEventMillis()).as("the round's end").isEqualTo(roundEnd);
+        clock.moveTo(roundEnd);
         server.step();
         assertThat(api.state(admin, second)).isEqualTo("running");
-        assertThat(api.job(admin, second).get("started_at").asText()).isEqualTo(java.time.Instant.ofEpochMilli(t0 + 360_000).toString());
+        assertThat(api.job(admin, second).get("started_at").asText()).isEqualTo(java.time.Instant.ofEpochMilli(roundEnd).toString());
     }
 
     @Test
@@ -254,9 +265,18 @@ public class SimulatedServeTest {
                     long running, long gang, long single, long t0) {}
 
     public static HeldGang gangHeld(Path dir) throws Exception {
+        return gangHeld(dir, 1);
+    }
+
+    /**
+     * {@link #gangHeld(Path)} on a cluster simulated {@code scale} times faster than the daemon's clock: every moment
+     * comes {@code scale} times sooner on that clock, and the policy, which reasons in the cluster's seconds, decides
+     * the same (its thresholds, 600 s of wait and of run, are the cluster's).
+     */
+    public static HeldGang gangHeld(Path dir, int scale) throws Exception {
         long t0 = 1_767_225_600_000L;
         dev.tandem.server.sched.VirtualClock clock = new dev.tandem.server.sched.VirtualClock(t0);
-        ServerConfig cfg = ServeOptionsTest.parse("--executor", "simulated", "--cluster", "1x2:RTX3090-24GB", "--time-scale", "1",
+        ServerConfig cfg = ServeOptionsTest.parse("--executor", "simulated", "--cluster", "1x2:RTX3090-24GB", "--time-scale", String.valueOf(scale),
                 "--port", "0", "--state-dir", dir.resolve("state").toString());
         TandemServer server = TandemServer.startInVirtualTime(cfg, clock);
         TestApi api = new TestApi(server.url());
@@ -269,9 +289,9 @@ public class SimulatedServeTest {
         assertThat(api.state(bob, running)).isEqualTo("running");
         assertThat(api.state(alice, gang)).isEqualTo("pending");
         assertThat(api.get("/gpus", admin).json().get("gpus")).allSatisfy(g -> assertThat(g.get("held").asBoolean()).isFalse());
-        clock.moveTo(t0 + 650_000); // a periodic round
+        clock.moveTo(t0 + 650_000 / scale); // a periodic round
         server.step();
-        clock.moveTo(t0 + 700_000);
+        clock.moveTo(t0 + 700_000 / scale);
         long single = api.submit(bob, job(RESNET, (long) (resnet.soloSpeed() * 36_000)));
         server.step();
         return new HeldGang(server, clock, api, admin, alice, bob, running, gang, single, t0);
@@ -332,9 +352,34 @@ public class SimulatedServeTest {
                 "signature", Map.of("model", s.model(), "dataset", s.dataset(), "batch_size", s.batchSize(), "amp", s.amp())));
     }
 
+    /**
+     * {@link #gangHeld} on a cluster simulated 60 times faster: the gang is held after 650 of the cluster's seconds (11 s
+     * of the daemon's), as in {@code tandem simulate}; before the policy reasoned in the cluster's seconds, its thresholds
+     * were the daemon's (a 600 s wait was 10 cluster hours) and the idle GPU went to bob's 10-hour job. What users read
+     * stays in the daemon's time: the hold ends in 5 s, at 1,000 cluster seconds.
+     */
+    @Test
+    void aTimeScaledDaemonAppliesThePolicysThresholdsInTheClustersSeconds() throws Exception {
+        HeldGang h = gangHeld(dir, 60);
+        server = h.server();
+        TestApi api = h.api();
+        assertThat(api.state(h.bob(), h.single())).as("the idle GPU is held for the gang").isEqualTo("pending");
+        assertThat(api.job(h.alice(), h.gang()).get("reason").asText())
+                .startsWith("waits for GPU(s) 0,1, held for it by policy tandem: expected free in 5 s;");
+        for (JsonNode g : api.get("/gpus", h.alice()).json().get("gpus")) {
+            assertThat(g.get("held_until").asText()).as("1,000 cluster seconds after t0")
+                    .isEqualTo(java.time.Instant.ofEpochMilli(h.t0() + 16_667).toString());
+        }
+        h.clock().moveTo(h.t0() + 17_000);
+        server.step();
+        server.step();
+        assertThat(api.state(h.bob(), h.running())).isEqualTo("succeeded");
+        assertThat(api.state(h.alice(), h.gang())).isEqualTo("running");
+    }
+
     @Test
     void aWorkloadTheDataDoesNotKnowFailsWithTheReasonAndBadSettingsAreRefused() throws Exception {
-        server = TandemServer.start(config("1x2:RTX3090-24GB", 3600));
+        server = TandemServer.start(config("1x2:RTX3090-24GB", 3600, "tandem"));
         TestApi api = new TestApi(server.url());
         String admin = Files.readString(server.adminTokenFile()).strip();
         long id = api.submit(admin, job(new WorkloadSignature("MyOwnNet", "Private", 8, false), 100));

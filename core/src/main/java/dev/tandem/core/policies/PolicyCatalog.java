@@ -43,19 +43,8 @@ public final class PolicyCatalog {
      * scheduling point, as gavel-packed did before it had rounds.
      */
     public static Policy create(String name, TandemPolicy.Config tandem) {
-        return create(name, tandem, 1);
-    }
-
-    /**
-     * As {@link #create(String, TandemPolicy.Config)}, for a world whose clock runs {@code timeScale} of the cluster's
-     * seconds per second of its own (a daemon on simulated GPUs, {@code serve --time-scale}): gavel-packed's rounds
-     * (360 of the cluster's seconds) are that much shorter on the world's clock. The other policies' times (a
-     * starvation bound, tandem's shortest run worth a suspension) are not scaled yet.
-     */
-    public static Policy create(String name, TandemPolicy.Config tandem, double timeScale) {
-        if (!(timeScale > 0)) throw new IllegalArgumentException("time scale must be > 0, not " + timeScale);
         if (name.equals("gavel-packed") || name.startsWith(GAVEL_VARIANT)) {
-            return new GavelPackedPolicy(GavelPackedPolicy.GAVEL_THRESHOLD, gavelRoundSeconds(name) / timeScale, name);
+            return new GavelPackedPolicy(GavelPackedPolicy.GAVEL_THRESHOLD, gavelRoundSeconds(name), name);
         }
         if (name.equals("tandem")) return new TandemPolicy(tandem);
         if (name.startsWith(TANDEM_VARIANT)) {

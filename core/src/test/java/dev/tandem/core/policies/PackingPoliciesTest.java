@@ -213,12 +213,6 @@ class PackingPoliciesTest {
         f.queued(gavelJob(f, "C", 100));
         assertThat(started(everyEvent.decide(f.snapshot()))).containsExactly("c");
         assertThat(everyEvent.wakeUpAt()).isEqualTo(Double.POSITIVE_INFINITY);
-        // a world running 60 of the cluster's seconds per second of its own (serve --time-scale 60): 6 s rounds
-        dev.tandem.core.policy.Policy scaled = PolicyCatalog.create("gavel-packed", TandemPolicy.Config.defaults(), 60);
-        Fixture first = gavelWorld();
-        first.running(gavelJob(first, "A", 0), List.of(0), 10_000, 0, Double.NaN).queued(gavelJob(first, "B", 10));
-        assertThat(started(scaled.decide(first.snapshot()))).containsExactly("b");
-        assertThat(scaled.wakeUpAt()).isEqualTo(6);
     }
 
     @Test

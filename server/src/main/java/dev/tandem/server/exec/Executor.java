@@ -35,6 +35,14 @@ public interface Executor extends AutoCloseable {
      */
     default double resumeOverheadSeconds() { return 0; }
 
+    /**
+     * Seconds of the cluster's time per second of the daemon's clock: 1 on real GPUs; N on a simulated cluster under
+     * {@code --time-scale N}. The policy reasons in the cluster's seconds (see the scheduler's {@code PolicyTime}), so
+     * its own durations mean what they mean in {@code tandem simulate}; so do this executor's
+     * {@link #resumeOverheadSeconds()} and the speeds of its {@link #hardwareProfiles()}.
+     */
+    default double clusterSecondsPerSecond() { return 1; }
+
     /** Asks the job's processes to stop (SIGTERM, then SIGKILL after the grace period); its exit comes through poll. */
     void stop(long jobId);
 
@@ -52,8 +60,8 @@ public interface Executor extends AutoCloseable {
     default Optional<GpuReadings> jobReadings(long jobId, int attempt, List<Integer> gpus) { return Optional.empty(); }
 
     /**
-     * Solo profiles this executor's GPUs are known to run at without measuring them: a simulated executor's ground
-     * truth. Real executors have none: the daemon measures each workload alone here before it judges co-located speeds.
+     * Solo profiles this executor's GPUs are known to run at without measuring them, in iterations per cluster second
+     * ({@link #clusterSecondsPerSecond()}): a simulated executor's ground truth. Real executors have none: the daemon measures each workload alone here before it judges co-located speeds.
      */
     default List<dev.tandem.core.model.JobProfile> hardwareProfiles() { return List.of(); }
 

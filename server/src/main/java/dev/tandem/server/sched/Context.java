@@ -46,6 +46,8 @@ final class Context {
     final MemoryRule memoryRule;
     /** The wall clock, or a virtual one the driver moves ({@link VirtualClock}). */
     final java.time.InstantSource clock;
+    /** The cluster's seconds, which the policy reasons in ({@link PolicyTime}). */
+    final PolicyTime time;
     /** What the scheduler did recently, and the series the dashboard draws (memory only). */
     final DecisionLog decisions = new DecisionLog();
     final Timeline timeline = new Timeline();
@@ -59,6 +61,7 @@ final class Context {
     Context(Store store, Executor executor, List<GpuDevice> devices, OnlineCorrectedModel oracle, GpuMonitor monitor,
             ServerMetrics metrics, SchedulerConfig cfg, List<dev.tandem.core.model.JobProfile> knownProfiles, java.time.InstantSource clock) {
         this.clock = clock;
+        this.time = new PolicyTime(executor.clusterSecondsPerSecond());
         this.store = store;
         this.executor = executor;
         this.devices = List.copyOf(devices);
@@ -134,7 +137,7 @@ final class Context {
         long profiled = learned.profile(r.signature()).filter(p -> p.hasMemory()).map(p -> (long) Math.ceil(p.gmemMiB())).orElse(0L);
         long memory = Math.max(r.memoryMiB(), profiled);
         double total = r.iterations() != null ? r.iterations() : 1.0;
-        return new Job(String.valueOf(r.id()), r.owner(), r.submittedAt() / 1000.0, r.gpus(), r.signature(), total, memory, r.controls().priority());
+        return new Job(String.valueOf(r.id()), r.owner(), time.seconds(r.submittedAt()), r.gpus(), r.signature(), total, memory, r.controls().priority());
     }
 
     /**

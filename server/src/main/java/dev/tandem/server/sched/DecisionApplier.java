@@ -103,7 +103,7 @@ final class DecisionApplier {
                 }
             }
         }
-        held(ctx.reservations.decided(holds, now / 1000.0), jobs, now);
+        held(ctx.reservations.decided(holds, ctx.time.seconds(now)), jobs, now);
     }
 
     /**

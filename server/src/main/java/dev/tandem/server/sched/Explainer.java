@@ -44,7 +44,7 @@ final class Explainer {
         for (int g = 0; g < ctx.devices.size(); g++) {
             List<Long> on = ctx.runs.on(g).stream().map(r -> r.jobId).toList();
             LiveState.Held held = ctx.reservations.on(g).map(h -> new LiveState.Held(Long.parseLong(h.jobId()),
-                    Double.isFinite(h.readyAt()) ? Math.round(h.readyAt() * 1000) : null)).orElse(null);
+                    Double.isFinite(h.readyAt()) ? ctx.time.millis(h.readyAt()) : null)).orElse(null);
             gpus.add(new LiveState.GpuLive(g, ctx.devices.get(g), on, ctx.monitor.latest(ctx.devices.get(g).index()).orElse(null),
                     ctx.unusable.foreign.on(g), ctx.unusable.why(g), held));
         }
@@ -97,6 +97,11 @@ final class Explainer {
      * @param idleOnOneNode         the most idle GPUs any one node has that are not held for a waiting gang
      * @param idleOnOneNodeWithHeld the same, counting held ones
      */
+    /** How long a user waits until the policy's time {@code policySeconds}, in the daemon's seconds (what its clock shows). */
+    private double daemonSecondsUntil(double policySeconds, long now) {
+        return ctx.time.daemonSeconds(policySeconds - ctx.time.seconds(now));
+    }
+
     private String explain(JobRecord q, SchedulerSnapshot s, Map<Long, JobRecord> jobs, int busy, int idleOnOneNode, int idleOnOneNodeWithHeld, long now) {
         int total = ctx.devices.size();
         int unusable = ctx.unusable.gpus().size();
@@ -105,16 +110,16 @@ final class Explainer {
         if (own.isPresent()) {
             Reservations.Hold h = own.get();
             return "waits for GPU(s) " + ctx.describe(h.gpus()) + ", held for it by policy " + policy.name() + ": expected free "
-                    + DurationText.roughIn(h.readyAt() - now / 1000.0) + "; until then they take only work expected to be done by then (" + load + ")";
+                    + DurationText.roughIn(daemonSecondsUntil(h.readyAt(), now)) + "; until then they take only work expected to be done by then (" + load + ")";
         }
         if (idleOnOneNode < q.gpus() && idleOnOneNodeWithHeld >= q.gpus()) {
             Reservations.Hold h = heldIdle(q.gpus());
             return "waits: idle GPU(s) " + ctx.describe(h.gpus()) + " are held for job " + h.jobId() + " (" + h.gpus().size() + " GPUs), expected to start "
-                    + DurationText.roughIn(h.readyAt() - now / 1000.0) + "; policy " + policy.name() + " lets only work expected to be done by then use them ("
+                    + DurationText.roughIn(daemonSecondsUntil(h.readyAt(), now)) + "; policy " + policy.name() + " lets only work expected to be done by then use them ("
                     + load + ")";
         }
-        if (policy.decidesInRounds() && policy.wakeUpAt() > now / 1000.0 && policy.wakeUpAt() < Double.POSITIVE_INFINITY) {
-            return "waits for the next round of policy " + policy.name() + ", " + DurationText.roughIn(policy.wakeUpAt() - now / 1000.0)
+        if (policy.decidesInRounds() && policy.wakeUpAt() > ctx.time.seconds(now) && policy.wakeUpAt() < Double.POSITIVE_INFINITY) {
+            return "waits for the next round of policy " + policy.name() + ", " + DurationText.roughIn(daemonSecondsUntil(policy.wakeUpAt(), now))
                     + ": its allocation holds for a round, and jobs that arrive or GPUs freed inside one wait for its end (" + load + ")";
         }
         if (q.exclusive()) return "waits for " + q.gpus() + " idle GPU(s): " + OutOfMemoryRule.RUNS_ALONE + " (" + load + ")";

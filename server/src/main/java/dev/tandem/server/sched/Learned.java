@@ -35,9 +35,7 @@ final class Learned {
         this.store = store;
         for (JobProfile p : hardware) hardwareSpeeds.put(p.signature(), p.soloSpeed());
         // where the executor knows its GPUs' solo speed for a known workload, that speed is the one the policy plans
-        // with: a simulated cluster under --time-scale N runs N times faster in the daemon's seconds than the table
-        // it is simulated from, and with the table's speed every job of a known workload looked N times longer to the
-        // policy until its first run alone was measured (then it looked right; jobs were ranked on two scales)
+        // with: the known profiles may come from other hardware. All speeds here are per cluster second (PolicyTime).
         for (JobProfile p : known) {
             Double speed = hardwareSpeeds.get(p.signature());
             profiles.put(speed == null ? p : p.withSoloSpeed(speed));

@@ -23,7 +23,7 @@ final class Observations {
             run.iterationsPerSecond = run.meter.rateSince(run.placedAt, ctx.cfg.observeMs());
             Optional<Double> solo = ctx.learned.measuredSoloSpeed(run.signature);
             boolean before = !Double.isNaN(run.observed);
-            run.observed = solo.isPresent() && !Double.isNaN(run.iterationsPerSecond) ? run.iterationsPerSecond / solo.get() : Double.NaN;
+            run.observed = solo.isPresent() && !Double.isNaN(run.iterationsPerSecond) ? ctx.time.perPolicySecond(run.iterationsPerSecond) / solo.get() : Double.NaN;
             measured |= !before && !Double.isNaN(run.observed);
         }
         for (Run a : ctx.runs.all()) {

@@ -80,7 +80,7 @@ final class Profiling {
 
     /** The profile of what was measured since {@code since}, not stored; empty without enough GPU readings. */
     private Optional<ProfileRecord> measure(Run run, JobRecord job, GpuReadings readings, long since, long now) {
-        double speed = run.meter.rateSince(since, 1);
+        double speed = ctx.time.perPolicySecond(run.meter.rateSince(since, 1)); // per cluster second, as the policy plans
         String gpuName = ctx.devices.get(run.gpus.getFirst()).name();
         return Profiler.profile(job.signature(), job.id(), run.gpus.size(), readings, gpuName, speed, now);
     }

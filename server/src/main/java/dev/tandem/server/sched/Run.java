@@ -36,6 +36,7 @@ final class Run {
     /** The last job it shared GPUs with in this run (an out-of-memory crash is blamed on that pairing). */
     Long lastPartner;
     double observed = Double.NaN;
+    /** Measured since it was placed, per second of the daemon's clock (what the API shows; the policy's clock may differ). */
     double iterationsPerSecond = Double.NaN;
     boolean observationReported;
 

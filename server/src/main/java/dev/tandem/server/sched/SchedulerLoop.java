@@ -122,7 +122,7 @@ public final class SchedulerLoop implements AutoCloseable {
             if (r.profiling) next = earliestAfter(now, next, r.profileSince + ctx.cfg.profileMs());
         }
         double roundEnd = roundEndNotAskedAt();
-        if (roundEnd < Double.POSITIVE_INFINITY) next = earliestAfter(now, next, millisOf(roundEnd));
+        if (roundEnd < Double.POSITIVE_INFINITY) next = earliestAfter(now, next, ctx.time.millisAtOrAfter(roundEnd));
         return next;
     }
 
@@ -139,14 +139,9 @@ public final class SchedulerLoop implements AutoCloseable {
      */
     private boolean policyRoundEnded(long now) {
         double end = roundEndNotAskedAt();
-        if (end == Double.POSITIVE_INFINITY || now < millisOf(end)) return false;
+        if (end == Double.POSITIVE_INFINITY || now < ctx.time.millisAtOrAfter(end)) return false;
         roundEndAsked = end;
         return true;
-    }
-
-    /** The first millisecond of the daemon's clock at or after a policy's time in seconds. */
-    private static long millisOf(double seconds) {
-        return (long) Math.ceil(seconds * 1000);
     }
 
     private static long earliestAfter(long now, long next, long due) {
@@ -288,7 +283,7 @@ public final class SchedulerLoop implements AutoCloseable {
         profiling.check(jobs, now);
         // time alone (a speed becoming measured, a periodic round) asks the policy only from when it wants to be woken, as
         // in the simulator; events (a submission, an exit, a GPU taken or freed by someone else) ask it at once
-        boolean awake = now / 1000.0 >= policy.wakeUpAt();
+        boolean awake = ctx.time.seconds(now) >= policy.wakeUpAt();
         if (policyRoundEnded(now)) ctx.dirty = true;
         if (observations.update(now) && policy.actsOnRunningJobs() && awake) ctx.dirty = true; // its view of running jobs changed, as the simulator's
         if (ctx.unusable.refresh(now)) ctx.dirty = true; // a GPU became busy with someone else's work, or free of it

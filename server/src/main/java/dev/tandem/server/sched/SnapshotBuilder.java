@@ -16,7 +16,8 @@ import java.util.Set;
 
 /**
  * Builds the policy's snapshot from the store (who waits) and the executor (who holds GPUs): the same
- * {@link SchedulerSnapshot} the simulator builds, so the same policy code decides here.
+ * {@link SchedulerSnapshot} the simulator builds, so the same policy code decides here. Times and speeds are in the
+ * cluster's seconds ({@link PolicyTime}).
  */
 final class SnapshotBuilder {
     private final Context ctx;
@@ -40,11 +41,11 @@ final class SnapshotBuilder {
         Viewed v = views.get(r.id());
         if (v == null || v.record() != r || v.learned() != ctx.learned.version()) {
             Job j = ctx.job(r);
-            double attained = r.attainedGpuMs() / 1000.0;
+            double attained = ctx.time.duration(r.attainedGpuMs());
             long done = r.progressIter() == null ? 0 : r.progressIter();
             boolean known = lengthKnown(r, done);
             double remaining = known ? Math.max(1, j.totalIterations() - done) + resumeWork(r) : guess(r, attained);
-            v = new Viewed(r, ctx.learned.version(), new PendingJob(j, r.queuedAt() / 1000.0, attained, remaining, r.attempts(), known));
+            v = new Viewed(r, ctx.learned.version(), new PendingJob(j, ctx.time.seconds(r.queuedAt()), attained, remaining, r.attempts(), known));
         }
         nextViews.put(r.id(), v);
         return v.pending();
@@ -70,11 +71,11 @@ final class SnapshotBuilder {
             JobRecord r = jobs.get(run.jobId);
             if (r == null) continue;
             Job j = ctx.job(r);
-            double attained = r.attainedGpuMs() / 1000.0 + run.gpus.size() * (now - run.startedAt) / 1000.0;
+            double attained = ctx.time.duration(r.attainedGpuMs() + run.gpus.size() * (now - run.startedAt));
             long done = Math.max(0, run.meter.lastIteration());
             boolean known = lengthKnown(r, done);
             double left = known ? Math.max(1, j.totalIterations() - done) : guess(r, attained);
-            running.add(new RunningJob(j, run.gpus, run.startedAt / 1000.0, run.placedAt / 1000.0, left, attained, run.observed, known));
+            running.add(new RunningJob(j, run.gpus, ctx.time.seconds(run.startedAt), ctx.time.seconds(run.placedAt), left, attained, run.observed, known));
         }
         // in the order they took their current neighbours, as the simulator keeps them: a policy that takes the first of
         // equally good hosts then takes the same one in both worlds
@@ -84,7 +85,7 @@ final class SnapshotBuilder {
             String why = ctx.runsAlone(r);
             if (why != null) runsAlone.put(String.valueOf(r.id()), why);
         }
-        return new SchedulerSnapshot(now / 1000.0, ctx.cluster, Collections.unmodifiableList(queue), Collections.unmodifiableList(running),
+        return new SchedulerSnapshot(ctx.time.seconds(now), ctx.cluster, Collections.unmodifiableList(queue), Collections.unmodifiableList(running),
                 ctx.learned.profiles(), ctx.oracle, ctx.memoryRule, ctx.learned.memoryEstimates(), ctx.learned.oomPairs())
                 .withUnusableGpus(ctx.unusable.gpus()).withRunsAlone(runsAlone);
     }

@@ -82,27 +82,41 @@ class SnapshotBuilderTest {
     }
 
     /**
-     * A daemon on simulated GPUs under {@code --time-scale 60} runs a job of a known workload 60 times faster (in its
-     * seconds) than the bundled table says; the policy plans with that speed from the start, as it does once the job's
-     * first run alone is measured, not with the table's (60 times too long until then, so that jobs of the same
-     * workload were ranked on two scales). Without a simulated executor the table's speed stands.
+     * A daemon on simulated GPUs under {@code --time-scale 60}: the policy sees the cluster's seconds, as in
+     * {@code tandem simulate}. A known workload is planned at the table's speed (per cluster second), so a job of 600
+     * table-seconds looks 600 s long from the start; a job that waited 10 s of the daemon's clock has waited 600 s, and
+     * one that ran 10 s of it on 2 GPUs has 1,200 GPU-seconds. A suspended job's resume work is the executor's restart
+     * overhead (in cluster seconds) at that speed: with speeds per daemon second it was 60 times too much. Without a
+     * simulated executor the table's speed and the daemon's seconds stand.
      */
     @Test
-    void knownWorkloadsArePlannedAtTheSpeedOfTheGpusTheyRunOn() throws Exception {
+    void aTimeScaledDaemonShowsThePolicyTheClustersSeconds() throws Exception {
         List<JobProfile> known = ProfileReader.read(DataSource.LUCID_PROFILES, 0);
         double table = new ProfileStore(known).find(RESNET).orElseThrow().soloSpeed();
         Path state = dir.resolve("state");
         try (Store store = new Store(Database.open(null, state))) {
             store.createUser("admin", Role.ADMIN, "a".repeat(64), null, "test", 1);
-            SimulatedExecutor simulated = SimulatedExecutor.withBundledData(state, new SimulatedSettings("1x2:RTX3090-24GB", 60));
+            SimulatedSettings settings = new SimulatedSettings("1x2:RTX3090-24GB", 60);
+            SimulatedExecutor simulated = SimulatedExecutor.withBundledData(state, settings);
             Context ctx = context(store, simulated, known);
-            assertThat(ctx.learned.profiles().find(RESNET).orElseThrow().soloSpeed()).isEqualTo(table * 60);
-            assertThat(ctx.learned.measuredSoloSpeed(RESNET)).contains(table * 60);
-            long id = store.insertJob(new NewJob("t", List.of("train.py"), Map.of(), "/tmp", 1, 0, (long) (table * 60 * 600), RESNET, null,
+            assertThat(ctx.learned.profiles().find(RESNET).orElseThrow().soloSpeed()).isEqualTo(table);
+            assertThat(ctx.learned.measuredSoloSpeed(RESNET)).contains(table);
+            long id = store.insertJob(new NewJob("t", List.of("train.py"), Map.of(), "/tmp", 1, 0, (long) (table * 600), RESNET, null,
                     JobControls.NONE), "admin", 0).id();
+            long resumed = store.insertJob(new NewJob("t", List.of("train.py"), Map.of(), "/tmp", 1, 0, (long) (table * 600), RESNET, null,
+                    JobControls.NONE), "admin", 0).id();
+            store.update(resumed, new Change().set(Change.Column.ATTEMPTS, 1).set(Change.Column.ATTAINED_GPU_MS, 20_000L), 0);
             SnapshotBuilder snapshots = new SnapshotBuilder(ctx);
-            SchedulerSnapshot s = snapshots.build(Map.of(id, job(store, id)), List.of(snapshots.pending(job(store, id))), 0);
-            assertThat(s.expectedSoloSeconds(s.queue().getFirst())).as("a 10-minute job, in the daemon's seconds").isCloseTo(600, within(1e-6));
+            long now = 10_000;
+            SchedulerSnapshot s = snapshots.build(Map.of(id, job(store, id), resumed, job(store, resumed)),
+                    List.of(snapshots.pending(job(store, id)), snapshots.pending(job(store, resumed))), now);
+            PendingJob fresh = s.queue().getFirst(), again = s.queue().get(1);
+            assertThat(s.now()).isEqualTo(600);
+            assertThat(s.expectedSoloSeconds(fresh)).as("a 10-minute job, in the cluster's seconds").isCloseTo(600, within(1e-6));
+            assertThat(s.now() - fresh.queuedSince()).as("waited 10 s of the daemon's clock").isCloseTo(600, within(1e-6));
+            assertThat(again.attainedGpuSeconds()).as("20 GPU-seconds of the daemon's clock").isCloseTo(1_200, within(1e-6));
+            assertThat(s.expectedSoloSeconds(again)).as("its work again plus the restart overhead")
+                    .isCloseTo(600 + settings.restartOverheadSeconds(), within(1e-3));
         }
         FakeGpuHost host = FakeGpuHost.install(dir.resolve("host"), "h100x2");
         Path local = dir.resolve("local");

@@ -251,16 +251,16 @@ public final class SimulatedExecutor implements Executor {
     }
 
     /**
-     * The simulated GPUs' solo speeds as the daemon measures speeds: iterations per wall second, so {@code timeScale}
-     * times the profiles' (the daemon divides a run's measured rate by these; with the profiles' own speeds, co-located
-     * runs under {@code --time-scale 60} showed an observed speed of 57x solo and taught the online model that), and the
-     * speeds the policy plans known workloads with (else their jobs looked 60 times longer until measured).
+     * The simulated GPUs' solo speeds: the ground truth's, per simulated second, the policy's clock here
+     * ({@link #clusterSecondsPerSecond()}). The daemon plans known workloads with them, and divides a run's measured
+     * rate, converted to the same clock, by them.
      */
     @Override public List<JobProfile> hardwareProfiles() {
-        List<JobProfile> out = new ArrayList<>();
-        for (JobProfile p : profiles.all()) out.add(p.withSoloSpeed(p.soloSpeed() * timeScale));
-        return out;
+        return List.copyOf(profiles.all());
     }
+
+    /** {@code --time-scale}: simulated seconds per second of the daemon's clock. */
+    @Override public double clusterSecondsPerSecond() { return timeScale; }
 
     /** Sends the simulated GPUs' readings to {@code sink}, as nvidia-smi's would reach the daemon's monitor. */
     public void sendReadingsTo(java.util.function.Consumer<GpuSample> sink) { this.readings = sink; }
