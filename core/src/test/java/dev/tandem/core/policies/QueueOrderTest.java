@@ -125,4 +125,20 @@ class QueueOrderTest {
         List<PendingJob> makespan = new QueueOrder().select(f.snapshot(), Objective.MAKESPAN, 16, STARVATION, Double.NaN, 0.5);
         assertThat(makespan).extracting(PendingJob::id).allMatch(id -> Integer.parseInt(id) < 20);
     }
+
+    @Test void urgentJobsLeadTheRoundTheLongestFirst() {
+        // balanced objective, a horizon of 8,000 s and a latest-start share of 0.5: a job that needs 4,000 GPU-seconds or
+        // more is urgent. The 4-GPU job of 1,500 s (6,000 GPU-seconds) and the 1-GPU job of 5,000 s are; they come first,
+        // the longer first (the earliest latest start), then the rest shortest first
+        Fixture f = new Fixture(4, 8, 24576);
+        var a = f.profile("A", 50, 1000);
+        f.now = 1_000;
+        f.queued(f.job("gang1500", a, 4, 1_500, 0), 0, 0).queued(f.job("one5000", a, 1, 5_000, 1), 1, 0)
+                .queued(f.job("gang700", a, 4, 700, 2), 2, 0).queued(f.job("one3000", a, 1, 3_000, 3), 3, 0)
+                .queued(f.job("one100", a, 1, 100, 4), 4, 0);
+        List<PendingJob> round = new QueueOrder().select(f.snapshot(), Objective.BALANCED, 16, STARVATION, 8_000, 0.5);
+        assertThat(round).extracting(PendingJob::id).containsExactly("one5000", "gang1500", "one100", "gang700", "one3000");
+        List<PendingJob> noPlan = new QueueOrder().select(f.snapshot(), Objective.BALANCED, 16, STARVATION, Double.NaN, 0.5);
+        assertThat(noPlan).extracting(PendingJob::id).containsExactly("one100", "gang700", "gang1500", "one3000", "one5000");
+    }
 }
