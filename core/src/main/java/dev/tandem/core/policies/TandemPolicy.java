@@ -159,8 +159,10 @@ public final class TandemPolicy implements Policy {
         List<PendingJob> ordered = queueOrder.select(s, cfg.objective(), SCAN_LIMIT, cfg.starvationSeconds(),
                 latestStartHorizon, LATEST_START_SHARE);
         List<PendingJob> waiting = new ArrayList<>();
+        double[] waitingSeconds = new double[ordered.size()]; // each waiting job's remaining solo seconds, by place
         reservation.begin(s, view, ordered);
-        for (PendingJob p : ordered) {
+        for (int i = 0; i < ordered.size(); i++) {
+            PendingJob p = ordered.get(i);
             boolean reservedFor = reservation.isFor(p);
             if (reservedFor) reservation.release(view);
             Optional<List<Integer>> idle = view.freeCount() == 0 ? Optional.empty() : view.findIdle(p.job());
@@ -174,6 +176,8 @@ public final class TandemPolicy implements Policy {
                 }
             }
             if (idle.isEmpty()) {
+                double seconds = queueOrder.selectedSeconds(i);
+                waitingSeconds[waiting.size()] = Double.isNaN(seconds) ? s.expectedSoloSeconds(p) : seconds;
                 waiting.add(p);
                 // the first urgent or overdue gang that cannot start holds back the GPUs that drain soonest
                 if (reservedFor || (!reservation.active() && p.job().gpus() > 1)) {
@@ -188,9 +192,9 @@ public final class TandemPolicy implements Policy {
         }
         if (!waiting.isEmpty()) {
             double criticalAfter = criticalAfter(s, price);
-            match(s, view, waiting, price, criticalAfter, out);
+            match(s, view, waiting, waitingSeconds, price, criticalAfter, out);
             if (cfg.objective() != Objective.MAKESPAN) {
-                ShortestFirstPreemption.makeRoom(s, view, waiting, criticalAfter, workPerGpu(s), cfg.starvationSeconds(), reservation, out, preemptionSummary);
+                ShortestFirstPreemption.makeRoom(s, view, waiting, waitingSeconds, criticalAfter, workPerGpu(s), cfg.starvationSeconds(), reservation, out, preemptionSummary);
             }
         }
         if (reservation.active()) {
@@ -307,7 +311,7 @@ public final class TandemPolicy implements Policy {
      * @param criticalAfter a job with more solo time left than this is on the critical path: it outlasts all other
      *                      work, so sharing only delays it (and the end); it neither hosts nor joins a partner
      */
-    private void match(SchedulerSnapshot s, ClusterView view, List<PendingJob> waiting, Map<WorkPrices.Group, WorkPrices.Price> price,
+    private void match(SchedulerSnapshot s, ClusterView view, List<PendingJob> waiting, double[] waitingSeconds, Map<WorkPrices.Group, WorkPrices.Price> price,
                        double criticalAfter, List<Decision> out) {
         if (waiting.isEmpty()) return;
         // hosts: running jobs alone on their GPUs, grouped into interchangeable classes
@@ -343,7 +347,7 @@ public final class TandemPolicy implements Policy {
         for (PendingJob q : waiting) {
             if (open == 0 || (starvingWaits && !starving(s, q))) break;
             // classes are judged by their first member: a job that must run alone is no candidate at all
-            if ((criticalPath && q.lengthKnown() && s.expectedSoloSeconds(q) > criticalAfter) || s.runsAlone(q.job()) != null) { position++; continue; }
+            if ((criticalPath && q.lengthKnown() && waitingSeconds[position] > criticalAfter) || s.runsAlone(q.job()) != null) { position++; continue; }
             Integer n = perSize.get(q.job().gpus());
             if (n != null && n < cfg.window()) {
                 perSize.put(q.job().gpus(), n + 1);
