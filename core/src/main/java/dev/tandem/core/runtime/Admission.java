@@ -40,24 +40,39 @@ public final class Admission {
      */
     public static Result admit(List<PendingJob> queue, Map<String, Integer> heldGpus, Function<String, OptionalInt> gpuLimit) {
         List<PendingJob> ranked = rank(queue, heldGpus);
-        Map<String, Integer> budgetUsed = new HashMap<>(heldGpus);
-        Map<String, OptionalInt> limits = new HashMap<>();
+        // one look-up per job: live, with 10,000 queued jobs, three per job were a tenth of a scheduling round
+        Map<String, Budget> budgets = new HashMap<>();
         List<PendingJob> admitted = new ArrayList<>(ranked.size());
         Map<String, String> refused = new LinkedHashMap<>();
         for (PendingJob p : ranked) {
             String user = p.job().user();
-            OptionalInt limit = limits.computeIfAbsent(user, gpuLimit);
-            int used = budgetUsed.getOrDefault(user, 0);
-            if (limit.isPresent() && used + p.job().gpus() > limit.getAsInt()) {
-                int held = heldGpus.getOrDefault(user, 0);
-                refused.put(p.id(), "user " + user + " may hold " + limit.getAsInt() + " GPU(s) at once; holds " + held
-                        + (used > held ? " and " + (used - held) + " more are admitted for earlier jobs" : "") + ", this job needs " + p.job().gpus());
+            Budget b = budgets.get(user);
+            if (b == null) {
+                b = new Budget(gpuLimit.apply(user), heldGpus.getOrDefault(user, 0));
+                budgets.put(user, b);
+            }
+            if (b.limit.isPresent() && b.used + p.job().gpus() > b.limit.getAsInt()) {
+                refused.put(p.id(), "user " + user + " may hold " + b.limit.getAsInt() + " GPU(s) at once; holds " + b.held
+                        + (b.used > b.held ? " and " + (b.used - b.held) + " more are admitted for earlier jobs" : "") + ", this job needs " + p.job().gpus());
                 continue;
             }
-            budgetUsed.put(user, used + p.job().gpus());
+            b.used += p.job().gpus();
             admitted.add(p);
         }
         return new Result(admitted, refused);
+    }
+
+    /** A user's limit, the GPUs their jobs hold now, and those plus the GPUs of their jobs admitted so far. */
+    private static final class Budget {
+        final OptionalInt limit;
+        final int held;
+        int used;
+
+        Budget(OptionalInt limit, int held) {
+            this.limit = limit;
+            this.held = held;
+            this.used = held;
+        }
     }
 
     /** The serving order: priority, then fair share, then submission (the order of {@code queue}). */

@@ -93,15 +93,15 @@ final class Explainer {
         return new LiveState.Waiting(out);
     }
 
-    /**
-     * @param idleOnOneNode         the most idle GPUs any one node has that are not held for a waiting gang
-     * @param idleOnOneNodeWithHeld the same, counting held ones
-     */
     /** How long a user waits until the policy's time {@code policySeconds}, in the daemon's seconds (what its clock shows). */
     private double daemonSecondsUntil(double policySeconds, long now) {
         return ctx.time.daemonSeconds(policySeconds - ctx.time.seconds(now));
     }
 
+    /**
+     * @param idleOnOneNode         the most idle GPUs any one node has that are not held for a waiting gang
+     * @param idleOnOneNodeWithHeld the same, counting held ones
+     */
     private String explain(JobRecord q, SchedulerSnapshot s, Map<Long, JobRecord> jobs, int busy, int idleOnOneNode, int idleOnOneNodeWithHeld, long now) {
         int total = ctx.devices.size();
         int unusable = ctx.unusable.gpus().size();

@@ -80,14 +80,48 @@ final class SnapshotBuilder {
         // in the order they took their current neighbours, as the simulator keeps them: a policy that takes the first of
         // equally good hosts then takes the same one in both worlds
         running.sort(java.util.Comparator.comparingDouble(RunningJob::placedAt));
-        Map<String, String> runsAlone = new HashMap<>();
-        for (JobRecord r : jobs.values()) {
-            String why = ctx.runsAlone(r);
-            if (why != null) runsAlone.put(String.valueOf(r.id()), why);
-        }
+        Map<String, String> runsAlone = new RunsAlone(jobs);
         return new SchedulerSnapshot(ctx.time.seconds(now), ctx.cluster, Collections.unmodifiableList(queue), Collections.unmodifiableList(running),
                 ctx.learned.profiles(), ctx.oracle, ctx.memoryRule, ctx.learned.memoryEstimates(), ctx.learned.oomPairs())
                 .withUnusableGpus(ctx.unusable.gpus()).withRunsAlone(runsAlone);
+    }
+
+    /**
+     * Why each job must run alone ({@link Context#runsAlone}), by job id, worked out when the policy asks: a policy asks
+     * about the jobs it considers, and working it out for every unfinished job each round (a profile look-up each) was
+     * a thirteenth of a round with 10,000 jobs queued. The jobs and what was learned do not change during the round.
+     */
+    private final class RunsAlone extends java.util.AbstractMap<String, String> {
+        private final Map<Long, JobRecord> jobs;
+
+        RunsAlone(Map<Long, JobRecord> jobs) {
+            this.jobs = jobs;
+        }
+
+        @Override public String get(Object id) {
+            if (!(id instanceof String s)) return null;
+            long jobId;
+            try {
+                jobId = Long.parseLong(s);
+            } catch (NumberFormatException e) {
+                return null;
+            }
+            JobRecord r = jobs.get(jobId);
+            return r == null ? null : ctx.runsAlone(r);
+        }
+
+        @Override public boolean containsKey(Object id) { return get(id) != null; }
+
+        @Override public boolean isEmpty() { return false; } // not known without asking about every job: get answers
+
+        @Override public Set<Map.Entry<String, String>> entrySet() {
+            Map<String, String> all = new java.util.LinkedHashMap<>();
+            for (JobRecord r : jobs.values()) {
+                String why = ctx.runsAlone(r);
+                if (why != null) all.put(String.valueOf(r.id()), why);
+            }
+            return all.entrySet();
+        }
     }
 
     /** Which stored jobs wait for the policy: queued, with no process still ending and no GPUs promised to them. */
