@@ -61,7 +61,8 @@ public interface Executor extends AutoCloseable {
 
     /**
      * Solo profiles this executor's GPUs are known to run at without measuring them, in iterations per cluster second
-     * ({@link #clusterSecondsPerSecond()}): a simulated executor's ground truth. Real executors have none: the daemon measures each workload alone here before it judges co-located speeds.
+     * ({@link #clusterSecondsPerSecond()}): a simulated executor's ground truth. Real executors have none: the daemon
+     * measures each workload alone here before it judges co-located speeds.
      */
     default List<dev.tandem.core.model.JobProfile> hardwareProfiles() { return List.of(); }
 

@@ -13,9 +13,6 @@ package dev.tandem.server.sched;
  * back.
  */
 record PolicyTime(double clusterSecondsPerSecond) {
-    /** Real GPUs: the policy's seconds are the daemon's. */
-    static final PolicyTime SAME = new PolicyTime(1);
-
     PolicyTime {
         if (!(clusterSecondsPerSecond > 0) || Double.isInfinite(clusterSecondsPerSecond)) {
             throw new IllegalArgumentException("cluster seconds per second must be positive and finite, got " + clusterSecondsPerSecond);
@@ -37,6 +34,8 @@ record PolicyTime(double clusterSecondsPerSecond) {
      * policy there, it sees a time at or after the one it named (a round's end), never a rounding error before it.
      */
     long millisAtOrAfter(double seconds) {
+        if (Double.isNaN(seconds)) return 0; // as a cast of NaN gives: due at once
+        if (Double.isInfinite(seconds)) return seconds > 0 ? Long.MAX_VALUE : Long.MIN_VALUE;
         long ms = (long) Math.ceil(seconds * 1000 / clusterSecondsPerSecond);
         while (seconds(ms) < seconds) ms++;
         return ms;
