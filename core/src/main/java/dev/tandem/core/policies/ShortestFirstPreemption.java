@@ -210,6 +210,12 @@ final class ShortestFirstPreemption {
         private int[] summarisedIn = new int[0];
         private int round;
 
+        /** The GPU being summarised, as its occupants are read ({@link #occupant}). */
+        private boolean accOk, accYoung, accCritical;
+        private double accLeast, accLatest;
+        private int accCount;
+        private final dev.tandem.core.policy.Occupancy.OccupantReader reader = this::occupant;
+
         private SchedulerSnapshot s;
         private ClusterView view;
         private double keepBeyondSeconds;
@@ -260,47 +266,51 @@ final class ShortestFirstPreemption {
         private void summarise(int g) {
             if (summarisedIn[g] == round) return;
             summarisedIn[g] = round;
-            boolean ok = true, youngOne = false, critical = false;
-            double least = Double.POSITIVE_INFINITY, latest = Double.NEGATIVE_INFINITY;
+            accOk = true;
+            accYoung = false;
+            accCritical = false;
+            accLeast = Double.POSITIVE_INFINITY;
+            accLatest = Double.NEGATIVE_INFINITY;
+            accCount = 0;
             // as the world has it, unless this round changed it (then per occupant: a job placed this round is not
             // running in the world, so not suspendable; nor is a GPU held for a waiting gang)
-            List<RunningJob> on;
-            int count;
             if (view.unchanged(g)) {
-                on = s.occupancy().runningOn(g);
-                count = on.size();
+                s.occupancy().readOccupants(g, reader);
             } else {
                 List<Job> jobs = view.occupants(g);
-                count = jobs.size();
-                on = new ArrayList<>(jobs.size());
+                List<RunningJob> on = new ArrayList<>(jobs.size());
                 for (Job j : jobs) {
                     Optional<RunningJob> r = s.occupancy().job(j.id());
                     if (r.isEmpty()) {
-                        ok = false;
+                        accOk = false;
                         break;
                     }
                     on.add(r.get());
                 }
-                if (view.held(g)) ok = false; // held for a waiting gang: only a starving job's round releases the hold first
+                if (view.held(g)) accOk = false; // held for a waiting gang: only a starving job's round releases the hold first
+                for (RunningJob r : on) occupant(r.job(), r.startedAt(), r.remainingIterations(), r.attainedGpuSeconds(), r.lengthKnown());
+                accCount = jobs.size();
             }
-            for (int k = 0; k < on.size() && ok; k++) {
-                RunningJob r = on.get(k);
-                double left = s.expectedSoloSeconds(r);
-                // the critical path and the job that ends last are judged by lengths: a job without one is on neither
-                boolean known = r.lengthKnown();
-                if (known && !longestKnown && left >= workPerGpuSeconds) keepLongest();
-                if (known && left >= keepFromSeconds) ok = false;
-                if (known && left > keepBeyondSeconds) critical = true;
-                if (s.now() - r.startedAt() < MIN_RUN_SECONDS) youngOne = true;
-                least = Math.min(least, left);
-                latest = Math.max(latest, r.job().submitTime());
-            }
-            young[g] = youngOne;
-            onCriticalPath[g] = critical;
-            suspendable[g] = ok; // an idle GPU too: with GPUs freed beside it, it can complete a gang's room
-            leastLeft[g] = least;
-            latestSubmit[g] = latest;
-            occupants[g] = count;
+            young[g] = accYoung;
+            onCriticalPath[g] = accCritical;
+            suspendable[g] = accOk; // an idle GPU too: with GPUs freed beside it, it can complete a gang's room
+            leastLeft[g] = accLeast;
+            latestSubmit[g] = accLatest;
+            occupants[g] = accCount;
+        }
+
+        /** One occupant of the GPU being summarised; once one may not be suspended, the rest are not looked at. */
+        private void occupant(Job job, double startedAt, double remainingIterations, double attainedGpuSeconds, boolean lengthKnown) {
+            accCount++;
+            if (!accOk) return;
+            double left = s.expectedSoloSeconds(job, remainingIterations, attainedGpuSeconds, lengthKnown);
+            // the critical path and the job that ends last are judged by lengths: a job without one is on neither
+            if (lengthKnown && !longestKnown && left >= workPerGpuSeconds) keepLongest();
+            if (lengthKnown && left >= keepFromSeconds) accOk = false;
+            if (lengthKnown && left > keepBeyondSeconds) accCritical = true;
+            if (s.now() - startedAt < MIN_RUN_SECONDS) accYoung = true;
+            accLeast = Math.min(accLeast, left);
+            accLatest = Math.max(accLatest, job.submitTime());
         }
 
         /**

@@ -50,6 +50,21 @@ public interface Occupancy {
         return out;
     }
 
+    /** What a policy reads of one job on a GPU, without a view of it ({@link #readOccupants}). */
+    @FunctionalInterface
+    interface OccupantReader {
+        void read(Job job, double startedAt, double remainingIterations, double attainedGpuSeconds, boolean lengthKnown);
+    }
+
+    /**
+     * Hands each running job on a GPU to {@code reader}, in {@link #runningOn}'s order, with what its view would say. A
+     * world that holds its jobs per GPU answers without building views: tandem's preemption reads the occupants of
+     * up to 256 GPUs a round, and making a view of each was an eighth of a 100,000-job simulation.
+     */
+    default void readOccupants(int gpu, OccupantReader reader) {
+        for (RunningJob r : runningOn(gpu)) reader.read(r.job(), r.startedAt(), r.remainingIterations(), r.attainedGpuSeconds(), r.lengthKnown());
+    }
+
     /** The job itself, without building its full running view. */
     default Optional<Job> jobOf(String id) { return job(id).map(RunningJob::job); }
 

@@ -186,7 +186,12 @@ public final class SchedulerSnapshot {
 
     /** As {@link #expectedSoloSeconds(PendingJob)}, for a running job. */
     public double expectedSoloSeconds(RunningJob r) {
-        return r.lengthKnown() ? soloSeconds(r.job(), r.remainingIterations()) : byAttainedService(r.job(), r.attainedGpuSeconds());
+        return expectedSoloSeconds(r.job(), r.remainingIterations(), r.attainedGpuSeconds(), r.lengthKnown());
+    }
+
+    /** As {@link #expectedSoloSeconds(RunningJob)}, from what {@link Occupancy#readOccupants} hands out. */
+    public double expectedSoloSeconds(Job job, double remainingIterations, double attainedGpuSeconds, boolean lengthKnown) {
+        return lengthKnown ? soloSeconds(job, remainingIterations) : byAttainedService(job, attainedGpuSeconds);
     }
 
     private double byAttainedService(Job job, double attainedGpuSeconds) {

@@ -459,6 +459,19 @@ public final class Simulator {
 
             @Override public List<String> jobsOn(int gpu) { return occupantIdViews.get(gpu); }
 
+            @Override public void readOccupants(int gpu, Occupancy.OccupantReader reader) {
+                for (JobState j : occupants.get(gpu)) {
+                    if (deciding && j.view != null && j.viewDecision == policyCalls) { // made this decision already: the same numbers
+                        RunningJob r = j.view;
+                        reader.read(r.job(), r.startedAt(), r.remainingIterations(), r.attainedGpuSeconds(), r.lengthKnown());
+                        continue;
+                    }
+                    // what makeView would say, without making it
+                    double done = j.done + j.rate * (clock - j.lastUpdate);
+                    reader.read(j.job, j.startedAt, seenRemaining(j, done), j.attained + j.gpus.length * (clock - j.lastUpdate), lengthKnown(j, done));
+                }
+            }
+
             @Override public List<RunningJob> runningOn(int gpu) {
                 List<JobState> occ = occupants.get(gpu);
                 if (occ.isEmpty()) return List.of();

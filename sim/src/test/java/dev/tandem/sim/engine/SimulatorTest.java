@@ -343,6 +343,38 @@ class SimulatorTest {
                 .hasMessageContaining("Start[jobId=c").hasMessageContaining("job b must run alone");
     }
 
+    /**
+     * What the simulator hands a policy about a GPU's jobs without views ({@code Occupancy.readOccupants}) is what their
+     * views say, at every decision, for jobs of known and of unknown length, whether or not a view was made before.
+     */
+    @Test
+    void occupantsReadWithoutViewsAreWhatTheViewsSay() {
+        var sc = dev.tandem.sim.scenario.ScenarioFixtures.lucid(80, "poisson:6", 5);
+        for (Knowledge knowledge : List.of(Knowledge.EXACT, Knowledge.NONE)) {
+            List<String> differences = new ArrayList<>();
+            int[] compared = {0};
+            Policy inner = dev.tandem.core.policies.PolicyCatalog.create("tandem");
+            Policy watching = new Policy() {
+                @Override public String name() { return inner.name(); }
+                @Override public boolean actsOnRunningJobs() { return true; }
+                @Override public List<Decision> decide(SchedulerSnapshot s) {
+                    for (int g = 0; g < s.cluster().gpuCount(); g++) {
+                        List<String> read = new ArrayList<>(), again = new ArrayList<>(), viewed = new ArrayList<>();
+                        s.occupancy().readOccupants(g, (job, started, remaining, attained, known) -> read.add(job.id() + " " + started + " " + remaining + " " + attained + " " + known));
+                        for (var r : s.occupancy().runningOn(g)) viewed.add(r.id() + " " + r.startedAt() + " " + r.remainingIterations() + " " + r.attainedGpuSeconds() + " " + r.lengthKnown());
+                        s.occupancy().readOccupants(g, (job, started, remaining, attained, known) -> again.add(job.id() + " " + started + " " + remaining + " " + attained + " " + known));
+                        if (!read.equals(viewed) || !again.equals(viewed)) differences.add(read + " / " + again + " / " + viewed);
+                        compared[0] += viewed.size();
+                    }
+                    return inner.decide(s);
+                }
+            };
+            new Simulator(SimConfig.defaults().withKnowledge(knowledge, 1), sc.cluster(), sc.profiles(), sc.truth()).run(sc.jobs(), watching, sc.newOracle());
+            assertThat(differences).as(knowledge.toString()).isEmpty();
+            assertThat(compared[0]).as("occupants compared").isGreaterThan(100);
+        }
+    }
+
     @Test
     void noGpuIsOverItsMemoryUnlessACrashIsRecorded() {
         var sc = dev.tandem.sim.scenario.ScenarioFixtures.lucid(120, "batch", 3);
