@@ -442,11 +442,19 @@ public final class Simulator {
         }
 
         private RunningJob makeView(JobState r) {
-            double done = r.done + r.rate * (clock - r.lastUpdate);
-            double remaining = seenRemaining(r, done);
-            double attained = r.attained + r.gpus.length * (clock - r.lastUpdate);
+            double done = doneNow(r);
             double observed = r.observed ? r.rate / r.profile.soloSpeed() : Double.NaN;
-            return new RunningJob(r.job, r.gpuList, r.startedAt, r.placedAt, remaining, attained, observed, lengthKnown(r, done));
+            return new RunningJob(r.job, r.gpuList, r.startedAt, r.placedAt, seenRemaining(r, done), attainedNow(r), observed, lengthKnown(r, done));
+        }
+
+        /** The iterations a running job has done by now (its state is brought up to date only when its speed changes). */
+        private double doneNow(JobState r) {
+            return r.done + r.rate * (clock - r.lastUpdate);
+        }
+
+        /** The GPU-seconds a running job has received by now. */
+        private double attainedNow(JobState r) {
+            return r.attained + r.gpus.length * (clock - r.lastUpdate);
         }
 
         /** The simulator's own occupancy indexes, kept up to date as jobs start and stop. */
@@ -460,15 +468,9 @@ public final class Simulator {
             @Override public List<String> jobsOn(int gpu) { return occupantIdViews.get(gpu); }
 
             @Override public void readOccupants(int gpu, Occupancy.OccupantReader reader) {
-                for (JobState j : occupants.get(gpu)) {
-                    if (deciding && j.view != null && j.viewDecision == policyCalls) { // made this decision already: the same numbers
-                        RunningJob r = j.view;
-                        reader.read(r.job(), r.startedAt(), r.remainingIterations(), r.attainedGpuSeconds(), r.lengthKnown());
-                        continue;
-                    }
-                    // what makeView would say, without making it
-                    double done = j.done + j.rate * (clock - j.lastUpdate);
-                    reader.read(j.job, j.startedAt, seenRemaining(j, done), j.attained + j.gpus.length * (clock - j.lastUpdate), lengthKnown(j, done));
+                for (JobState j : occupants.get(gpu)) { // what makeView would say, without making it
+                    double done = doneNow(j);
+                    reader.read(j.job, j.startedAt, seenRemaining(j, done), attainedNow(j), lengthKnown(j, done));
                 }
             }
 
