@@ -6,7 +6,9 @@
  * a decision ({@link dev.tandem.core.runtime.DecisionRules}: the job where the step needs it, then
  * {@link dev.tandem.core.runtime.PlacementRules} for where it may go, with the co-location limit, and
  * {@link dev.tandem.core.runtime.Reservations} for GPUs held for a waiting gang, which both worlds also keep and
- * show), what an out-of-memory crash teaches ({@link dev.tandem.core.runtime.OutOfMemoryRule}), and which waiting
+ * show), who holds which GPUs ({@link dev.tandem.core.runtime.Placements}: the one ledger the simulator places its
+ * jobs in and the daemon its runs, which holds the co-location limit and the idle counts policies read), what an
+ * out-of-memory crash teaches ({@link dev.tandem.core.runtime.OutOfMemoryRule}), and which waiting
  * jobs a policy may start and in which order ({@link dev.tandem.core.runtime.Admission}: priority, fair share between
  * users, per-user GPU limits; the daemon applies it every round, the simulator with {@code --fair-share}, since trace
  * replays and the peers' own simulators keep submission order).

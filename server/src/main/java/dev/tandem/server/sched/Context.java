@@ -8,6 +8,7 @@ import dev.tandem.core.model.GpuType;
 import dev.tandem.core.model.Job;
 import dev.tandem.core.model.Node;
 import dev.tandem.core.runtime.OutOfMemoryRule;
+import dev.tandem.core.runtime.Placements;
 import dev.tandem.core.runtime.Reservations;
 import dev.tandem.server.exec.ExecException;
 import dev.tandem.server.exec.Executor;
@@ -37,7 +38,8 @@ final class Context {
     final Executor executor;
     final List<GpuDevice> devices;
     final Cluster cluster;
-    final RunTable runs;
+    /** Who holds which GPUs: the runtime's ledger of live runs (a run stays placed until its process has ended). */
+    final Placements<Long, Run> runs;
     final Learned learned;
     final OnlineCorrectedModel oracle;
     final GpuMonitor monitor;
@@ -66,7 +68,7 @@ final class Context {
         this.executor = executor;
         this.devices = List.copyOf(devices);
         this.cluster = clusterOf(devices);
-        this.runs = new RunTable(devices.size());
+        this.runs = new Placements<>(this.cluster, run -> run.jobId);
         this.learned = new Learned(store, knownProfiles, executor.hardwareProfiles());
         this.oracle = oracle;
         this.monitor = monitor;

@@ -240,7 +240,7 @@ final class DecisionApplier {
         String where = ctx.describe(gpus), reason = "migrated to GPU(s) " + where;
         if (promisedOrRefused(job, gpus, reason, "migrate to GPU(s) " + where + ", stays queued", snapshot, now)) return;
         Map<Long, JobRecord> hosts = new java.util.LinkedHashMap<>();
-        for (Run r : ctx.runs.neighboursOn(gpus)) ctx.store.job(r.jobId).ifPresent(x -> hosts.put(x.id(), x));
+        for (Run r : ctx.runs.on(gpus, null)) ctx.store.job(r.jobId).ifPresent(x -> hosts.put(x.id(), x));
         startOn(job, gpus, reason, snapshot, hosts, now);
     }
 
@@ -327,7 +327,7 @@ final class DecisionApplier {
      * there, which becomes paired too. {@code snapshot} gives the oracle's prediction for a pair (may be null).
      */
     void startOn(JobRecord job, List<Integer> gpus, String reason, SchedulerSnapshot snapshot, Map<Long, JobRecord> jobs, long now) {
-        List<Run> hosts = ctx.runs.neighboursOn(gpus);
+        List<Run> hosts = ctx.runs.on(gpus, null);
         Run host = hosts.isEmpty() ? null : hosts.getFirst();
         JobState state;
         PairPrediction prediction = null;
@@ -373,7 +373,7 @@ final class DecisionApplier {
         if (!ctx.store.transition(job.id(), JobState.QUEUED, state, Context.ACTOR, reason, claim, now)) return Optional.empty();
         ctx.reservations.left(Long.toString(job.id())); // GPUs held for it: it starts now (on them or elsewhere)
         int attempt = job.attempts() + 1;
-        int tenants = 1 + ctx.runs.neighboursOn(gpus).size();
+        int tenants = 1 + ctx.runs.on(gpus, null).size();
         List<GpuDevice> devices = gpus.stream().map(ctx.devices::get).toList();
         long budget = ctx.memoryRule.charged(ctx.job(job).memoryMiB());
         Binding<?> binding;
@@ -390,7 +390,7 @@ final class DecisionApplier {
         }
         Run run = new Run(job.id(), job.signature(), attempt, gpus, now);
         run.runsAlone = job.exclusive() ? OutOfMemoryRule.RUNS_ALONE : null;
-        ctx.runs.add(run); // the policy's own decision: nothing it has not seen, so no new round for it (as in the simulator)
+        ctx.runs.place(run, gpus); // the policy's own decision: nothing it has not seen, so no new round for it (as in the simulator)
         Binder.Start start = new Binder.Start(job, state, reason, attempt, run);
         if (binding.started()) bound(new Binder.Bound(start, binding, binding.call(), null), now);
         else binder.bind(start, binding);

@@ -39,13 +39,13 @@ final class ExitHandler {
 
     /** Takes a run off its GPUs (it ended, or never started); a neighbour left alone is no longer paired. */
     void leave(Run run, long now) {
-        List<Run> neighbours = ctx.runs.neighbours(run);
+        List<Run> neighbours = ctx.runs.on(run.gpus, run);
         ctx.runs.remove(run);
         // GPUs freed by a stop the policy asked for were part of that decision (their new tenants are promised them), as
         // in the simulator; anything else is news to the policy
         if (run.stop != Run.Stop.SUSPEND && run.stop != Run.Stop.MIGRATE) ctx.dirty = true;
         for (Run n : neighbours) {
-            if (!ctx.runs.neighbours(n).isEmpty()) continue;
+            if (!ctx.runs.on(n.gpus, n).isEmpty()) continue;
             n.placed(now, null, null);
             String alone = "alone again: job " + run.jobId + " left GPU(s) " + ctx.describe(n.gpus);
             if (ctx.store.transition(n.jobId, EnumSet.of(JobState.PAIRED), JobState.RUNNING, Context.ACTOR, alone, Change.none(), now)) {

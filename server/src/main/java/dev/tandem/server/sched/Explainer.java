@@ -50,7 +50,7 @@ final class Explainer {
         }
         Map<Long, LiveState.JobLive> running = new HashMap<>();
         for (Run r : ctx.runs.all()) {
-            List<Long> partners = ctx.runs.neighbours(r).stream().map(n -> n.jobId).toList();
+            List<Long> partners = ctx.runs.on(r.gpus, r).stream().map(n -> n.jobId).toList();
             PairPrediction p = r.predicted;
             running.put(r.jobId, new LiveState.JobLive(r.jobId, partners, p == null ? null : p.speedA(), p == null ? null : p.combined(),
                     p == null ? null : p.basis(), finite(r.observed), finite(r.iterationsPerSecond),
@@ -67,7 +67,7 @@ final class Explainer {
      * @param promised jobs the policy started on GPUs still being freed, and those GPUs (they come first)
      */
     LiveState.Waiting waiting(SchedulerSnapshot snapshot, Map<Long, JobRecord> jobs, QueueGate.Verdict verdict, Map<Long, List<Integer>> promised, long now) {
-        int busy = ctx.runs.gpusWithAtLeast(1);
+        int busy = ctx.runs.busyGpus();
         for (int g : ctx.unusable.gpus()) if (ctx.runs.on(g).isEmpty()) busy++;
         List<LiveState.JobLive> out = new ArrayList<>(promised.size() + verdict.admitted().size() + verdict.waiting().size());
         int position = 0, idleOnOneNode = mostIdleOnOneNode(false), idleOnOneNodeWithHeld = mostIdleOnOneNode(true);
@@ -138,7 +138,7 @@ final class Explainer {
         double bestCombined = Double.NEGATIVE_INFINITY;
         for (Run host : ctx.runs.all()) {
             JobRecord h = jobs.get(host.jobId);
-            if (h == null || host.gpus.size() != q.gpus() || !ctx.runs.neighbours(host).isEmpty()) continue;
+            if (h == null || host.gpus.size() != q.gpus() || !ctx.runs.on(host.gpus, host).isEmpty()) continue;
             Job hj = ctx.job(h);
             // the world's reason first (a job profiled alone takes no partner), then the policy's own check of the pair
             Optional<String> refused = host.profiling ? Optional.of("it is being profiled alone") : policy.pairingRefusal(s, job, hj, host.gpus);

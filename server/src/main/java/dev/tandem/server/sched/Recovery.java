@@ -50,11 +50,14 @@ final class Recovery {
                 run.stop = r.state() == JobState.CANCELLED ? Run.Stop.CANCEL : Run.Stop.SUSPEND;
                 ctx.executor.stop(r.id());
             }
-            ctx.runs.add(run);
+            if (!ctx.runs.adopt(run, gpus)) {
+                log.warn("recovery: job {}'s process runs on GPU(s) {} beside {} other job(s): more than a GPU takes; nothing more is placed there until they end",
+                        r.id(), ctx.describe(gpus), ctx.runs.on(gpus, run).size());
+            }
             adopted++;
         }
         for (Run run : ctx.runs.all()) {
-            List<Run> n = ctx.runs.neighbours(run);
+            List<Run> n = ctx.runs.on(run.gpus, run);
             run.placed(now, n.isEmpty() ? null : n.getFirst().jobId, null);
         }
         if (adopted + requeued > 0) log.info("recovery: {} job process(es) re-adopted, {} job(s) requeued", adopted, requeued);

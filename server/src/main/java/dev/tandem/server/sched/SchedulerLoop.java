@@ -303,7 +303,7 @@ public final class SchedulerLoop implements AutoCloseable {
             waiting = explainer.waiting(snapshot, jobs, verdict, applier.promisedGpus(), now);
             lastDecisionEnd = System.nanoTime();
             lastDecisionNanos = lastDecisionEnd - t0;
-            ctx.metrics.round(lastDecisionNanos, queued.size(), ctx.devices.size(), ctx.runs.gpusWithAtLeast(1), ctx.runs.gpusWithAtLeast(2));
+            ctx.metrics.round(lastDecisionNanos, queued.size(), ctx.devices.size(), ctx.runs.busyGpus(), ctx.runs.sharedGpus());
             ctx.metrics.jobsByState(ctx.store.countByState());
         }
         LiveState next = explainer.publish(waiting, now);
@@ -328,7 +328,7 @@ public final class SchedulerLoop implements AutoCloseable {
         for (Run r : ctx.runs.all()) {
             speeds.put(r.jobId, new Timeline.SpeedPoint(now, r.partner != null ? r.observed : Double.NaN, r.iterationsPerSecond));
         }
-        ctx.timeline.sample(now, ctx.runs.gpusWithAtLeast(1), ctx.runs.gpusWithAtLeast(2), util, speeds);
+        ctx.timeline.sample(now, ctx.runs.busyGpus(), ctx.runs.sharedGpus(), util, speeds);
     }
 
     /** Per-GPU readings and the speeds of co-located jobs, for Prometheus. */

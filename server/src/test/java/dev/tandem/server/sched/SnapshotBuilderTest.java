@@ -70,7 +70,7 @@ class SnapshotBuilderTest {
 
             // the same for a running job, from the progress its run reported
             Run run = new Run(id, RESNET, 1, List.of(0), 0);
-            ctx.runs.add(run);
+            ctx.runs.place(run, run.gpus);
             run.meter.add(1_000, 900);
             assertThat(running(snapshots, store, id).lengthKnown()).isTrue();
             assertThat(running(snapshots, store, id).remainingIterations()).isEqualTo(100);

@@ -8,7 +8,6 @@ import dev.tandem.core.model.JobProfile;
 import dev.tandem.core.model.ProfileStore;
 import dev.tandem.core.model.WorkloadSignature;
 import dev.tandem.core.policy.Decision;
-import dev.tandem.core.policy.IdleNodeBuckets;
 import dev.tandem.core.policy.Occupancy;
 import dev.tandem.core.policy.PendingJob;
 import dev.tandem.core.policy.PredictionMemo;
@@ -22,6 +21,7 @@ import dev.tandem.core.runtime.Admission;
 import dev.tandem.core.runtime.DecisionRules;
 import dev.tandem.core.runtime.Lifecycle;
 import dev.tandem.core.runtime.OutOfMemoryRule;
+import dev.tandem.core.runtime.Placements;
 import dev.tandem.core.runtime.PlacementRules;
 import dev.tandem.core.runtime.Reservations;
 import dev.tandem.data.truth.InterferenceTruth;
@@ -146,21 +146,15 @@ public final class Simulator {
         private final List<PendingJob> queueView = Collections.unmodifiableList(queue);
         /** The queue's changes, so that policies keeping their own index of it follow them instead of rescanning. */
         private final QueueJournal queueJournal = new QueueJournal(queueOrder, 1 << 16);
-        private final Set<JobState> running = new LinkedHashSet<>();
+        /**
+         * Who runs where: the runtime's ledger, the same the daemon keeps its runs in, with the co-location limit and the
+         * idle counts the policies read ({@link SimOccupancy}). Its jobs are the running ones, in the order they were placed.
+         */
+        private final Placements<String, JobState> placements = new Placements<>(cluster, js -> js.job.id());
         /** Which jobs started and stopped, so that policies ranking the running jobs follow them instead of viewing each every round. */
         private final RunningJournal runningJournal = new RunningJournal(1 << 16);
-        private final List<List<JobState>> occupants = new ArrayList<>();
-        /** The same, as the ids {@link Occupancy#jobsOn} hands out: kept, so that policies asking per GPU allocate nothing. */
-        private final List<List<String>> occupantIds = new ArrayList<>();
-        private final List<List<String>> occupantIdViews = new ArrayList<>();
-        private final boolean[] fallbackGpu;
-        /** Each GPU's last counted state, so that the busy/shared counters change by the difference. */
-        private final boolean[] busyFlags = new boolean[cluster.gpuCount()];
-        private final boolean[] sharedFlags = new boolean[cluster.gpuCount()];
-        private final int[] idlePerNode;
-        /** Nodes by their number of idle GPUs, kept with idlePerNode. */
-        private final IdleNodeBuckets nodesByIdle;
-        private int idleTotal;
+        /** GPUs whose pair the ground truth did not measure (it falls back to a model), to report how much of the sharing that was. */
+        private final boolean[] fallbackGpu = new boolean[cluster.gpuCount()];
         private final Set<JobState> soleTenants = new LinkedHashSet<>();
         /** Which jobs came to run alone and stopped doing so, so that packing policies keep their hosts across rounds. */
         private final SoleTenantJournal soleTenantJournal = new SoleTenantJournal(1 << 16);
@@ -189,7 +183,7 @@ public final class Simulator {
         private final List<GpuSpan> timeline = new ArrayList<>();
         private final List<CoRun> coRuns = new ArrayList<>();
         private long eventCount, policyCalls, decisionsTotal;
-        private int nextArrival, completed, holdsBegun, busyGpus, sharedGpus, fallbackGpus, oomEvents, preemptions, pairings, pendingOoms;
+        private int nextArrival, completed, holdsBegun, fallbackGpus, oomEvents, preemptions, pairings, pendingOoms;
         private double clock, busyGpuSeconds, sharedGpuSeconds, fallbackGpuSeconds;
         private boolean dirty;
         /** The end of the policy's own round last pushed as an event ({@link Policy#decidesInRounds()}). */
@@ -224,16 +218,6 @@ public final class Simulator {
             }
             this.meanSoloSeconds = list.isEmpty() ? 0 : soloSum / list.size();
             this.arrivals = list;
-            for (int i = 0; i < cluster.gpuCount(); i++) {
-                occupants.add(new ArrayList<>(PlacementRules.MAX_JOBS_PER_GPU));
-                occupantIds.add(new ArrayList<>(PlacementRules.MAX_JOBS_PER_GPU));
-                occupantIdViews.add(Collections.unmodifiableList(occupantIds.get(i)));
-            }
-            this.fallbackGpu = new boolean[cluster.gpuCount()];
-            this.idlePerNode = new int[cluster.nodes().size()];
-            for (int n = 0; n < idlePerNode.length; n++) idlePerNode[n] = cluster.nodes().get(n).gpus().size();
-            this.nodesByIdle = new IdleNodeBuckets(cluster, idlePerNode);
-            this.idleTotal = cluster.gpuCount();
         }
 
         SimulationResult execute() {
@@ -251,8 +235,8 @@ public final class Simulator {
                 process(e);
                 while (events.peekTime() <= clock) process(events.poll());
                 if (dirty) schedule();
-                series.add(clock, queue.size(), running.size(), busyGpus, sharedGpus);
-                if (running.isEmpty() && !queue.isEmpty() && nextArrival >= total && pendingOoms == 0) throw stuck();
+                series.add(clock, queue.size(), placements.size(), placements.busyGpus(), placements.sharedGpus());
+                if (placements.isEmpty() && !queue.isEmpty() && nextArrival >= total && pendingOoms == 0) throw stuck();
                 if (completed >= nextReport) {
                     progress.update(completed, total, clock);
                     nextReport = completed + reportEvery;
@@ -283,8 +267,8 @@ public final class Simulator {
         private void advanceClock(double t) {
             double dt = t - clock;
             if (dt > 0) {
-                busyGpuSeconds += busyGpus * dt;
-                sharedGpuSeconds += sharedGpus * dt;
+                busyGpuSeconds += placements.busyGpus() * dt;
+                sharedGpuSeconds += placements.sharedGpus() * dt;
                 fallbackGpuSeconds += fallbackGpus * dt;
                 clock = t;
             }
@@ -359,11 +343,11 @@ public final class Simulator {
 
         private void schedule() {
             dirty = false;
-            if (queue.isEmpty() && !(policy.actsOnRunningJobs() && !running.isEmpty())) {
+            if (queue.isEmpty() && !(policy.actsOnRunningJobs() && !placements.isEmpty())) {
                 newlyObserved.clear();
                 return;
             }
-            List<RunningJob> all = new LazyList<>(running.size(), this::runningViews);
+            List<RunningJob> all = new LazyList<>(placements.size(), this::runningViews);
             boolean admitting = cfg.queueRules().fairShare();
             SchedulerSnapshot snap = new SchedulerSnapshot(clock, cluster, admitting ? admitted() : queueView, all, profiles, oracle, cfg.memoryRule(),
                     Collections.unmodifiableMap(memoryEstimates), Collections.unmodifiableSet(oomPairs), new SimOccupancy())
@@ -404,7 +388,7 @@ public final class Simulator {
          */
         private List<PendingJob> admitted() {
             Map<String, Integer> held = new HashMap<>();
-            for (JobState js : running) held.merge(js.job.user(), js.gpus.length, Integer::sum);
+            for (JobState js : placements.all()) held.merge(js.job.user(), js.gpus.length, Integer::sum);
             int limit = cfg.queueRules().maxGpusPerUser();
             OptionalInt perUser = limit > 0 ? OptionalInt.of(limit) : OptionalInt.empty();
             return Admission.admit(queueView, held, user -> perUser).admitted();
@@ -412,8 +396,8 @@ public final class Simulator {
 
         /** Every running job as the policy sees it (built when a policy asks: preemptive ones do every round). */
         private List<RunningJob> runningViews() {
-            List<RunningJob> out = new ArrayList<>(running.size());
-            for (JobState js : running) out.add(view(js));
+            List<RunningJob> out = new ArrayList<>(placements.size());
+            for (JobState js : placements.all()) out.add(view(js));
             return Collections.unmodifiableList(out);
         }
 
@@ -459,23 +443,23 @@ public final class Simulator {
 
         /** The simulator's own occupancy indexes, kept up to date as jobs start and stop. */
         private final class SimOccupancy implements Occupancy {
-            @Override public int idleTotal() { return idleTotal; }
+            @Override public int idleTotal() { return placements.idleTotal(); }
 
-            @Override public int idleOnNode(int node) { return idlePerNode[node]; }
+            @Override public int idleOnNode(int node) { return placements.idleOnNode(node); }
 
-            @Override public int nodeWithIdle(int count, int from) { return nodesByIdle.next(count, from); }
+            @Override public int nodeWithIdle(int count, int from) { return placements.nodeWithIdle(count, from); }
 
-            @Override public List<String> jobsOn(int gpu) { return occupantIdViews.get(gpu); }
+            @Override public List<String> jobsOn(int gpu) { return placements.keysOn(gpu); }
 
             @Override public void readOccupants(int gpu, Occupancy.OccupantReader reader) {
-                for (JobState j : occupants.get(gpu)) { // what makeView would say, without making it
+                for (JobState j : placements.on(gpu)) { // what makeView would say, without making it
                     double done = doneNow(j);
                     reader.read(j.job, j.startedAt, seenRemaining(j, done), attainedNow(j), lengthKnown(j, done));
                 }
             }
 
             @Override public List<RunningJob> runningOn(int gpu) {
-                List<JobState> occ = occupants.get(gpu);
+                List<JobState> occ = placements.on(gpu);
                 if (occ.isEmpty()) return List.of();
                 List<RunningJob> out = new ArrayList<>(occ.size());
                 for (JobState j : occ) out.add(view(j));
@@ -566,7 +550,7 @@ public final class Simulator {
             @Override public String runsAlone(String jobId) { return runsAlone.get(jobId); }
 
             @Override public List<PlacementRules.Tenant> tenantsOn(int gpu, String exceptJobId) {
-                List<JobState> occ = occupants.get(gpu);
+                List<JobState> occ = placements.on(gpu);
                 if (occ.isEmpty()) return List.of();
                 List<PlacementRules.Tenant> out = new ArrayList<>(occ.size());
                 for (JobState o : occ) {
@@ -623,9 +607,8 @@ public final class Simulator {
             Set<JobState> touched = new LinkedHashSet<>();
             touched.add(js);
             takeLanes(js);
-            boolean overflow = false;
             for (int g : gpus) {
-                List<JobState> occ = occupants.get(g);
+                List<JobState> occ = placements.on(g);
                 for (JobState o : occ) {
                     advance(o);
                     endStretch(o); // its neighbours change now
@@ -633,12 +616,13 @@ public final class Simulator {
                 }
                 if (!occ.isEmpty()) pairings++;
                 for (JobState o : occ) meet(js, o);
-                occ.add(js);
-                occupantIds.get(g).add(js.job.id());
-                overflow |= overflows(g);
-                updateGpuCounters(g);
             }
-            running.add(js);
+            placements.place(js, gpus);
+            boolean overflow = false;
+            for (int g : gpus) {
+                overflow |= overflows(g);
+                countFallback(g);
+            }
             runningJournal.started(js.job);
             recompute(touched);
             if (overflow) {
@@ -658,19 +642,16 @@ public final class Simulator {
         private Set<JobState> detach(JobState js) {
             endStretch(js);
             releaseLanes(js);
+            for (int g : js.gpus) for (JobState o : placements.on(g)) if (o != js) endStretch(o); // while js is still beside it
+            placements.remove(js);
             Set<JobState> neighbours = new LinkedHashSet<>();
             for (int g : js.gpus) {
-                List<JobState> occ = occupants.get(g);
-                for (JobState o : occ) if (o != js) endStretch(o); // while js is still beside it
-                occ.remove(js);
-                occupantIds.get(g).remove(js.job.id());
-                for (JobState o : occ) {
+                for (JobState o : placements.on(g)) {
                     advance(o);
                     neighbours.add(o);
                 }
-                updateGpuCounters(g);
+                countFallback(g);
             }
-            running.remove(js);
             runningJournal.stopped(js.job);
             if (soleTenants.remove(js)) soleTenantJournal.notAlone(js.job);
             js.gpus = new int[0];
@@ -683,7 +664,7 @@ public final class Simulator {
         private void crash(JobState js) {
             advance(js);
             List<JobState> partners = new ArrayList<>();
-            for (int g : js.gpus) for (JobState o : occupants.get(g)) if (o != js && !partners.contains(o)) partners.add(o);
+            for (int g : js.gpus) for (JobState o : placements.on(g)) if (o != js && !partners.contains(o)) partners.add(o);
             long capacity = cluster.gpu(js.gpus[0]).type().memoryMiB(); // the GPU it crashed on
             recompute(detach(js));
             js.done = js.segmentStartDone;
@@ -706,38 +687,20 @@ public final class Simulator {
         }
 
         private boolean overflows(int g) {
-            List<JobState> occ = occupants.get(g);
+            List<JobState> occ = placements.on(g);
             long capacity = cluster.gpu(g).type().memoryMiB();
             if (occ.size() == 1) return occ.get(0).job.memoryMiB() > capacity;
             JobState a = occ.get(0), b = occ.get(1);
             return truth.pair(a.profile, b.profile, a.job.gpus()).overflows(capacity, a.job.memoryMiB(), b.job.memoryMiB());
         }
 
-        private void updateGpuCounters(int g) {
-            int n = occupants.get(g).size();
-            boolean fallback = false;
-            if (n == 2) {
-                JobState a = occupants.get(g).get(0), b = occupants.get(g).get(1);
-                fallback = !truth.pair(a.profile, b.profile, a.job.gpus()).measured();
-            }
-            // recount this GPU: remove its old contribution first
-            busyGpus -= busyFlags[g] ? 1 : 0;
-            sharedGpus -= sharedFlags[g] ? 1 : 0;
-            fallbackGpus -= fallbackGpu[g] ? 1 : 0;
-            if (busyFlags[g] != (n > 0)) {
-                int by = n > 0 ? -1 : 1, node = cluster.nodeIndexOf(g);
-                nodesByIdle.moved(node, idlePerNode[node], idlePerNode[node] + by);
-                idlePerNode[node] += by;
-                idleTotal += by;
-            }
-            busyFlags[g] = n > 0;
-            sharedFlags[g] = n > 1;
+        /** Recounts a GPU whose occupants changed: whether its pair is one the ground truth did not measure. */
+        private void countFallback(int g) {
+            List<JobState> occ = placements.on(g);
+            boolean fallback = occ.size() == 2 && !truth.pair(occ.get(0).profile, occ.get(1).profile, occ.get(0).job.gpus()).measured();
+            if (fallback != fallbackGpu[g]) fallbackGpus += fallback ? 1 : -1;
             fallbackGpu[g] = fallback;
-            busyGpus += n > 0 ? 1 : 0;
-            sharedGpus += n > 1 ? 1 : 0;
-            fallbackGpus += fallback ? 1 : 0;
         }
-
 
         private void advance(JobState js) {
             double dt = clock - js.lastUpdate;
@@ -757,7 +720,7 @@ public final class Simulator {
                 boolean shared = false;
                 JobState binding = null;
                 for (int g : js.gpus) {
-                    for (JobState o : occupants.get(g)) {
+                    for (JobState o : placements.on(g)) {
                         if (o == js) continue;
                         double speed = truth.pair(js.profile, o.profile, js.job.gpus()).speedA();
                         if (!shared || speed < rel) binding = o;
@@ -817,7 +780,7 @@ public final class Simulator {
                 int g = js.gpus[k];
                 if (g >= timelineGpus) continue;
                 JobState partner = null;
-                for (JobState o : occupants.get(g)) if (o != js) partner = o;
+                for (JobState o : placements.on(g)) if (o != js) partner = o;
                 timeline.add(new GpuSpan(g, js.lanes[k], js.job.id(), start, clock, partner == null ? null : partner.job.id()));
             }
             JobState p = js.stretchPartner;
@@ -836,7 +799,7 @@ public final class Simulator {
             if (!(oracle instanceof ObservationSink sink) || !js.shared) return;
             JobState reported = null;
             for (int g : js.gpus) {
-                for (JobState o : occupants.get(g)) {
+                for (JobState o : placements.on(g)) {
                     if (o == js || !o.observed || o == reported) continue;
                     sink.observe(js.job.signature(), o.job.signature(), js.job.gpus(), js.rate / js.profile.soloSpeed(), o.rate / o.profile.soloSpeed());
                     predictionMemo.forget(js.job.signature(), o.job.signature(), js.job.gpus()); // the only place the oracle learns

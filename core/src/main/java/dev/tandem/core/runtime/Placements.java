@@ -1,0 +1,205 @@
+package dev.tandem.core.runtime;
+
+import dev.tandem.core.model.Cluster;
+import dev.tandem.core.policy.IdleNodeBuckets;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * Who holds which GPUs, kept the same way in every world: the simulator places its jobs here, the daemon its runs
+ * (a run stays placed until its process has ended). It holds the co-location limit itself ({@link
+ * PlacementRules#MAX_JOBS_PER_GPU}: a third job on a GPU is refused here whatever a world's checks let through) and
+ * keeps the counts policies read through {@link dev.tandem.core.policy.Occupancy} up to date as jobs come and go:
+ * idle GPUs per node and in all, the nodes grouped by their idle GPUs, busy and shared GPUs. Each costs a step per
+ * GPU of the job placed or removed, never a pass over the cluster.
+ *
+ * <p>A GPU's occupants are in the order they came, and the placed jobs in the order of their (latest) placement: a
+ * world that hands them to a policy in that order gets the same decisions as another world doing so.
+ *
+ * @param <K> what the world tells its jobs apart by (the simulator's job id, the daemon's numeric job id)
+ * @param <R> what the world places: its job, or its run of a job
+ */
+public final class Placements<K, R> {
+    private final Cluster cluster;
+    private final Function<R, K> key;
+    private final List<List<R>> onGpu;
+    private final List<List<R>> onGpuViews;
+    private final List<List<K>> keysOnGpu;
+    private final List<List<K>> keysOnGpuViews;
+    private final Map<K, R> placed = new LinkedHashMap<>();
+    private final Collection<R> placedView = Collections.unmodifiableCollection(placed.values());
+    private final Map<K, int[]> gpusOf = new HashMap<>();
+    private final int[] idlePerNode;
+    private final IdleNodeBuckets nodesByIdle;
+    private int idleTotal, busyGpus, sharedGpus;
+
+    /** @param key how the world tells a placed job apart (equal keys: the same job) */
+    public Placements(Cluster cluster, Function<R, K> key) {
+        this.cluster = cluster;
+        this.key = key;
+        int n = cluster.gpuCount();
+        onGpu = new ArrayList<>(n);
+        onGpuViews = new ArrayList<>(n);
+        keysOnGpu = new ArrayList<>(n);
+        keysOnGpuViews = new ArrayList<>(n);
+        for (int g = 0; g < n; g++) {
+            List<R> on = new ArrayList<>(PlacementRules.MAX_JOBS_PER_GPU);
+            List<K> keys = new ArrayList<>(PlacementRules.MAX_JOBS_PER_GPU);
+            onGpu.add(on);
+            onGpuViews.add(Collections.unmodifiableList(on));
+            keysOnGpu.add(keys);
+            keysOnGpuViews.add(Collections.unmodifiableList(keys));
+        }
+        idlePerNode = new int[cluster.nodes().size()];
+        for (int node = 0; node < idlePerNode.length; node++) idlePerNode[node] = cluster.nodes().get(node).gpus().size();
+        nodesByIdle = new IdleNodeBuckets(cluster, idlePerNode);
+        idleTotal = n;
+    }
+
+    /**
+     * Places a job on GPUs. Refused (an {@link IllegalStateException}, nothing changed) if it is placed already, a GPU
+     * is not the cluster's or is named twice, or a GPU would hold more than {@link PlacementRules#MAX_JOBS_PER_GPU}
+     * jobs: each world checks a decision before it places ({@link DecisionRules}), so a refusal here is a bug.
+     */
+    public void place(R job, int[] gpus) {
+        put(job, gpus, true);
+    }
+
+    /**
+     * Records a job the world found already on its GPUs (the daemon re-adopting the processes that outlived it), even
+     * where a GPU then holds more than {@link PlacementRules#MAX_JOBS_PER_GPU} jobs: the processes are there, and
+     * a ledger that did not show them would let the world place more beside them. True if within the limit.
+     */
+    public boolean adopt(R job, List<Integer> gpus) {
+        int[] a = toArray(gpus);
+        boolean within = true;
+        for (int g : a) if (g >= 0 && g < onGpu.size() && onGpu.get(g).size() >= PlacementRules.MAX_JOBS_PER_GPU) within = false;
+        put(job, a, false);
+        return within;
+    }
+
+    private void put(R job, int[] gpus, boolean limit) {
+        K k = key.apply(job);
+        if (placed.containsKey(k)) throw new IllegalStateException("job " + k + " is placed already, on GPU(s) " + Arrays.toString(gpusOf.get(k)));
+        if (gpus.length == 0) throw new IllegalStateException("job " + k + " is placed on no GPU");
+        for (int i = 0; i < gpus.length; i++) {
+            int g = gpus[i];
+            if (g < 0 || g >= onGpu.size()) throw new IllegalStateException("job " + k + ": no GPU " + g + " in a cluster of " + onGpu.size());
+            for (int j = 0; j < i; j++) if (gpus[j] == g) throw new IllegalStateException("job " + k + " names GPU " + g + " twice");
+            if (limit && onGpu.get(g).size() >= PlacementRules.MAX_JOBS_PER_GPU) {
+                throw new IllegalStateException("job " + k + " on GPU " + g + ": it holds " + keysOnGpu.get(g) + " already, and a GPU runs at most "
+                        + PlacementRules.MAX_JOBS_PER_GPU + " jobs");
+            }
+        }
+        int[] own = gpus.clone();
+        for (int g : own) {
+            onGpu.get(g).add(job);
+            keysOnGpu.get(g).add(k);
+            recount(g, onGpu.get(g).size() - 1);
+        }
+        placed.put(k, job);
+        gpusOf.put(k, own);
+    }
+
+    /** As {@link #place(Object, int[])}. */
+    public void place(R job, List<Integer> gpus) {
+        place(job, toArray(gpus));
+    }
+
+    private static int[] toArray(List<Integer> gpus) {
+        int[] a = new int[gpus.size()];
+        for (int i = 0; i < a.length; i++) a[i] = gpus.get(i);
+        return a;
+    }
+
+    /** Takes a job off its GPUs; false if it was not placed. */
+    public boolean remove(R job) {
+        K k = key.apply(job);
+        int[] gpus = gpusOf.remove(k);
+        if (gpus == null) return false;
+        placed.remove(k);
+        for (int g : gpus) {
+            List<R> on = onGpu.get(g);
+            int at = on.indexOf(job);
+            on.remove(at);
+            keysOnGpu.get(g).remove(at);
+            recount(g, on.size() + 1);
+        }
+        return true;
+    }
+
+    /** A GPU went from {@code before} occupants to its current count: the idle, busy and shared counts follow. */
+    private void recount(int gpu, int before) {
+        int now = onGpu.get(gpu).size();
+        if ((before > 0) != (now > 0)) {
+            int by = now > 0 ? -1 : 1, node = cluster.nodeIndexOf(gpu);
+            nodesByIdle.moved(node, idlePerNode[node], idlePerNode[node] + by);
+            idlePerNode[node] += by;
+            idleTotal += by;
+            busyGpus -= by;
+        }
+        if ((before > 1) != (now > 1)) sharedGpus += now > 1 ? 1 : -1;
+    }
+
+    /** The jobs on a GPU, in the order they came (a view). */
+    public List<R> on(int gpu) { return onGpuViews.get(gpu); }
+
+    /** The keys of the jobs on a GPU, in {@link #on}'s order (a view). */
+    public List<K> keysOn(int gpu) { return keysOnGpuViews.get(gpu); }
+
+    /** A placed job by its key, or null. */
+    public R get(K key) { return placed.get(key); }
+
+    public boolean isPlaced(K key) { return placed.containsKey(key); }
+
+    /** The GPUs a placed job holds (a copy), empty if it is not placed. */
+    public int[] gpusOf(K key) {
+        int[] g = gpusOf.get(key);
+        return g == null ? new int[0] : g.clone();
+    }
+
+    /** Every placed job, in the order of its latest placement (a view). */
+    public Collection<R> all() { return placedView; }
+
+    public int size() { return placed.size(); }
+
+    public boolean isEmpty() { return placed.isEmpty(); }
+
+    /** The other jobs on any of these GPUs, each once, in GPU order and then the order they came. */
+    public List<R> on(int[] gpus, R except) {
+        List<R> out = new ArrayList<>(2);
+        for (int g : gpus) for (R o : onGpu.get(g)) if (o != except && !out.contains(o)) out.add(o);
+        return out;
+    }
+
+    /** As {@link #on(int[], Object)}. */
+    public List<R> on(List<Integer> gpus, R except) {
+        List<R> out = new ArrayList<>(2);
+        for (int g : gpus) for (R o : onGpu.get(g)) if (o != except && !out.contains(o)) out.add(o);
+        return out;
+    }
+
+    public int gpuCount() { return onGpu.size(); }
+
+    /** GPUs no job is placed on (whether a world may use them is its own concern). */
+    public int idleTotal() { return idleTotal; }
+
+    public int idleOnNode(int node) { return idlePerNode[node]; }
+
+    /** The first node at or after {@code from} with exactly {@code count} idle GPUs, or -1 ({@link IdleNodeBuckets#next}). */
+    public int nodeWithIdle(int count, int from) { return nodesByIdle.next(count, from); }
+
+    /** GPUs with at least one job. */
+    public int busyGpus() { return busyGpus; }
+
+    /** GPUs with more than one job. */
+    public int sharedGpus() { return sharedGpus; }
+}
