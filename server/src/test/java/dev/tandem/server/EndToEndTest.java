@@ -123,5 +123,17 @@ class EndToEndTest {
         String metrics = api.get("/metrics", null).body();
         assertThat(metrics).contains("tandem_jobs{state=\"succeeded\"} 1.0").contains("tandem_scheduling_latency_seconds_count")
                 .contains("tandem_jobs_submitted_total 1.0");
+        // every round that decided also recorded its CPU time (one may be between its two records as /metrics reads them),
+        // which cannot exceed its wall-clock time on one thread
+        double rounds = sample(metrics, "tandem_scheduling_latency_seconds_count");
+        assertThat(rounds).isPositive();
+        assertThat(sample(metrics, "tandem_scheduling_cpu_seconds_count")).isBetween(rounds - 1, rounds);
+        assertThat(sample(metrics, "tandem_scheduling_cpu_seconds_sum")).isPositive().isLessThanOrEqualTo(sample(metrics, "tandem_scheduling_latency_seconds_sum"));
+    }
+
+    /** The value of an unlabelled series in Prometheus' text format. */
+    private static double sample(String metrics, String name) {
+        return metrics.lines().filter(l -> l.startsWith(name + " ")).mapToDouble(l -> Double.parseDouble(l.substring(name.length() + 1))).findFirst()
+                .orElseThrow(() -> new AssertionError("no " + name + " in /metrics"));
     }
 }

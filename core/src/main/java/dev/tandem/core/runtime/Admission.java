@@ -1,5 +1,6 @@
 package dev.tandem.core.runtime;
 
+import dev.tandem.core.model.Job;
 import dev.tandem.core.policy.PendingJob;
 
 import java.util.ArrayList;
@@ -44,12 +45,17 @@ public final class Admission {
         Map<String, Budget> budgets = new HashMap<>();
         List<PendingJob> admitted = new ArrayList<>(ranked.size());
         Map<String, String> refused = new LinkedHashMap<>();
+        String lastUser = null;
+        Budget b = null;
         for (PendingJob p : ranked) {
             String user = p.job().user();
-            Budget b = budgets.get(user);
-            if (b == null) {
-                b = new Budget(gpuLimit.apply(user), heldGpus.getOrDefault(user, 0));
-                budgets.put(user, b);
+            if (!user.equals(lastUser)) { // most queues are long runs of one user's jobs: no look-up for those
+                b = budgets.get(user);
+                if (b == null) {
+                    b = new Budget(gpuLimit.apply(user), heldGpus.getOrDefault(user, 0));
+                    budgets.put(user, b);
+                }
+                lastUser = user;
             }
             if (b.limit.isPresent() && b.used + p.job().gpus() > b.limit.getAsInt()) {
                 refused.put(p.id(), "user " + user + " may hold " + b.limit.getAsInt() + " GPU(s) at once; holds " + b.held
@@ -77,21 +83,29 @@ public final class Admission {
 
     /** The serving order: priority, then fair share, then submission (the order of {@code queue}). */
     static List<PendingJob> rank(List<PendingJob> queue, Map<String, Integer> heldGpus) {
-        Map<String, Integer> demand = new HashMap<>(heldGpus);
-        record Ranked(PendingJob job, int share, int position) {}
-        List<Ranked> ranked = new ArrayList<>(queue.size());
+        Map<String, int[]> demand = new HashMap<>();
+        heldGpus.forEach((user, gpus) -> demand.put(user, new int[] {gpus}));
+        int n = queue.size();
+        int[] share = new int[n];
         boolean reorder = false;
-        for (int i = 0; i < queue.size(); i++) {
-            PendingJob p = queue.get(i);
-            int share = demand.merge(p.job().user(), p.job().gpus(), Integer::sum);
-            ranked.add(new Ranked(p, share, i));
-            if (i > 0) {
-                Ranked prev = ranked.get(i - 1);
-                reorder |= prev.job.job().priority() != p.job().priority() || prev.share > share;
+        String lastUser = null;
+        int[] userDemand = null;
+        for (int i = 0; i < n; i++) {
+            Job j = queue.get(i).job();
+            if (!j.user().equals(lastUser)) { // a run of one user's jobs needs one look-up
+                lastUser = j.user();
+                userDemand = demand.computeIfAbsent(lastUser, u -> new int[1]);
             }
+            share[i] = userDemand[0] += j.gpus();
+            if (i > 0) reorder |= queue.get(i - 1).job().priority() != j.priority() || share[i - 1] > share[i];
         }
         if (!reorder) return queue; // one user, one priority: submission order as it is
-        ranked.sort(Comparator.comparingInt((Ranked r) -> -r.job.job().priority()).thenComparingInt(Ranked::share).thenComparingInt(Ranked::position));
-        return ranked.stream().map(Ranked::job).toList();
+        Integer[] order = new Integer[n];
+        for (int i = 0; i < n; i++) order[i] = i;
+        java.util.Arrays.sort(order, Comparator.comparingInt((Integer i) -> -queue.get(i).job().priority())
+                .thenComparingInt(i -> share[i]).thenComparingInt(i -> i));
+        List<PendingJob> out = new ArrayList<>(n);
+        for (int i : order) out.add(queue.get(i));
+        return out;
     }
 }

@@ -11,13 +11,13 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The daemon's histogram of scheduling rounds ({@code tandem_scheduling_latency_seconds}) as /metrics exports it:
+ * One of the daemon's histograms of scheduling rounds as /metrics exports it ({@code tandem_scheduling_latency_seconds}, the
+ * rounds' wall-clock time, or {@code tandem_scheduling_cpu_seconds}, the scheduler thread's CPU time in them):
  * cumulative counts per upper bound, plus the sum (key {@code -1}) and count (key {@code -2}). Two scrapes give the
  * rounds between them exactly; a percentile is the upper bound of the bucket it falls in.
  */
 final class RoundHistogram {
-    private static final Pattern BUCKET = Pattern.compile("^tandem_scheduling_latency_seconds_bucket\\{le=\"([^\"]+)\"} ([0-9.eE+-]+)$");
-    private static final Pattern SUM = Pattern.compile("^tandem_scheduling_latency_seconds_(sum|count) ([0-9.eE+-]+)$");
+    static final String LATENCY = "tandem_scheduling_latency_seconds", CPU = "tandem_scheduling_cpu_seconds";
     private static final double SUM_KEY = -1, COUNT_KEY = -2;
 
     private final double rounds, meanMs;
@@ -29,19 +29,22 @@ final class RoundHistogram {
         this.meanMs = rounds == 0 ? Double.NaN : sumSeconds / rounds * 1000;
     }
 
-    static Map<Double, Double> scrape(String url) throws Exception {
+    /** The histogram {@code name} ({@link #LATENCY} or {@link #CPU}) as the daemon at {@code url} exports it now. */
+    static Map<Double, Double> scrape(String url, String name) throws Exception {
+        Pattern bucketLine = Pattern.compile("^" + name + "_bucket\\{le=\"([^\"]+)\"} ([0-9.eE+-]+)$");
+        Pattern sumLine = Pattern.compile("^" + name + "_(sum|count) ([0-9.eE+-]+)$");
         String text = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url + "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body();
         Map<Double, Double> out = new TreeMap<>();
         for (String line : text.split("\n")) {
-            Matcher b = BUCKET.matcher(line);
+            Matcher b = bucketLine.matcher(line);
             if (b.matches()) {
                 out.put(b.group(1).equals("+Inf") ? Double.POSITIVE_INFINITY : Double.parseDouble(b.group(1)), Double.parseDouble(b.group(2)));
                 continue;
             }
-            Matcher s = SUM.matcher(line);
+            Matcher s = sumLine.matcher(line);
             if (s.matches()) out.put(s.group(1).equals("sum") ? SUM_KEY : COUNT_KEY, Double.parseDouble(s.group(2)));
         }
-        if (!out.containsKey(COUNT_KEY)) throw new IllegalStateException("no tandem_scheduling_latency_seconds in " + url + "/metrics");
+        if (!out.containsKey(COUNT_KEY)) throw new IllegalStateException("no " + name + " in " + url + "/metrics");
         return out;
     }
 

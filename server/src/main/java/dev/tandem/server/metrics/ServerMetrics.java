@@ -30,7 +30,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * <li>per GPU ({gpu, node, uuid}): tandem_gpu_utilization_ratio, tandem_gpu_memory_used_bytes,
  *     tandem_gpu_memory_total_bytes, tandem_gpu_tenants;</li>
  * <li>per running co-located job ({job, user}): tandem_job_speed_ratio (measured speed relative to alone);</li>
- * <li>histograms: tandem_scheduling_latency_seconds (one round), tandem_job_wait_seconds (submission to first run),
+ * <li>histograms: tandem_scheduling_latency_seconds (one round), tandem_scheduling_cpu_seconds (the scheduler thread's CPU time in it), tandem_job_wait_seconds (submission to first run),
  *     tandem_job_run_seconds (one run on its GPUs);</li>
  * <li>co-location: tandem_colocation_speed_predicted, tandem_colocation_speed_observed,
  *     tandem_colocation_prediction_error;</li>
@@ -47,6 +47,7 @@ public final class ServerMetrics {
     private final AtomicLong gpusShared = new AtomicLong();
     private final Map<JobState, AtomicLong> jobsByState = new EnumMap<>(JobState.class);
     private final Timer schedulingLatency;
+    private final Timer schedulingCpu;
     private final DistributionSummary predicted;
     private final DistributionSummary observed;
     private final DistributionSummary predictionError;
@@ -71,6 +72,10 @@ public final class ServerMetrics {
         }
         schedulingLatency = Timer.builder("tandem.scheduling.latency").description("one scheduling round that decides: executor events, queue gate, snapshot, policy decision, applying it, the waiting jobs' reasons")
                 .publishPercentiles(0.5, 0.99).publishPercentileHistogram().minimumExpectedValue(Duration.ofNanos(100_000))
+                .maximumExpectedValue(Duration.ofSeconds(10)).register(registry);
+        schedulingCpu = Timer.builder("tandem.scheduling.cpu").description("the scheduler thread's CPU time in one such round: "
+                        + "far below its latency, the round waited for a core (the machine is busy), not for its own work")
+                .publishPercentileHistogram().minimumExpectedValue(Duration.ofNanos(100_000))
                 .maximumExpectedValue(Duration.ofSeconds(10)).register(registry);
         jobWait = Timer.builder("tandem.job.wait").description("from a job's submission to the start of its first run")
                 .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(100)).maximumExpectedValue(Duration.ofDays(7)).register(registry);
@@ -152,8 +157,13 @@ public final class ServerMetrics {
                 .description("policy decisions carried out, by kind").register(registry)).increment();
     }
 
-    public void round(long nanos, int queue, int gpuCount, int busy, int shared) {
+    /**
+     * @param nanos    the round's wall-clock time
+     * @param cpuNanos the scheduler thread's CPU time in it, or negative where the JVM cannot measure it
+     */
+    public void round(long nanos, long cpuNanos, int queue, int gpuCount, int busy, int shared) {
         schedulingLatency.record(Duration.ofNanos(nanos));
+        if (cpuNanos >= 0) schedulingCpu.record(Duration.ofNanos(cpuNanos));
         queueLength.set(queue);
         gpus.set(gpuCount);
         gpusBusy.set(busy);

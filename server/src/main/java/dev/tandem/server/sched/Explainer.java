@@ -76,9 +76,14 @@ final class Explainer {
             out.add(new LiveState.JobLive(p.getKey(), List.of(), null, null, null, null, null, null,
                     "starting on GPU(s) " + ctx.describe(p.getValue()) + " as soon as the runs the scheduler stopped there have exited", position));
         }
+        // the jobs placed now, few beside a long queue: asked of each waiting job without boxing its id for a look-up
+        long[] placed = new long[ctx.runs.size()];
+        int k = 0;
+        for (Run r : ctx.runs.all()) placed[k++] = r.jobId;
+        java.util.Arrays.sort(placed);
         for (PendingJob p : verdict.admitted()) {
             long id = Long.parseLong(p.id());
-            if (ctx.runs.get(id) != null || promised.containsKey(id)) continue; // started, or its start waits for its GPUs
+            if (java.util.Arrays.binarySearch(placed, id) >= 0 || (!promised.isEmpty() && promised.containsKey(id))) continue; // started, or its start waits for its GPUs
             position++;
             JobRecord q = position <= EXPLAINED && snapshot != null ? jobs.get(id) : null;
             // beyond the first few, a job is told its position only (JobLive.reason), and nothing is built for it here
@@ -86,7 +91,7 @@ final class Explainer {
             out.add(new LiveState.JobLive(id, List.of(), null, null, null, null, null, null, why, position));
         }
         for (var held : verdict.waiting().entrySet()) {
-            if (ctx.runs.get(held.getKey()) != null) continue;
+            if (java.util.Arrays.binarySearch(placed, held.getKey()) >= 0) continue;
             position++;
             out.add(new LiveState.JobLive(held.getKey(), List.of(), null, null, null, null, null, null, held.getValue(), position));
         }
