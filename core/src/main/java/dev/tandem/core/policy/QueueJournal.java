@@ -6,8 +6,9 @@ import java.util.Objects;
 /**
  * The world's record of how its queue changed: every job that entered or left it, in order. A policy that keeps its
  * own index of the queue (tandem's shortest-first order, {@code QueueOrder}) follows these changes instead of
- * rescanning thousands of queued jobs every round; a world that keeps no journal (its queue order may change between
- * rounds, as the daemon's admission order does) makes such policies rescan.
+ * rescanning thousands of queued jobs every round; a world that hands no journal (at a round whose queue rules
+ * reordered the queue: priorities, fair share between users) makes such policies rescan. Both worlds keep theirs in
+ * {@code core.runtime.WaitingQueue}.
  *
  * <p>Jobs are told apart by identity: a world hands a new {@link PendingJob} each time a job (re-)enters the queue,
  * and that object stays in the queue until the job leaves it.

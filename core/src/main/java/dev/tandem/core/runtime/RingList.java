@@ -1,4 +1,4 @@
-package dev.tandem.sim.engine;
+package dev.tandem.core.runtime;
 
 import java.util.AbstractList;
 import java.util.Arrays;
@@ -6,9 +6,9 @@ import java.util.RandomAccess;
 
 /**
  * A list in a ring buffer: constant-time access by index, and inserting or removing at index i moves the shorter
- * side, min(i, size - i) elements, instead of everything after i. The simulator's queue is one: jobs arrive at its
- * tail and start from near its head, and with an ArrayList every start from the head of a queue of a hundred
- * thousand jobs moved all of them (a third of FIFO's time on a million jobs).
+ * side, min(i, size - i) elements, instead of everything after i. The waiting queue is one ({@link WaitingQueue}):
+ * jobs arrive at its tail and start from near its head, and with an ArrayList every start from the head of a queue
+ * of a hundred thousand jobs moved all of them (a third of FIFO's time on a million jobs).
  */
 final class RingList<E> extends AbstractList<E> implements RandomAccess {
     private Object[] items = new Object[16];

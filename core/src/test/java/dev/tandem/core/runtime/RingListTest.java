@@ -1,4 +1,4 @@
-package dev.tandem.sim.engine;
+package dev.tandem.core.runtime;
 
 import org.junit.jupiter.api.Test;
 

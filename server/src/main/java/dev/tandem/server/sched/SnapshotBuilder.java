@@ -4,6 +4,7 @@ import dev.tandem.core.model.Job;
 import dev.tandem.core.policy.PendingJob;
 import dev.tandem.core.policy.RunningJob;
 import dev.tandem.core.policy.SchedulerSnapshot;
+import dev.tandem.core.runtime.WaitingQueue;
 import dev.tandem.server.store.JobRecord;
 import dev.tandem.server.store.JobState;
 
@@ -31,6 +32,21 @@ final class SnapshotBuilder {
      */
     private Map<Long, Viewed> views = new HashMap<>();
     private Map<Long, Viewed> nextViews = new HashMap<>();
+    /**
+     * The queue the policy was handed, kept across rounds in submission (id) order with its journal of changes, as the
+     * simulator keeps its queue: a policy that follows the journal (tandem's shortest-first index) need not pass over
+     * thousands of waiting jobs each round. Rounds whose queue rules reorder the queue hand no journal.
+     */
+    private final WaitingQueue given = new WaitingQueue(SnapshotBuilder::bySubmission, 1 << 16);
+
+    /**
+     * Submission order: the store numbers jobs as they are submitted. Ids are decimal numbers without leading zeros,
+     * so a shorter one is smaller and equal lengths compare as text (no parsing in a comparison made per waiting job).
+     */
+    static int bySubmission(PendingJob a, PendingJob b) {
+        String x = a.id(), y = b.id();
+        return x.length() != y.length() ? Integer.compare(x.length(), y.length()) : x.compareTo(y);
+    }
 
     SnapshotBuilder(Context ctx) {
         this.ctx = ctx;
@@ -81,9 +97,10 @@ final class SnapshotBuilder {
         // equally good hosts then takes the same one in both worlds
         running.sort(java.util.Comparator.comparingDouble(RunningJob::placedAt));
         Map<String, String> runsAlone = new RunsAlone(jobs);
+        boolean followed = given.becomes(queue);
         return new SchedulerSnapshot(ctx.time.seconds(now), ctx.cluster, Collections.unmodifiableList(queue), Collections.unmodifiableList(running),
                 ctx.learned.profiles(), ctx.oracle, ctx.memoryRule, ctx.learned.memoryEstimates(), ctx.learned.oomPairs())
-                .withUnusableGpus(ctx.unusable.gpus()).withRunsAlone(runsAlone);
+                .withUnusableGpus(ctx.unusable.gpus()).withRunsAlone(runsAlone).withQueueJournal(followed ? given.journal() : null);
     }
 
     /**
@@ -126,9 +143,15 @@ final class SnapshotBuilder {
 
     /** Which stored jobs wait for the policy: queued, with no process still ending and no GPUs promised to them. */
     List<JobRecord> queued(List<JobRecord> unfinished, Set<Long> promised) {
+        // few jobs have a process or a promise beside a long queue: each waiting job is checked against them without boxing its id
         Set<Long> live = ctx.executor.liveJobs();
-        List<JobRecord> out = new ArrayList<>();
-        for (JobRecord r : unfinished) if (JobState.QUEUED.contains(r.state()) && !live.contains(r.id()) && !promised.contains(r.id())) out.add(r);
+        long[] excluded = new long[live.size() + promised.size()];
+        int n = 0;
+        for (long id : live) excluded[n++] = id;
+        for (long id : promised) excluded[n++] = id;
+        java.util.Arrays.sort(excluded);
+        List<JobRecord> out = new ArrayList<>(unfinished.size());
+        for (JobRecord r : unfinished) if (JobState.QUEUED.contains(r.state()) && java.util.Arrays.binarySearch(excluded, r.id()) < 0) out.add(r);
         return out;
     }
 

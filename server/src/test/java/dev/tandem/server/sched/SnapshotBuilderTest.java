@@ -127,6 +127,45 @@ class SnapshotBuilderTest {
         }
     }
 
+    /**
+     * The daemon hands the policy its queue with a journal of how it changed since the last round, as the simulator
+     * does, while the queue is in submission order; a round whose queue rules reordered it hands none (the policy
+     * rescans), and the journal then takes the next round on from the queue last journalled.
+     */
+    @Test
+    void theQueueComesWithAJournalOfItsChangesWhileItIsInSubmissionOrder() throws Exception {
+        List<JobProfile> profiles = ProfileReader.read(DataSource.LUCID_PROFILES, 0);
+        Path state = dir.resolve("state");
+        try (Store store = new Store(Database.open(null, state))) {
+            store.createUser("admin", Role.ADMIN, "a".repeat(64), null, "test", 1);
+            SimulatedExecutor simulated = SimulatedExecutor.withBundledData(state, new SimulatedSettings("1x2:RTX3090-24GB", 1));
+            SnapshotBuilder snapshots = new SnapshotBuilder(context(store, simulated, profiles));
+            List<Long> ids = new java.util.ArrayList<>();
+            for (int i = 0; i < 12; i++) {
+                ids.add(store.insertJob(new NewJob("t", List.of("train.py"), Map.of(), "/tmp", 1, 0, 1_000L, RESNET, null, JobControls.NONE), "admin", 0).id());
+            }
+            Map<Long, JobRecord> jobs = new java.util.HashMap<>();
+            for (long id : ids) jobs.put(id, job(store, id));
+            // ids 1-12: "10" sorts before "2" as text, not in submission order
+            List<PendingJob> all = ids.stream().map(id -> snapshots.pending(jobs.get(id))).toList();
+            SchedulerSnapshot first = snapshots.build(jobs, all, 1_000);
+            assertThat(first.queueJournal()).isNotNull();
+            long at = first.queueJournal().count();
+            assertThat(at).isEqualTo(12);
+
+            List<PendingJob> later = new java.util.ArrayList<>(all.subList(1, 12)); // the first one started
+            ids.forEach(id -> snapshots.pending(jobs.get(id)));
+            SchedulerSnapshot second = snapshots.build(jobs, later, 2_000);
+            assertThat(second.queueJournal()).isSameAs(first.queueJournal());
+            java.util.List<String> left = new java.util.ArrayList<>();
+            second.queueJournal().readSince(at, (p, entered) -> { if (!entered) left.add(p.id()); });
+            assertThat(left).containsExactly(Long.toString(ids.getFirst()));
+
+            java.util.Collections.reverse(later); // a priority or fair share reordered it
+            assertThat(snapshots.build(jobs, later, 3_000).queueJournal()).isNull();
+        }
+    }
+
     /** The scheduler's context on {@code executor}'s GPUs, with {@code known} as the known profiles. */
     private static Context context(Store store, dev.tandem.server.exec.Executor executor, List<JobProfile> known) {
         return new Context(store, executor, executor.discoverGpus(), Oracle.build(store, "auto"), new GpuMonitor(), new ServerMetrics(),

@@ -11,7 +11,6 @@ import dev.tandem.core.policy.Decision;
 import dev.tandem.core.policy.Occupancy;
 import dev.tandem.core.policy.PendingJob;
 import dev.tandem.core.policy.PredictionMemo;
-import dev.tandem.core.policy.QueueJournal;
 import dev.tandem.core.policy.Policy;
 import dev.tandem.core.policy.RunningJob;
 import dev.tandem.core.policy.RunningJournal;
@@ -24,6 +23,7 @@ import dev.tandem.core.runtime.OutOfMemoryRule;
 import dev.tandem.core.runtime.Placements;
 import dev.tandem.core.runtime.PlacementRules;
 import dev.tandem.core.runtime.Reservations;
+import dev.tandem.core.runtime.WaitingQueue;
 import dev.tandem.data.truth.InterferenceTruth;
 
 import java.util.ArrayList;
@@ -142,10 +142,8 @@ public final class Simulator {
         private final CompatibilityModel oracle;
         private final ProgressListener progress;
         private final EventQueue<JobState> events = new EventQueue<>();
-        private final List<PendingJob> queue = new RingList<>();
-        private final List<PendingJob> queueView = Collections.unmodifiableList(queue);
-        /** The queue's changes, so that policies keeping their own index of it follow them instead of rescanning. */
-        private final QueueJournal queueJournal = new QueueJournal(queueOrder, 1 << 16);
+        /** The waiting jobs, and the journal of their changes that policies keeping their own index of the queue follow. */
+        private final WaitingQueue queue = new WaitingQueue(queueOrder, 1 << 16);
         /**
          * Who runs where: the runtime's ledger, the same the daemon keeps its runs in, with the co-location limit and the
          * idle counts the policies read ({@link SimOccupancy}). Its jobs are the running ones, in the order they were placed.
@@ -247,7 +245,7 @@ public final class Simulator {
         }
 
         private SimulationException stuck() {
-            PendingJob head = queue.isEmpty() ? null : queue.get(0);
+            PendingJob head = queue.isEmpty() ? null : queue.jobs().get(0);
             return new SimulationException(String.format(Locale.ROOT,
                     "policy %s left %d job(s) queued on an idle cluster at t=%.0f s (first: %s needing %s GPU(s))",
                     policy.name(), queue.size(), clock, head == null ? "-" : head.id(), head == null ? "-" : head.job().gpus()));
@@ -322,20 +320,12 @@ public final class Simulator {
             js.phase = Lifecycle.after(js.phase, step);
             js.queuedSince = clock;
             js.pending = new PendingJob(js.job, clock, js.attained, seenRemaining(js, js.done), js.restarts, lengthKnown(js, js.done));
-            // arrivals come in submission order: most go to the tail without a search
-            int at = queue.isEmpty() || queueOrder.compare(queue.get(queue.size() - 1), js.pending) < 0 ? queue.size()
-                    : Collections.binarySearch(queue, js.pending, queueOrder);
-            queue.add(at < 0 ? -at - 1 : at, js.pending);
-            queueJournal.entered(js.pending);
+            queue.enter(js.pending);
             dirty = true;
         }
 
         private void dequeue(JobState js) {
-            // most starts are from the head: no search through a long queue for them
-            int at = queue.get(0) == js.pending ? 0 : Collections.binarySearch(queue, js.pending, queueOrder);
-            if (at < 0 || queue.get(at) != js.pending) throw new IllegalStateException("queue lost job " + js.job.id());
-            queue.remove(at);
-            queueJournal.left(js.pending);
+            queue.leave(js.pending);
             js.queueTotal += clock - js.queuedSince;
             js.longestWait = Math.max(js.longestWait, clock - js.queuedSince);
             js.pending = null;
@@ -349,10 +339,10 @@ public final class Simulator {
             }
             List<RunningJob> all = new LazyList<>(placements.size(), this::runningViews);
             boolean admitting = cfg.queueRules().fairShare();
-            SchedulerSnapshot snap = new SchedulerSnapshot(clock, cluster, admitting ? admitted() : queueView, all, profiles, oracle, cfg.memoryRule(),
+            SchedulerSnapshot snap = new SchedulerSnapshot(clock, cluster, admitting ? admitted() : queue.jobs(), all, profiles, oracle, cfg.memoryRule(),
                     Collections.unmodifiableMap(memoryEstimates), Collections.unmodifiableSet(oomPairs), new SimOccupancy())
                     // the daemon's serving order moves with what each user holds: policies that follow the queue's changes rescan then
-                    .withQueueJournal(admitting ? null : queueJournal).withRunningJournal(runningJournal)
+                    .withQueueJournal(admitting ? null : queue.journal()).withRunningJournal(runningJournal)
                     .withSoleTenantJournal(soleTenantJournal).withPredictionMemo(predictionMemo)
                     .withRunsAlone(Collections.unmodifiableMap(runsAlone));
             policyCalls++;
@@ -391,7 +381,7 @@ public final class Simulator {
             for (JobState js : placements.all()) held.merge(js.job.user(), js.gpus.length, Integer::sum);
             int limit = cfg.queueRules().maxGpusPerUser();
             OptionalInt perUser = limit > 0 ? OptionalInt.of(limit) : OptionalInt.empty();
-            return Admission.admit(queueView, held, user -> perUser).admitted();
+            return Admission.admit(queue.jobs(), held, user -> perUser).admitted();
         }
 
         /** Every running job as the policy sees it (built when a policy asks: preemptive ones do every round). */
