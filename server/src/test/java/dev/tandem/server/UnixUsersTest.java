@@ -97,6 +97,7 @@ class UnixUsersTest {
                 "cat " + state.resolve("jobs/" + bobs + "/output.log") + " >/dev/null 2>&1; echo otherlog=$?",
                 "cat " + secret + " >/dev/null 2>&1; echo otherfile=$?",
                 "echo mine > " + shared.resolve("alice-was-here") + "; echo write=$?",
+                "echo nice=$(cut -d' ' -f19 /proc/self/stat)",
                 "env | sed 's/^/env:/'");
         long alices = api.submit(alice, TestApi.json(Map.of("argv", List.of("/bin/sh", "-c", probe), "workdir", shared.toString(),
                 "env", Map.of("MY_SETTING", "42"), "signature", Map.of("model", "Probe"))));
@@ -104,6 +105,9 @@ class UnixUsersTest {
         String log = api.get("/jobs/" + alices + "/logs", alice).json().get("data").asText();
         assertThat(log).contains("uid=" + a1.uid() + " gid=" + a1.gid());
         assertThat(log).contains("token=1").contains("store=1").contains("otherlog=1").contains("otherfile=1").contains("write=0");
+        // the scheduler's thread, which starts the job, runs at a raised priority; the job does not
+        assertThat(schedulerThreadNice()).isEqualTo(-10);
+        assertThat(log).contains("nice=0");
         assertThat(Files.getOwner(shared.resolve("alice-was-here")).getName()).isEqualTo(U1);
         Set<String> names = log.lines().filter(l -> l.startsWith("env:")).map(l -> l.substring(4).split("=", 2)[0]).collect(Collectors.toSet());
         assertThat(names).as(lines(log, "env:")).contains("HOME", "USER", "PATH", "MY_SETTING", "CUDA_VISIBLE_DEVICES", "TANDEM_JOB_ID", "TANDEM_RUN")
@@ -112,6 +116,18 @@ class UnixUsersTest {
         assertThat(log).contains("env:USER=" + U1).contains("env:MY_SETTING=42");
         // the user's own view of the logs still works through the API; the other's does not
         assertThat(api.get("/jobs/" + bobs + "/logs", alice).status()).isEqualTo(404);
+    }
+
+    /** The nice value of this JVM's thread named "scheduler" (the daemon's loop), from /proc. */
+    private static int schedulerThreadNice() throws Exception {
+        try (var tasks = Files.list(Path.of("/proc/self/task"))) {
+            for (Path task : tasks.toList()) {
+                if (!Files.readString(task.resolve("comm")).strip().equals("scheduler")) continue;
+                String stat = Files.readString(task.resolve("stat"));
+                return Integer.parseInt(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[16]);
+            }
+        }
+        throw new AssertionError("no scheduler thread");
     }
 
     /**

@@ -260,7 +260,7 @@ public final class LocalExecutor implements Executor {
                     l.gpus().stream().map(g -> String.valueOf(g.index())).collect(Collectors.joining(",")), Instant.now());
             Files.writeString(logFile, header, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
             long offset = Files.size(logFile);
-            Process p = pb.start();
+            Process p = ThreadPriority.atNormal(pb::start); // the job gets no share of a raised priority of the thread starting it
             ProcessHandle h = p.toHandle();
             tracked.put(l.jobId(), new Tracked(l.jobId(), l.attempt(), h, p, new LogScanner(logFile, offset), setsid != null ? h.pid() : -1, cgroup,
                     l.limits()));

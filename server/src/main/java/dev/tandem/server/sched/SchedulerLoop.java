@@ -89,7 +89,28 @@ public final class SchedulerLoop implements AutoCloseable {
     public void start() {
         new Recovery(ctx).run(ctx.now());
         running = true;
-        thread = Thread.ofPlatform().name("scheduler").start(this::loop);
+        thread = Thread.ofPlatform().name("scheduler").start(() -> {
+            raisePriority();
+            loop();
+        });
+    }
+
+    /**
+     * The nice value the loop's thread asks for: above the API's threads and the jobs (0), so that a flood of requests
+     * or busy training processes on a small machine do not make each round wait for a core (measured with
+     * SubmitBenchmark: server/README.md). Permitted to root or with CAP_SYS_NICE; elsewhere the thread stays at 0.
+     */
+    static final int SCHEDULER_NICE = -10;
+
+    /** Under a stream of wake-ups, the pause before the next decision, in multiples of the last decision's time ({@link #settle}). */
+    static final int SETTLE_FACTOR = 3;
+
+    private static void raisePriority() {
+        if (dev.tandem.server.exec.ThreadPriority.set(SCHEDULER_NICE)) {
+            log.info("scheduler thread at nice {} (jobs start at {})", SCHEDULER_NICE, dev.tandem.server.exec.ThreadPriority.NORMAL);
+        } else {
+            log.info("scheduler thread at the normal priority: raising it needs root or CAP_SYS_NICE");
+        }
     }
 
     /**
@@ -239,12 +260,14 @@ public final class SchedulerLoop implements AutoCloseable {
 
     /**
      * Under a stream of submissions every one wakes the loop: when more than one wake-up came since the last round
-     * began, the next decision waits until as long as the last one took has passed since it ended, so that the
-     * wake-ups arriving meanwhile share one decision and deciding takes at most half the loop's time. A single
-     * wake-up (one submission to a quiet daemon) is decided at once. False when interrupted.
+     * began, the next decision waits until {@link #SETTLE_FACTOR} times as long as the last one took has passed since
+     * it ended, so that the wake-ups arriving meanwhile share one decision and deciding takes at most a quarter of the
+     * loop's time. The loop's thread runs at a higher priority than the API's ({@link #SCHEDULER_NICE}): deciding
+     * more often would take the cores the submissions need. A single wake-up (one submission to a quiet daemon) is
+     * decided at once. False when interrupted.
      */
     private boolean settle() {
-        long wait = lastDecisionNanos - (System.nanoTime() - lastDecisionEnd);
+        long wait = SETTLE_FACTOR * lastDecisionNanos - (System.nanoTime() - lastDecisionEnd);
         if (!woken || wakes.get() < 2 || wait <= 0) return true;
         try {
             Thread.sleep(java.time.Duration.ofNanos(wait));
