@@ -69,12 +69,13 @@ final class Explainer {
     LiveState.Waiting waiting(SchedulerSnapshot snapshot, Map<Long, JobRecord> jobs, QueueGate.Verdict verdict, Map<Long, List<Integer>> promised, long now) {
         int busy = ctx.runs.busyGpus();
         for (int g : ctx.unusable.gpus()) if (ctx.runs.on(g).isEmpty()) busy++;
-        List<LiveState.JobLive> out = new ArrayList<>(promised.size() + verdict.admitted().size() + verdict.waiting().size());
+        int most = promised.size() + verdict.admitted().size() + verdict.waiting().size();
+        long[] ids = new long[most];
+        String[] reasons = new String[most];
         int position = 0, idleOnOneNode = mostIdleOnOneNode(false), idleOnOneNodeWithHeld = mostIdleOnOneNode(true);
         for (var p : promised.entrySet()) {
-            position++;
-            out.add(new LiveState.JobLive(p.getKey(), List.of(), null, null, null, null, null, null,
-                    "starting on GPU(s) " + ctx.describe(p.getValue()) + " as soon as the runs the scheduler stopped there have exited", position));
+            ids[position] = p.getKey();
+            reasons[position++] = "starting on GPU(s) " + ctx.describe(p.getValue()) + " as soon as the runs the scheduler stopped there have exited";
         }
         // the jobs placed now, few beside a long queue: asked of each waiting job without boxing its id for a look-up
         long[] placed = new long[ctx.runs.size()];
@@ -84,18 +85,17 @@ final class Explainer {
         for (PendingJob p : verdict.admitted()) {
             long id = Long.parseLong(p.id());
             if (java.util.Arrays.binarySearch(placed, id) >= 0 || (!promised.isEmpty() && promised.containsKey(id))) continue; // started, or its start waits for its GPUs
-            position++;
-            JobRecord q = position <= EXPLAINED && snapshot != null ? jobs.get(id) : null;
+            JobRecord q = position < EXPLAINED && snapshot != null ? jobs.get(id) : null;
             // beyond the first few, a job is told its position only (JobLive.reason), and nothing is built for it here
-            String why = q != null ? explain(q, snapshot, jobs, busy, idleOnOneNode, idleOnOneNodeWithHeld, now) : null;
-            out.add(new LiveState.JobLive(id, List.of(), null, null, null, null, null, null, why, position));
+            ids[position] = id;
+            reasons[position++] = q != null ? explain(q, snapshot, jobs, busy, idleOnOneNode, idleOnOneNodeWithHeld, now) : null;
         }
         for (var held : verdict.waiting().entrySet()) {
             if (java.util.Arrays.binarySearch(placed, held.getKey()) >= 0) continue;
-            position++;
-            out.add(new LiveState.JobLive(held.getKey(), List.of(), null, null, null, null, null, null, held.getValue(), position));
+            ids[position] = held.getKey();
+            reasons[position++] = held.getValue();
         }
-        return new LiveState.Waiting(out);
+        return new LiveState.Waiting(java.util.Arrays.copyOf(ids, position), java.util.Arrays.copyOf(reasons, position));
     }
 
     /** How long a user waits until the policy's time {@code policySeconds}, in the daemon's seconds (what its clock shows). */

@@ -18,18 +18,52 @@ import java.util.Map;
 public record LiveState(long at, List<GpuLive> gpus, Map<Long, JobLive> running, Waiting waiting) {
     public static final LiveState EMPTY = new LiveState(0, List.of(), Map.of(), Waiting.NONE);
 
-    /** The waiting jobs in queue position order, and by id. */
-    public record Waiting(List<JobLive> inOrder, Map<Long, JobLive> byId) {
-        public static final Waiting NONE = new Waiting(List.of(), Map.of());
+    /**
+     * The waiting jobs in queue position order, each with why it waits (null beyond the first few: its position says
+     * it, {@link JobLive#reason}). A round publishes ids and reasons only; a job's {@link JobLive} is made when asked for
+     * (an API read of the job, the dashboard's queue), and the index by id when first asked: with 10,000 queued, making
+     * them all every round was a sixth of the round.
+     */
+    public static final class Waiting {
+        public static final Waiting NONE = new Waiting(new long[0], new String[0]);
 
-        public Waiting(List<JobLive> inOrder) {
-            this(List.copyOf(inOrder), index(inOrder));
+        private final long[] ids;
+        private final String[] reasons;
+        private volatile Map<Long, Integer> positions;
+
+        /** @param reasons per job in {@code ids}' order, why it waits, or null */
+        public Waiting(long[] ids, String[] reasons) {
+            if (ids.length != reasons.length) throw new IllegalArgumentException(ids.length + " ids, " + reasons.length + " reasons");
+            this.ids = ids;
+            this.reasons = reasons;
         }
 
-        private static Map<Long, JobLive> index(List<JobLive> jobs) {
-            Map<Long, JobLive> m = new java.util.HashMap<>(jobs.size() * 2);
-            for (JobLive j : jobs) m.put(j.jobId(), j);
-            return java.util.Collections.unmodifiableMap(m);
+        public int size() { return ids.length; }
+
+        /** The job at queue position {@code index + 1}. */
+        public JobLive get(int index) {
+            return new JobLive(ids[index], List.of(), null, null, null, null, null, null, reasons[index], index + 1);
+        }
+
+        /** All of them in queue position order (made as they are read). */
+        public List<JobLive> inOrder() {
+            return new java.util.AbstractList<>() {
+                @Override public JobLive get(int index) { return Waiting.this.get(index); }
+
+                @Override public int size() { return ids.length; }
+            };
+        }
+
+        /** A waiting job by id, or null. */
+        public JobLive byId(long id) {
+            Map<Long, Integer> index = positions;
+            if (index == null) {
+                Map<Long, Integer> m = new java.util.HashMap<>(ids.length * 2);
+                for (int i = 0; i < ids.length; i++) m.put(ids[i], i);
+                positions = index = m;
+            }
+            Integer at = index.get(id);
+            return at == null ? null : get(at);
         }
     }
 
@@ -60,8 +94,8 @@ public record LiveState(long at, List<GpuLive> gpus, Map<Long, JobLive> running,
 
     public JobLive job(long id) {
         JobLive r = running.get(id);
-        return r != null ? r : waiting.byId().get(id);
+        return r != null ? r : waiting.byId(id);
     }
 
-    public int queueLength() { return waiting.inOrder().size(); }
+    public int queueLength() { return waiting.size(); }
 }
