@@ -15,7 +15,7 @@ import java.util.concurrent.Executors;
  * The binding step of starting runs (as the Kubernetes scheduler binds a pod after its scheduling cycle): the slow
  * part of each start ({@link Binding#call}, e.g. sbatch) runs on a virtual thread of its own, so that the round
  * which decided the start goes on; what it returned or threw waits here until the loop takes it ({@link #done}) and
- * finishes the start on its own thread. Meanwhile the run holds its GPUs in the run table.
+ * finishes the start on its own thread. Meanwhile the run holds its GPUs in the ledger of placements.
  */
 final class Binder implements AutoCloseable {
     /** What the loop needs to finish a start: the job as claimed, its new state and why, and the run holding its GPUs. */

@@ -370,10 +370,19 @@ final class DecisionApplier {
         Change claim = new Change().add(Column.ATTEMPTS, 1).set(Column.GPU_IDS, Store.gpuIds(ctx.indices(gpus))).set(Column.STARTED_AT, now).setIfNull(Column.FIRST_STARTED_AT, now)
                 .set(Column.PID, null).set(Column.PID_STARTED, null).set(Column.EXIT_CODE, null).set(Column.OBSERVED_SPEED, null)
                 .set(Column.PREDICTED_SPEED, prediction == null ? null : prediction.speedA());
-        if (!ctx.store.transition(job.id(), JobState.QUEUED, state, Context.ACTOR, reason, claim, now)) return Optional.empty();
-        ctx.reservations.left(Long.toString(job.id())); // GPUs held for it: it starts now (on them or elsewhere)
         int attempt = job.attempts() + 1;
         int tenants = 1 + ctx.runs.on(gpus, null).size();
+        Run run = new Run(job.id(), job.signature(), attempt, gpus, now);
+        run.runsAlone = job.exclusive() ? OutOfMemoryRule.RUNS_ALONE : null;
+        // on its GPUs before anything else changes: a placement the ledger refuses (the checks before it let through a
+        // third job on a GPU) claims no job and starts no process. The policy's own decision: nothing it has not seen,
+        // so no new round for it (as in the simulator).
+        ctx.runs.place(run, gpus);
+        if (!ctx.store.transition(job.id(), JobState.QUEUED, state, Context.ACTOR, reason, claim, now)) {
+            ctx.runs.remove(run);
+            return Optional.empty();
+        }
+        ctx.reservations.left(Long.toString(job.id())); // GPUs held for it: it starts now (on them or elsewhere)
         List<GpuDevice> devices = gpus.stream().map(ctx.devices::get).toList();
         long budget = ctx.memoryRule.charged(ctx.job(job).memoryMiB());
         Binding<?> binding;
@@ -382,15 +391,14 @@ final class DecisionApplier {
                     ctx.job(job).memoryMiB() > 0 ? budget : 0, state == JobState.PROFILING ? ctx.cfg.profileMs() : 0, ctx.accountOf(job.owner()),
                     job.signature(), job.iterations(), job.limits()));
         } catch (ExecutorUnavailable e) {
+            ctx.runs.remove(run);
             unclaim(job, state, e, now);
             return Optional.empty();
         } catch (ExecException e) {
+            ctx.runs.remove(run);
             exits.crashed(job.id(), attempt, state, e.getMessage(), now);
             return Optional.empty();
         }
-        Run run = new Run(job.id(), job.signature(), attempt, gpus, now);
-        run.runsAlone = job.exclusive() ? OutOfMemoryRule.RUNS_ALONE : null;
-        ctx.runs.place(run, gpus); // the policy's own decision: nothing it has not seen, so no new round for it (as in the simulator)
         Binder.Start start = new Binder.Start(job, state, reason, attempt, run);
         if (binding.started()) bound(new Binder.Bound(start, binding, binding.call(), null), now);
         else binder.bind(start, binding);
@@ -447,7 +455,7 @@ final class DecisionApplier {
         ctx.dirty = true;
     }
 
-    /** Stops a running job for the policy; it stays on its GPUs (in the run table) until its process has ended. */
+    /** Stops a running job for the policy; it stays on its GPUs (in the ledger) until its process has ended. */
     void stop(JobRecord job, Run.Stop why, List<Integer> migrateTo, String reason, long now) {
         Run run = ctx.runs.get(job.id());
         if (run == null || run.stop != Run.Stop.NONE || !JobState.ON_GPU.contains(job.state())) return;
