@@ -182,9 +182,7 @@ public final class Placements<K, R> {
 
     /** As {@link #on(int[], Object)}. */
     public List<R> on(List<Integer> gpus, R except) {
-        List<R> out = new ArrayList<>(2);
-        for (int g : gpus) for (R o : onGpu.get(g)) if (o != except && !out.contains(o)) out.add(o);
-        return out;
+        return on(toArray(gpus), except);
     }
 
     public int gpuCount() { return onGpu.size(); }

@@ -7,6 +7,7 @@ import dev.tandem.core.policy.SchedulerSnapshot;
 import dev.tandem.server.exec.ExecEvent;
 import dev.tandem.server.exec.Executor;
 import dev.tandem.server.exec.GpuDevice;
+import dev.tandem.server.exec.ThreadPriority;
 import dev.tandem.server.gpu.GpuMonitor;
 import dev.tandem.server.metrics.ServerMetrics;
 import dev.tandem.server.store.Change;
@@ -106,8 +107,8 @@ public final class SchedulerLoop implements AutoCloseable {
     static final int SETTLE_FACTOR = 3;
 
     private static void raisePriority() {
-        if (dev.tandem.server.exec.ThreadPriority.set(SCHEDULER_NICE)) {
-            log.info("scheduler thread at nice {} (jobs start at {})", SCHEDULER_NICE, dev.tandem.server.exec.ThreadPriority.NORMAL);
+        if (ThreadPriority.set(SCHEDULER_NICE)) {
+            log.info("scheduler thread at nice {} (jobs start at {})", SCHEDULER_NICE, ThreadPriority.NORMAL);
         } else {
             log.info("scheduler thread at the normal priority: raising it needs root or CAP_SYS_NICE");
         }
