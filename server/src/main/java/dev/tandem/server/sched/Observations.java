@@ -1,15 +1,26 @@
 package dev.tandem.server.sched;
 
+import dev.tandem.core.runtime.PairReports;
 import dev.tandem.server.store.Store;
 
 import java.util.Optional;
 
 /**
  * Measures each run's speed since its neighbours last changed, relative to its solo profile, and reports each
- * co-located pair once per placement to the compatibility model ({@code ObservationSink.observe}), the store
- * (replayed on restart) and the metrics. The policy sees the measured speeds in its snapshot.
+ * co-located pair once per placement ({@link PairReports}, the simulator's rule too) to the compatibility model
+ * ({@code ObservationSink.observe}), the store (replayed on restart) and the metrics. The policy sees the measured
+ * speeds in its snapshot.
  */
 final class Observations {
+    /** A run's side of its pair's report (a run being stopped is not measured where it stays). */
+    private static final PairReports.Side<Run> PAIR_SIDE = new PairReports.Side<>() {
+        @Override public boolean measured(Run r) { return !Double.isNaN(r.observed) && r.stop == Run.Stop.NONE; }
+
+        @Override public boolean reported(Run r) { return r.observationReported; }
+
+        @Override public void markReported(Run r) { r.observationReported = true; }
+    };
+
     private final Context ctx;
 
     Observations(Context ctx) {
@@ -27,15 +38,14 @@ final class Observations {
             measured |= !before && !Double.isNaN(run.observed);
         }
         for (Run a : ctx.runs.all()) {
-            if (a.partner == null || a.observationReported || Double.isNaN(a.observed)) continue;
-            Run b = ctx.runs.get(a.partner);
-            if (b == null || b.observationReported || Double.isNaN(b.observed) || a.stop != Run.Stop.NONE || b.stop != Run.Stop.NONE) continue;
-            if (ctx.cfg.online()) ctx.oracle.observe(a.signature, b.signature, a.gpus.size(), a.observed, b.observed);
-            ctx.store.addObservation(new Store.Observation(a.signature, b.signature, a.gpus.size(), a.observed, b.observed), now);
-            ctx.metrics.colocation(a.predicted == null ? Double.NaN : a.predicted.speedA(), a.observed);
-            ctx.metrics.colocation(b.predicted == null ? Double.NaN : b.predicted.speedA(), b.observed);
-            a.observationReported = true;
-            b.observationReported = true;
+            Run b = a.partner == null ? null : ctx.runs.get(a.partner);
+            if (b == null) continue;
+            PairReports.report(a, b, PAIR_SIDE, (x, y) -> {
+                if (ctx.cfg.online()) ctx.oracle.observe(x.signature, y.signature, x.gpus.size(), x.observed, y.observed);
+                ctx.store.addObservation(new Store.Observation(x.signature, y.signature, x.gpus.size(), x.observed, y.observed), now);
+                ctx.metrics.colocation(x.predicted == null ? Double.NaN : x.predicted.speedA(), x.observed);
+                ctx.metrics.colocation(y.predicted == null ? Double.NaN : y.predicted.speedA(), y.observed);
+            });
         }
         return measured;
     }

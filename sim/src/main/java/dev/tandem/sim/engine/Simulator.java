@@ -20,6 +20,7 @@ import dev.tandem.core.runtime.Admission;
 import dev.tandem.core.runtime.DecisionRules;
 import dev.tandem.core.runtime.Lifecycle;
 import dev.tandem.core.runtime.OutOfMemoryRule;
+import dev.tandem.core.runtime.PairReports;
 import dev.tandem.core.runtime.Placements;
 import dev.tandem.core.runtime.PlacementRules;
 import dev.tandem.core.runtime.Reservations;
@@ -108,6 +109,8 @@ public final class Simulator {
         int restarts, ooms;
         long version, segment;
         boolean observed, shared;
+        /** The pair of its current placement went to the online model ({@link PairReports}). */
+        boolean pairReported;
         PendingJob pending;
         /** Its view in the decision numbered {@link #viewDecision} (see {@link Run#view}). */
         RunningJob view;
@@ -128,6 +131,15 @@ public final class Simulator {
 
         double remaining() { return job.totalIterations() + extraWork - done; }
     }
+
+    /** A job's side of a co-located pair's report to the online model. */
+    private static final PairReports.Side<JobState> PAIR_SIDE = new PairReports.Side<>() {
+        @Override public boolean measured(JobState js) { return js.observed; }
+
+        @Override public boolean reported(JobState js) { return js.pairReported; }
+
+        @Override public void markReported(JobState js) { js.pairReported = true; }
+    };
 
     private final class Run {
         private final List<JobState> arrivals;
@@ -728,6 +740,7 @@ public final class Simulator {
                 js.version++;
                 js.placedAt = clock;
                 js.observed = false;
+                js.pairReported = false;
                 if (js.rate > 0) push(clock + Math.max(0, js.remaining()) / js.rate, COMPLETION, js, js.version);
                 push(clock + cfg.observeAfterSeconds(), OBSERVE, js, js.version);
                 if (!stretches) continue;
@@ -781,19 +794,18 @@ public final class Simulator {
         }
 
         /**
-         * Reports the job's pairs to the online model now that its speed is measured: each partner already measured, once
-         * per placement however many GPUs they share, as the daemon does (a gang pair on 4 GPUs was reported 4 times,
-         * and the model's smoothing then moved 4 steps towards it where the daemon's moved one).
+         * Reports the job's pair to the online model now that its speed is measured, if its partner is measured already:
+         * once per placement however many GPUs they share, by the rule the daemon applies too ({@link PairReports}; a gang
+         * pair on 4 GPUs was once reported 4 times, and the model's smoothing then moved 4 steps towards it).
          */
         private void reportObservation(JobState js) {
             if (!(oracle instanceof ObservationSink sink) || !js.shared) return;
-            JobState reported = null;
             for (int g : js.gpus) {
                 for (JobState o : placements.on(g)) {
-                    if (o == js || !o.observed || o == reported) continue;
-                    sink.observe(js.job.signature(), o.job.signature(), js.job.gpus(), js.rate / js.profile.soloSpeed(), o.rate / o.profile.soloSpeed());
-                    predictionMemo.forget(js.job.signature(), o.job.signature(), js.job.gpus()); // the only place the oracle learns
-                    reported = o;
+                    PairReports.report(js, o, PAIR_SIDE, (a, b) -> {
+                        sink.observe(a.job.signature(), b.job.signature(), a.job.gpus(), a.rate / a.profile.soloSpeed(), b.rate / b.profile.soloSpeed());
+                        predictionMemo.forget(a.job.signature(), b.job.signature(), a.job.gpus()); // the only place the oracle learns
+                    });
                 }
             }
         }
