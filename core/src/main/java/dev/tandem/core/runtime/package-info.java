@@ -8,10 +8,12 @@
  * {@link dev.tandem.core.runtime.Reservations} for GPUs held for a waiting gang, which both worlds also keep and
  * show), who holds which GPUs ({@link dev.tandem.core.runtime.Placements}: the one ledger the simulator places its
  * jobs in and the daemon its runs, which holds the co-location limit and the idle counts policies read), what an
- * out-of-memory crash teaches ({@link dev.tandem.core.runtime.OutOfMemoryRule}), and which waiting
- * jobs a policy may start and in which order ({@link dev.tandem.core.runtime.Admission}: priority, fair share between
- * users, per-user GPU limits; the daemon applies it every round, the simulator with {@code --fair-share}, since trace
- * replays and the peers' own simulators keep submission order).
+ * out-of-memory crash teaches ({@link dev.tandem.core.runtime.OutOfMemoryRule}), when a co-located pair's measured
+ * speeds go to the online model ({@link dev.tandem.core.runtime.PairReports}), the waiting queue and its journal
+ * ({@link dev.tandem.core.runtime.WaitingQueue}), and which waiting jobs a policy may start and in which order
+ * ({@link dev.tandem.core.runtime.Admission}: priority, fair share between users, per-user GPU limits; the daemon
+ * applies it every round, the simulator with {@code --fair-share}, since trace replays and the peers' own simulators
+ * keep submission order).
  * The simulator and the live daemon both call them, so a decision gets the same verdict in every world: the
  * simulator fails loudly on a refused decision (a policy bug), the daemon logs it at WARN, counts it and records
  * it in the job's history (the world may have moved since the snapshot).
