@@ -158,8 +158,6 @@ public final class Placements<K, R> {
     /** A placed job by its key, or null. */
     public R get(K key) { return placed.get(key); }
 
-    public boolean isPlaced(K key) { return placed.containsKey(key); }
-
     /** The GPUs a placed job holds (a copy), empty if it is not placed. */
     public int[] gpusOf(K key) {
         int[] g = gpusOf.get(key);

@@ -30,8 +30,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * <li>per GPU ({gpu, node, uuid}): tandem_gpu_utilization_ratio, tandem_gpu_memory_used_bytes,
  *     tandem_gpu_memory_total_bytes, tandem_gpu_tenants;</li>
  * <li>per running co-located job ({job, user}): tandem_job_speed_ratio (measured speed relative to alone);</li>
- * <li>histograms: tandem_scheduling_latency_seconds (one round), tandem_scheduling_cpu_seconds (the scheduler thread's CPU time in it), tandem_job_wait_seconds (submission to first run),
- *     tandem_job_run_seconds (one run on its GPUs);</li>
+ * <li>histograms: tandem_scheduling_latency_seconds (one round), tandem_scheduling_cpu_seconds (the scheduler
+ *     thread's CPU time in it), tandem_job_wait_seconds (submission to first run), tandem_job_run_seconds (one run on
+ *     its GPUs);</li>
  * <li>co-location: tandem_colocation_speed_predicted, tandem_colocation_speed_observed,
  *     tandem_colocation_prediction_error;</li>
  * <li>counters: tandem_jobs_submitted_total, tandem_decisions_total{kind}, tandem_decisions_rejected_total,

@@ -77,21 +77,17 @@ final class Explainer {
             ids[position] = p.getKey();
             reasons[position++] = "starting on GPU(s) " + ctx.describe(p.getValue()) + " as soon as the runs the scheduler stopped there have exited";
         }
-        // the jobs placed now, few beside a long queue: asked of each waiting job without boxing its id for a look-up
-        long[] placed = new long[ctx.runs.size()];
-        int k = 0;
-        for (Run r : ctx.runs.all()) placed[k++] = r.jobId;
-        java.util.Arrays.sort(placed);
+        FewIds placed = FewIds.of(ctx.runs.all().stream().map(r -> r.jobId).toList());
         for (PendingJob p : verdict.admitted()) {
             long id = Long.parseLong(p.id());
-            if (java.util.Arrays.binarySearch(placed, id) >= 0 || (!promised.isEmpty() && promised.containsKey(id))) continue; // started, or its start waits for its GPUs
+            if (placed.contains(id) || (!promised.isEmpty() && promised.containsKey(id))) continue; // started, or its start waits for its GPUs
             JobRecord q = position < EXPLAINED && snapshot != null ? jobs.get(id) : null;
             // beyond the first few, a job is told its position only (JobLive.reason), and nothing is built for it here
             ids[position] = id;
             reasons[position++] = q != null ? explain(q, snapshot, jobs, busy, idleOnOneNode, idleOnOneNodeWithHeld, now) : null;
         }
         for (var held : verdict.waiting().entrySet()) {
-            if (java.util.Arrays.binarySearch(placed, held.getKey()) >= 0) continue;
+            if (placed.contains(held.getKey())) continue;
             ids[position] = held.getKey();
             reasons[position++] = held.getValue();
         }

@@ -143,15 +143,9 @@ final class SnapshotBuilder {
 
     /** Which stored jobs wait for the policy: queued, with no process still ending and no GPUs promised to them. */
     List<JobRecord> queued(List<JobRecord> unfinished, Set<Long> promised) {
-        // few jobs have a process or a promise beside a long queue: each waiting job is checked against them without boxing its id
-        Set<Long> live = ctx.executor.liveJobs();
-        long[] excluded = new long[live.size() + promised.size()];
-        int n = 0;
-        for (long id : live) excluded[n++] = id;
-        for (long id : promised) excluded[n++] = id;
-        java.util.Arrays.sort(excluded);
+        FewIds excluded = FewIds.of(ctx.executor.liveJobs(), promised);
         List<JobRecord> out = new ArrayList<>(unfinished.size());
-        for (JobRecord r : unfinished) if (JobState.QUEUED.contains(r.state()) && java.util.Arrays.binarySearch(excluded, r.id()) < 0) out.add(r);
+        for (JobRecord r : unfinished) if (JobState.QUEUED.contains(r.state()) && !excluded.contains(r.id())) out.add(r);
         return out;
     }
 

@@ -665,8 +665,7 @@ public final class Simulator {
 
         private void crash(JobState js) {
             advance(js);
-            List<JobState> partners = new ArrayList<>();
-            for (int g : js.gpus) for (JobState o : placements.on(g)) if (o != js && !partners.contains(o)) partners.add(o);
+            List<JobState> partners = placements.on(js.gpus, js);
             long capacity = cluster.gpu(js.gpus[0]).type().memoryMiB(); // the GPU it crashed on
             recompute(detach(js));
             js.done = js.segmentStartDone;
