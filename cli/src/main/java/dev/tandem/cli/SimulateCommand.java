@@ -1,6 +1,7 @@
 package dev.tandem.cli;
 
 import dev.tandem.core.model.Cluster;
+import dev.tandem.core.plan.ConfigurationLp;
 import dev.tandem.core.policies.PolicyCatalog;
 import dev.tandem.data.DataSource;
 import dev.tandem.sim.trace.AlibabaNodeReader;
@@ -79,6 +80,7 @@ final class SimulateCommand implements Callable<Integer> {
 
     @Override public Integer call() throws Exception {
         for (String p : policies) PolicyCatalog.create(p); // fail fast on unknown names
+        ConfigurationLp.prepareInBackground(); // tandem's plan and the bound solve it once the data is loaded
         if (nodes != null) cluster = AlibabaNodeReader.read(DataSource.of(nodes));
         ScenarioSpec spec = scenario.spec(cluster, jobs, arrival, seed);
         WorkloadSpec workload = spec.workload();
