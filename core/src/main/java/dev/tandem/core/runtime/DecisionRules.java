@@ -3,6 +3,7 @@ package dev.tandem.core.runtime;
 import dev.tandem.core.model.Cluster;
 import dev.tandem.core.policy.Decision;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -16,6 +17,10 @@ import java.util.Optional;
  *
  * <p>Each world answers for itself as the decision's earlier steps leave it: a job suspended by an earlier step waits
  * again, a job stopped by an earlier step (or being moved) is on no GPU for the later ones.
+ *
+ * <p>A world carries out a whole decision with {@link #apply}: the walk over its steps (which are checked, which
+ * holds the decision names, what its end changes in {@link Reservations}) is the same in every world; what a world
+ * does with a step it accepts or refuses is given as {@link Steps}.
  */
 public final class DecisionRules {
     /** A world as the rules see it, at one step of a decision. */
@@ -41,7 +46,59 @@ public final class DecisionRules {
         default String unusable(int gpu) { return null; }
     }
 
+    /** What a world does with the steps of a decision, in the order the policy gave them. */
+    public interface Steps {
+        /** Whether the world knows the job a step names at all (an unknown one is {@link #unknown}, not checked). */
+        boolean knows(String jobId);
+
+        /** A step naming a job the world does not know. */
+        void unknown(Decision d);
+
+        /** A step the rules refuse ({@link #refusal}); the decision's later steps are still checked and carried out. */
+        void refused(Decision d, String why);
+
+        void start(Decision.Start s);
+
+        void preempt(Decision.Preempt p);
+
+        void migrate(Decision.Migrate m);
+    }
+
     private DecisionRules() {}
+
+    /**
+     * Carries out one decision of a policy in a world, step by step: each step is checked against the world as the
+     * earlier ones left it ({@link #refusal}); an accepted start, preemption or move goes to {@code steps}; the holds the
+     * decision names ({@link Decision.Reserve}) replace the previous decision's in {@code reservations} at its end, but
+     * for those of jobs the same decision starts (a start ends its job's hold, also one named earlier in the decision).
+     *
+     * @param now the world's time, which a hold's expected free time counts from
+     * @return what the decision changed in the holds
+     */
+    public static Reservations.Changes apply(List<Decision> decision, World w, Reservations reservations, double now, Steps steps) {
+        List<Decision.Reserve> holds = new ArrayList<>();
+        for (Decision d : decision) {
+            if (!steps.knows(d.jobId())) {
+                steps.unknown(d);
+                continue;
+            }
+            Optional<String> why = refusal(d, w, holds);
+            if (why.isPresent()) {
+                steps.refused(d, why.get());
+                continue;
+            }
+            switch (d) {
+                case Decision.Reserve r -> holds.add(r);
+                case Decision.Start s -> {
+                    holds.removeIf(r -> r.jobId().equals(s.jobId()));
+                    steps.start(s);
+                }
+                case Decision.Preempt p -> steps.preempt(p);
+                case Decision.Migrate m -> steps.migrate(m);
+            }
+        }
+        return reservations.decided(holds, now);
+    }
 
     /**
      * Why the world may not carry out {@code d}, or empty when it may.

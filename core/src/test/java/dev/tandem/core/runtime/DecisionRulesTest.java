@@ -5,6 +5,7 @@ import dev.tandem.core.model.GpuType;
 import dev.tandem.core.policy.Decision;
 import org.junit.jupiter.api.Test;
 
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -67,5 +68,59 @@ class DecisionRulesTest {
         assertThat(verdict(new Decision.Reserve("r", List.of(0), 60, ""))).isEqualTo("job r is not waiting: GPUs are held only for a job in the queue");
         assertThat(DecisionRules.refusal(new Decision.Reserve("w", List.of(1), 60, ""), world, List.of(new Decision.Reserve("g", List.of(0, 1), 60, ""))))
                 .contains("GPU 1 is already held for job g");
+    }
+
+    /** Records what {@link DecisionRules#apply} hands to the world, in order. */
+    final List<String> carriedOut = new ArrayList<>();
+    final DecisionRules.Steps steps = new DecisionRules.Steps() {
+        @Override public boolean knows(String id) { return gpus.containsKey(id) || done.contains(id); }
+        @Override public void unknown(Decision d) { carriedOut.add("unknown " + d.jobId()); }
+        @Override public void refused(Decision d, String why) { carriedOut.add("refused " + d.jobId() + ": " + why); }
+        @Override public void start(Decision.Start s) {
+            carriedOut.add("start " + s.jobId());
+            waiting.remove(s.jobId());
+            running.put(s.jobId(), s.gpus());
+        }
+        @Override public void preempt(Decision.Preempt p) {
+            carriedOut.add("preempt " + p.jobId());
+            running.remove(p.jobId());
+            waiting.add(p.jobId());
+        }
+        @Override public void migrate(Decision.Migrate m) {
+            carriedOut.add("migrate " + m.jobId());
+            running.put(m.jobId(), m.gpus());
+        }
+    };
+
+    @Test
+    void aDecisionIsCarriedOutStepByStepEachCheckedAgainstTheWorldTheEarlierStepsLeft() {
+        Reservations holds = new Reservations();
+        DecisionRules.apply(List.of(
+                new Decision.Start("x", List.of(1), ""),
+                new Decision.Preempt("r", ""),
+                new Decision.Start("r", List.of(1), ""), // waits again after the step before
+                new Decision.Start("w", List.of(1), ""), // r is on GPU 1 now: w may join it
+                new Decision.Start("d", List.of(0), ""),
+                new Decision.Migrate("h", List.of(0, 1), "")), // GPU 1 holds r and w since the steps before: full
+                world, holds, 0, steps);
+        assertThat(carriedOut).containsExactly("unknown x", "preempt r", "start r", "start w",
+                "refused d: job d is done: only a waiting job is started",
+                "refused h: GPU 1 already runs 2 jobs");
+    }
+
+    @Test
+    void theHoldsADecisionNamesReplaceTheLastOnesButForJobsItStarts() {
+        Reservations holds = new Reservations();
+        Reservations.Changes first = DecisionRules.apply(List.of(new Decision.Reserve("g", List.of(0, 1), 60, "for g")), world, holds, 0, steps);
+        assertThat(first.begun()).extracting(Reservations.Hold::jobId).containsExactly("g");
+        // the next decision holds GPU 1 for w and then starts w elsewhere: its hold ends with the start; g's is not named again
+        Reservations.Changes second = DecisionRules.apply(List.of(
+                new Decision.Reserve("w", List.of(1), 30, "for w"),
+                new Decision.Reserve("r", List.of(0), 30, "r runs"), // refused: holds are for waiting jobs
+                new Decision.Start("w", List.of(0), "")), world, holds, 10, steps);
+        assertThat(second.begun()).isEmpty();
+        assertThat(second.ended()).extracting(Reservations.Hold::jobId).containsExactly("g");
+        assertThat(holds.isEmpty()).isTrue();
+        assertThat(carriedOut).containsExactly("refused r: job r is not waiting: GPUs are held only for a job in the queue", "start w");
     }
 }

@@ -62,48 +62,61 @@ final class DecisionApplier {
 
     void apply(List<Decision> decisions, SchedulerSnapshot snapshot, Map<Long, JobRecord> jobs, long now) {
         Step step = new Step(snapshot, jobs);
-        Boolean ready = null; // asked once per round, and only when something is to start
-        List<Decision.Reserve> holds = new ArrayList<>();
-        for (Decision d : decisions) {
-            JobRecord job = step.job(d.jobId());
-            if (job == null) {
-                ctx.metrics.rejectedDecision();
-                log.warn("policy decision refused: {} for job '{}', which this round does not know", what(d), d.jobId());
-                continue;
-            }
-            Optional<String> refusal = DecisionRules.refusal(d, step, holds);
-            if (refusal.isPresent()) {
-                rejected(job, what(d), refusal.get(), now);
-                continue;
-            }
-            long id = job.id();
-            switch (d) {
-                case Decision.Reserve r -> holds.add(r);
-                case Decision.Start s -> {
-                    holds.removeIf(r -> r.jobId().equals(d.jobId())); // a start ends its hold, also one named earlier in this decision
-                    if (step.suspended.remove(id)) { // stopped by this decision: it starts there once its run has exited
-                        restartWhereDecided(job, s.gpus());
-                        continue;
-                    }
-                    step.queued().remove(id);
-                    if (ready == null) ready = ctx.executor.ready();
-                    if (!ready) continue; // the jobs wait in the queue; the policy is asked again next round
-                    if (promisedOrRefused(job, s.gpus(), s.reason(), "start on GPU(s) " + ctx.describe(s.gpus()), snapshot, now)) continue;
-                    lastRefusal.remove(id);
-                    startOn(job, s.gpus(), s.reason(), snapshot, jobs, now);
-                }
-                case Decision.Preempt p -> {
-                    stop(job, Run.Stop.SUSPEND, List.of(), "preempted: " + p.reason(), now);
-                    step.stopped.add(id);
-                    step.suspended.add(id);
-                }
-                case Decision.Migrate m -> {
-                    stop(job, Run.Stop.MIGRATE, m.gpus(), "migrating to GPU(s) " + ctx.describe(m.gpus()) + ": " + m.reason(), now);
-                    step.stopped.add(id);
-                }
-            }
+        held(DecisionRules.apply(decisions, step, ctx.reservations, ctx.time.seconds(now), new Carry(step, now)), jobs, now);
+    }
+
+    /**
+     * What the daemon does with the steps of one decision: a refused step is logged at WARN, counted and noted in the
+     * job's history; a start begins a run (or is promised GPUs that runs this decision stopped still hold); a preemption
+     * or move stops the run, which checkpoints and exits.
+     */
+    private final class Carry implements DecisionRules.Steps {
+        private final Step step;
+        private final long now;
+        /** Asked once per round, and only when something is to start. */
+        private Boolean ready;
+
+        Carry(Step step, long now) {
+            this.step = step;
+            this.now = now;
         }
-        held(ctx.reservations.decided(holds, ctx.time.seconds(now)), jobs, now);
+
+        @Override public boolean knows(String jobId) { return step.job(jobId) != null; }
+
+        @Override public void unknown(Decision d) {
+            ctx.metrics.rejectedDecision();
+            log.warn("policy decision refused: {} for job '{}', which this round does not know", what(d), d.jobId());
+        }
+
+        @Override public void refused(Decision d, String why) { rejected(step.job(d.jobId()), what(d), why, now); }
+
+        @Override public void start(Decision.Start s) {
+            JobRecord job = step.job(s.jobId());
+            long id = job.id();
+            if (step.suspended.remove(id)) { // stopped by this decision: it starts there once its run has exited
+                restartWhereDecided(job, s.gpus());
+                return;
+            }
+            step.queued().remove(id);
+            if (ready == null) ready = ctx.executor.ready();
+            if (!ready) return; // the jobs wait in the queue; the policy is asked again next round
+            if (promisedOrRefused(job, s.gpus(), s.reason(), "start on GPU(s) " + ctx.describe(s.gpus()), step.snapshot, now)) return;
+            lastRefusal.remove(id);
+            startOn(job, s.gpus(), s.reason(), step.snapshot, step.jobs, now);
+        }
+
+        @Override public void preempt(Decision.Preempt p) {
+            JobRecord job = step.job(p.jobId());
+            stop(job, Run.Stop.SUSPEND, List.of(), "preempted: " + p.reason(), now);
+            step.stopped.add(job.id());
+            step.suspended.add(job.id());
+        }
+
+        @Override public void migrate(Decision.Migrate m) {
+            JobRecord job = step.job(m.jobId());
+            stop(job, Run.Stop.MIGRATE, m.gpus(), "migrating to GPU(s) " + ctx.describe(m.gpus()) + ": " + m.reason(), now);
+            step.stopped.add(job.id());
+        }
     }
 
     /**

@@ -173,11 +173,10 @@ public final class Simulator {
         private final Set<String> oomPairs = new HashSet<>();
         /** Unfinished jobs that must not share a GPU, and why: those that crashed next to a partner ({@link OutOfMemoryRule}). */
         private final Map<String, String> runsAlone = new HashMap<>();
-        /** GPUs the policy holds for waiting gangs, and the holds its current decision names. */
+        /** GPUs the policy holds for waiting gangs. */
         private final Reservations reservations = new Reservations();
         /** The oracle's answers across decisions: the profiles are fixed, and the oracle learns only in reportObservation. */
         private final PredictionMemo predictionMemo = new PredictionMemo();
-        private final List<Decision.Reserve> holdsDecided = new ArrayList<>();
         /** The queue the policy was given at this decision when queue rules chose it (null: the whole queue), and its ids once gathered. */
         private List<PendingJob> givenQueue;
         private Set<String> givenIds;
@@ -366,12 +365,10 @@ public final class Simulator {
                 deciding = false;
             }
             newlyObserved.clear();
-            holdsDecided.clear();
             givenQueue = admitting ? snap.queue() : null; // under queue rules, the ids given are gathered when a decision needs them
             givenIds = null;
             suspendedNow.clear();
-            for (Decision d : decisions) apply(d);
-            holdsChanged(reservations.decided(holdsDecided, clock));
+            holdsChanged(DecisionRules.apply(decisions, rulesView, reservations, clock, steps));
             // the jobs it suspended are back in the queue by its own decision: nothing it has not seen, so no decision at the
             // next event for them (that event may be a stale completion of a suspended job, a moment the daemon never sees)
             dirty = false;
@@ -498,39 +495,52 @@ public final class Simulator {
             }
         }
 
-        private void apply(Decision d) {
-            JobState js = byId.get(d.jobId());
-            if (js == null) throw invalid(d, "no such job");
-            // the one check every world applies (DecisionRules); here a refusal is a policy bug and fails the run
-            DecisionRules.refusal(d, rulesView, holdsDecided).ifPresent(why -> { throw invalid(d, why); });
-            switch (d) {
-                case Decision.Start s -> {
-                    dequeue(js);
-                    reservations.left(js.job.id()); // a start ends its hold, also one named earlier in this decision
-                    holdsDecided.removeIf(r -> r.jobId().equals(js.job.id()));
-                    place(js, gpuArray(s.gpus()), Lifecycle.Step.START);
-                }
-                case Decision.Reserve r -> {
-                    holdsDecided.add(r); // a hold changes nothing here but what is recorded
-                    return;
-                }
-                case Decision.Preempt p -> {
-                    advance(js);
-                    recompute(detach(js));
-                    js.extraWork += cfg.restartOverheadSeconds() * js.profile.soloSpeed();
-                    js.restarts++;
-                    preemptions++;
-                    enqueue(js, Lifecycle.Step.SUSPEND);
-                    suspendedNow.add(js.job.id());
-                }
-                case Decision.Migrate m -> {
-                    advance(js);
-                    recompute(detach(js));
-                    js.extraWork += cfg.restartOverheadSeconds() * js.profile.soloSpeed();
-                    js.restarts++;
-                    place(js, gpuArray(m.gpus()), Lifecycle.Step.MOVE);
-                }
+        /**
+         * What the simulator does with a decision's steps ({@link DecisionRules#apply}): a refused step is a policy bug and
+         * fails the run; a hold changes nothing here but what is recorded ({@link #holdsChanged}).
+         */
+        private final DecisionRules.Steps steps = new DecisionRules.Steps() {
+            @Override public boolean knows(String jobId) { return byId.containsKey(jobId); }
+
+            @Override public void unknown(Decision d) { throw invalid(d, "no such job"); }
+
+            @Override public void refused(Decision d, String why) { throw invalid(d, why); }
+
+            @Override public void start(Decision.Start s) {
+                JobState js = byId.get(s.jobId());
+                dequeue(js);
+                reservations.left(js.job.id()); // GPUs held for it: it starts now (on them or elsewhere)
+                place(js, gpuArray(s.gpus()), Lifecycle.Step.START);
+                applied(s);
             }
+
+            @Override public void preempt(Decision.Preempt p) {
+                JobState js = byId.get(p.jobId());
+                restart(js);
+                preemptions++;
+                enqueue(js, Lifecycle.Step.SUSPEND);
+                suspendedNow.add(js.job.id());
+                applied(p);
+            }
+
+            @Override public void migrate(Decision.Migrate m) {
+                JobState js = byId.get(m.jobId());
+                restart(js);
+                place(js, gpuArray(m.gpus()), Lifecycle.Step.MOVE);
+                applied(m);
+            }
+        };
+
+        /** A preempted or moved job stops where it is and pays the restart overhead. */
+        private void restart(JobState js) {
+            advance(js);
+            recompute(detach(js));
+            js.extraWork += cfg.restartOverheadSeconds() * js.profile.soloSpeed();
+            js.restarts++;
+        }
+
+        /** Counts a step carried out and logs it while the log has room. */
+        private void applied(Decision d) {
             decisionsTotal++;
             if (decisionLog.size() < recording.decisions()) {
                 String kind = d instanceof Decision.Start ? "start" : d instanceof Decision.Preempt ? "preempt" : "migrate";
