@@ -1,6 +1,5 @@
 package dev.tandem.server.sched;
 
-import dev.tandem.core.runtime.OutOfMemoryRule;
 import dev.tandem.core.model.WorkloadSignature;
 import dev.tandem.server.exec.ExecEvent;
 import dev.tandem.server.exec.ExecException;
@@ -123,10 +122,8 @@ final class ExitHandler {
 
     private void splitAfterOom(Run run, JobRecord job, JobRecord partner, Change ended, long now) {
         ctx.metrics.oom();
-        ctx.learned.addOomPair(job.signature(), partner.signature(), now);
-        long capacity = ctx.capacity(run.gpus);
-        long raised = OutOfMemoryRule.raisedEstimateMiB(ctx.job(job).memoryMiB(), ctx.job(partner).memoryMiB(), capacity);
-        ctx.learned.raiseMemoryEstimate(job.signature(), raised, now);
+        long raised = ctx.learned.crashed(job.signature(), ctx.job(job).memoryMiB(), partner.signature(), ctx.job(partner).memoryMiB(),
+                ctx.capacity(run.gpus), now);
         String reason = String.format(Locale.ROOT, "CUDA out of memory next to job %d on GPU(s) %s: pair split, requeued to run alone; "
                         + "memory estimate of %s raised to %d MiB and this pair of workloads is never formed again",
                 partner.id(), ctx.describe(run.gpus), job.signature().label(), raised);

@@ -3,13 +3,11 @@ package dev.tandem.server.sched;
 import dev.tandem.core.model.JobProfile;
 import dev.tandem.core.model.ProfileStore;
 import dev.tandem.core.model.WorkloadSignature;
-import dev.tandem.core.runtime.OutOfMemoryRule;
+import dev.tandem.core.runtime.MemoryLessons;
 import dev.tandem.server.store.ProfileRecord;
 import dev.tandem.server.store.Store;
 
-import java.util.Collections;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -24,8 +22,8 @@ final class Learned {
     private final ProfileStore profiles = new ProfileStore();
     /** Profiles measured here (their records say whether the solo speed was measured). */
     private final Map<WorkloadSignature, ProfileRecord> records = new HashMap<>();
-    private final Map<WorkloadSignature, Long> memoryEstimates;
-    private final Set<String> oomPairs;
+    /** Raised memory budgets and pairs never to form again, as the store keeps them. */
+    private final MemoryLessons memory;
     /** Solo speeds this hardware is known to have ({@link dev.tandem.server.exec.Executor#hardwareProfiles}). */
     private final Map<WorkloadSignature, Double> hardwareSpeeds = new HashMap<>();
     /** Counts what was learned: a job's view built at an older version may be out of date. */
@@ -44,8 +42,7 @@ final class Learned {
             profiles.put(r.profile());
             records.put(r.profile().signature(), r);
         }
-        this.memoryEstimates = new HashMap<>(store.memoryEstimates());
-        this.oomPairs = new HashSet<>(store.oomPairs());
+        this.memory = new MemoryLessons(store.memoryEstimates(), store.oomPairs());
     }
 
     ProfileStore profiles() { return profiles; }
@@ -74,21 +71,26 @@ final class Learned {
         version++;
     }
 
-    Map<WorkloadSignature, Long> memoryEstimates() { return Collections.unmodifiableMap(memoryEstimates); }
+    Map<WorkloadSignature, Long> memoryEstimates() { return memory.budgets(); }
 
-    Set<String> oomPairs() { return Collections.unmodifiableSet(oomPairs); }
+    Set<String> oomPairs() { return memory.pairs(); }
 
+    /** Budgets a workload at least {@code mib} (a measured peak), written through when that is more than before. */
     void raiseMemoryEstimate(WorkloadSignature sig, long mib, long now) {
-        if (memoryEstimates.getOrDefault(sig, 0L) >= mib) return;
+        if (!memory.raise(sig, mib)) return;
         store.raiseMemoryEstimate(sig, mib, now);
-        memoryEstimates.put(sig, mib);
         version++;
     }
 
-    void addOomPair(WorkloadSignature a, WorkloadSignature b, long now) {
-        store.addOomPair(a, b, now);
-        oomPairs.add(OutOfMemoryRule.pairKey(a, b));
-        oomPairs.add(OutOfMemoryRule.pairKey(b, a));
+    /**
+     * A run of {@code crashed} ran out of memory next to one of {@code partner} ({@link MemoryLessons#crashed}): the pair
+     * and a raised budget are written through. Returns the crashed workload's budget by the rule.
+     */
+    long crashed(WorkloadSignature crashed, long ownMiB, WorkloadSignature partner, long partnerMiB, long capacityMiB, long now) {
+        MemoryLessons.Crash lesson = memory.crashed(crashed, ownMiB, partner, partnerMiB, capacityMiB);
+        store.addOomPair(crashed, partner, now);
+        if (lesson.raised()) store.raiseMemoryEstimate(crashed, lesson.budgetMiB(), now);
         version++;
+        return lesson.budgetMiB();
     }
 }

@@ -6,7 +6,6 @@ import dev.tandem.core.model.Cluster;
 import dev.tandem.core.model.Job;
 import dev.tandem.core.model.JobProfile;
 import dev.tandem.core.model.ProfileStore;
-import dev.tandem.core.model.WorkloadSignature;
 import dev.tandem.core.policy.Decision;
 import dev.tandem.core.policy.Occupancy;
 import dev.tandem.core.policy.PendingJob;
@@ -19,6 +18,7 @@ import dev.tandem.core.policy.SoleTenantJournal;
 import dev.tandem.core.runtime.Admission;
 import dev.tandem.core.runtime.DecisionRules;
 import dev.tandem.core.runtime.Lifecycle;
+import dev.tandem.core.runtime.MemoryLessons;
 import dev.tandem.core.runtime.OutOfMemoryRule;
 import dev.tandem.core.runtime.PairReports;
 import dev.tandem.core.runtime.Placements;
@@ -33,7 +33,6 @@ import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -169,8 +168,8 @@ public final class Simulator {
         /** Which jobs came to run alone and stopped doing so, so that packing policies keep their hosts across rounds. */
         private final SoleTenantJournal soleTenantJournal = new SoleTenantJournal(1 << 16);
         private final List<JobState> newlyObserved = new ArrayList<>();
-        private final Map<WorkloadSignature, Long> memoryEstimates = new LinkedHashMap<>();
-        private final Set<String> oomPairs = new HashSet<>();
+        /** Raised memory budgets and pairs never to form again ({@link OutOfMemoryRule}), as the daemon keeps them. */
+        private final MemoryLessons memoryLessons = new MemoryLessons();
         /** Unfinished jobs that must not share a GPU, and why: those that crashed next to a partner ({@link OutOfMemoryRule}). */
         private final Map<String, String> runsAlone = new HashMap<>();
         /** GPUs the policy holds for waiting gangs. */
@@ -351,7 +350,7 @@ public final class Simulator {
             List<RunningJob> all = new LazyList<>(placements.size(), this::runningViews);
             boolean admitting = cfg.queueRules().fairShare();
             SchedulerSnapshot snap = new SchedulerSnapshot(clock, cluster, admitting ? admitted() : queue.jobs(), all, profiles, oracle, cfg.memoryRule(),
-                    Collections.unmodifiableMap(memoryEstimates), Collections.unmodifiableSet(oomPairs), new SimOccupancy())
+                    memoryLessons.budgets(), memoryLessons.pairs(), new SimOccupancy())
                     // the daemon's serving order moves with what each user holds: policies that follow the queue's changes rescan then
                     .withQueueJournal(admitting ? null : queue.journal()).withRunningJournal(runningJournal)
                     .withSoleTenantJournal(soleTenantJournal).withPredictionMemo(predictionMemo)
@@ -684,11 +683,7 @@ public final class Simulator {
             js.ooms++;
             oomEvents++;
             if (!partners.isEmpty()) runsAlone.put(js.job.id(), OutOfMemoryRule.RUNS_ALONE);
-            for (JobState p : partners) {
-                oomPairs.add(OutOfMemoryRule.pairKey(js.job.signature(), p.job.signature()));
-                oomPairs.add(OutOfMemoryRule.pairKey(p.job.signature(), js.job.signature()));
-                memoryEstimates.merge(js.job.signature(), OutOfMemoryRule.raisedEstimateMiB(js.job.memoryMiB(), p.job.memoryMiB(), capacity), Math::max);
-            }
+            for (JobState p : partners) memoryLessons.crashed(js.job.signature(), js.job.memoryMiB(), p.job.signature(), p.job.memoryMiB(), capacity);
             decisionsTotal++;
             if (decisionLog.size() < recording.decisions()) {
                 decisionLog.add(String.format(Locale.ROOT, "t=%.0f oom %s: out of memory next to %s, back to the queue", clock, js.job.id(),
