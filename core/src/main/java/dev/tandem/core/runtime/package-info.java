@@ -3,12 +3,13 @@
  * before it decides live beside the policies, in {@link dev.tandem.core.policy.Pairing}): a job's life cycle
  * ({@link dev.tandem.core.runtime.Lifecycle}: its phases and the steps between them, which the simulator moves its
  * jobs through and the daemon's store checks every change of state against), the one check of each step of
- * a decision ({@link dev.tandem.core.runtime.DecisionRules}: the job where the step needs it, then
+ * a decision and the walk over its steps ({@link dev.tandem.core.runtime.DecisionRules}: the job where the step needs it, then
  * {@link dev.tandem.core.runtime.PlacementRules} for where it may go, with the co-location limit, and
  * {@link dev.tandem.core.runtime.Reservations} for GPUs held for a waiting gang, which both worlds also keep and
  * show), who holds which GPUs ({@link dev.tandem.core.runtime.Placements}: the one ledger the simulator places its
  * jobs in and the daemon its runs, which holds the co-location limit and the idle counts policies read), what an
- * out-of-memory crash teaches ({@link dev.tandem.core.runtime.OutOfMemoryRule}), when a co-located pair's measured
+ * out-of-memory crash teaches ({@link dev.tandem.core.runtime.OutOfMemoryRule}) and what a world has learned so
+ * far ({@link dev.tandem.core.runtime.MemoryLessons}), when a co-located pair's measured
  * speeds go to the online model ({@link dev.tandem.core.runtime.PairReports}), the waiting queue and its journal
  * ({@link dev.tandem.core.runtime.WaitingQueue}), and which waiting jobs a policy may start and in which order
  * ({@link dev.tandem.core.runtime.Admission}: priority, fair share between users, per-user GPU limits; the daemon
