@@ -515,7 +515,7 @@ public final class Simulator {
 
             @Override public void preempt(Decision.Preempt p) {
                 JobState js = byId.get(p.jobId());
-                restart(js);
+                stop(js);
                 preemptions++;
                 enqueue(js, Lifecycle.Step.SUSPEND);
                 suspendedNow.add(js.job.id());
@@ -524,14 +524,14 @@ public final class Simulator {
 
             @Override public void migrate(Decision.Migrate m) {
                 JobState js = byId.get(m.jobId());
-                restart(js);
+                stop(js);
                 place(js, gpuArray(m.gpus()), Lifecycle.Step.MOVE);
                 applied(m);
             }
         };
 
         /** A preempted or moved job stops where it is and pays the restart overhead. */
-        private void restart(JobState js) {
+        private void stop(JobState js) {
             advance(js);
             recompute(detach(js));
             js.extraWork += cfg.restartOverheadSeconds() * js.profile.soloSpeed();
