@@ -456,6 +456,14 @@ public final class Simulator {
                 }
             }
 
+            @Override public boolean readRunning(Occupancy.OccupantReader reader) {
+                for (JobState j : placements.all()) { // runningViews' order, what makeView would say
+                    double done = doneNow(j);
+                    reader.read(j.job, j.startedAt, seenRemaining(j, done), attainedNow(j), lengthKnown(j, done));
+                }
+                return true;
+            }
+
             @Override public List<RunningJob> runningOn(int gpu) {
                 List<JobState> occ = placements.on(gpu);
                 if (occ.isEmpty()) return List.of();

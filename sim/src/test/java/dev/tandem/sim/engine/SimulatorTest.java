@@ -344,8 +344,9 @@ class SimulatorTest {
     }
 
     /**
-     * What the simulator hands a policy about a GPU's jobs without views ({@code Occupancy.readOccupants}) is what their
-     * views say, at every decision, for jobs of known and of unknown length, whether or not a view was made before.
+     * What the simulator hands a policy about a GPU's jobs, or all running jobs, without views ({@code
+     * Occupancy.readOccupants}, {@code readRunning}) is what their views say, in their order, at every decision, for jobs
+     * of known and of unknown length, whether or not a view was made before.
      */
     @Test
     void occupantsReadWithoutViewsAreWhatTheViewsSay() {
@@ -366,6 +367,11 @@ class SimulatorTest {
                         if (!read.equals(viewed) || !again.equals(viewed)) differences.add(read + " / " + again + " / " + viewed);
                         compared[0] += viewed.size();
                     }
+                    // every running job at once (Occupancy.readRunning), in the order of the snapshot's running jobs
+                    List<String> all = new ArrayList<>(), allViewed = new ArrayList<>();
+                    boolean answered = s.occupancy().readRunning((job, started, remaining, attained, known) -> all.add(job.id() + " " + started + " " + remaining + " " + attained + " " + known));
+                    for (var r : s.running()) allViewed.add(r.id() + " " + r.startedAt() + " " + r.remainingIterations() + " " + r.attainedGpuSeconds() + " " + r.lengthKnown());
+                    if (!answered || !all.equals(allViewed)) differences.add("running: " + answered + " " + all + " / " + allViewed);
                     return inner.decide(s);
                 }
             };
