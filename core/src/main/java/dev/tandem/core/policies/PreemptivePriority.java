@@ -7,7 +7,6 @@ import dev.tandem.core.policy.PendingJob;
 import dev.tandem.core.policy.SchedulerSnapshot;
 
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 
 /**
@@ -34,14 +33,24 @@ final class PreemptivePriority {
         RankedQueue.Walk waiting = queued.walk();
         waiting.limit(capacity);
         RankedQueue.Entry nextWaiting = waiting.hasNext() ? waiting.next() : null;
-        Iterator<RankedRunning.Entry> runs = running.iterator();
-        RankedRunning.Entry nextRunning = runs.hasNext() ? runs.next() : null;
-        while (capacity > 0 && (nextRunning != null || nextWaiting != null)) {
-            if (nextWaiting == null || (nextRunning != null && ranksFirst(nextRunning, nextWaiting))) {
-                int gpus = nextRunning.job.gpus();
-                if (gpus <= capacity) capacity -= gpus;
-                else suspended.add(nextRunning);
-                nextRunning = runs.hasNext() ? runs.next() : null;
+        int runs = running.size(), next = 0; // the next running job in rank order
+        while (capacity > 0 && (next < runs || nextWaiting != null)) {
+            if (next < runs && (nextWaiting == null || ranksFirst(running.get(next), nextWaiting))) {
+                // the running jobs that rank before the next waiting one are kept at once where they all fit in what is
+                // left (none of them can then find too little): on 2,000 GPUs a decision passed over some 1,500 of them
+                int end = nextWaiting == null ? runs : firstNotBefore(running, next, runs, nextWaiting);
+                int held = running.gpusBefore(end) - running.gpusBefore(next);
+                if (held <= capacity) {
+                    capacity -= held;
+                    next = end;
+                    continue;
+                }
+                for (; next < end && capacity > 0; next++) { // waiting jobs ranked before took GPUs: one by one
+                    RankedRunning.Entry r = running.get(next);
+                    int gpus = r.job.gpus();
+                    if (gpus <= capacity) capacity -= gpus;
+                    else suspended.add(r);
+                }
             } else {
                 PendingJob toQueue = nextWaiting.job;
                 if (toQueue.job().gpus() <= capacity) {
@@ -54,7 +63,7 @@ final class PreemptivePriority {
                 nextWaiting = waiting.hasNext() ? waiting.next() : null;
             }
         }
-        for (; nextRunning != null; nextRunning = runs.hasNext() ? runs.next() : null) suspended.add(nextRunning);
+        for (; next < runs; next++) suspended.add(running.get(next));
         suspended.sort(RankedRunning.BY_START);
         return decisions(s, policy, toStart, suspended);
     }
@@ -68,6 +77,20 @@ final class PreemptivePriority {
         }
         Exclusive.startInOrder(view, toStart, false, policy + " rank", out);
         return out;
+    }
+
+    /**
+     * The first rank place in {@code [from, to)} whose running job does not rank before {@code w}, or {@code to}: the
+     * running jobs that do are a prefix of the rank order (priority, then key, then submission), so a binary search.
+     */
+    private static int firstNotBefore(RankedRunning running, int from, int to, RankedQueue.Entry w) {
+        int lo = from, hi = to;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (ranksFirst(running.get(mid), w)) lo = mid + 1;
+            else hi = mid;
+        }
+        return lo;
     }
 
     /** Whether a running job ranks before a waiting one (among equals it does). */

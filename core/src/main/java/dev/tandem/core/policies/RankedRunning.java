@@ -91,6 +91,9 @@ final class RankedRunning implements Iterable<RankedRunning.Entry> {
     // ranking every running job every round: each job's entry, kept while it runs, and the rounds so far
     private final Map<Job, Entry> everyRound = new IdentityHashMap<>();
     private long rounds;
+    /** {@link #gpusBefore} each place, valid while {@code summed} (every change of the order clears it). */
+    private int[] gpusBefore = new int[1];
+    private boolean summed;
     private final PriorityQueue<Recheck> rechecks = new PriorityQueue<>((a, b) -> Double.compare(a.at(), b.at()));
     private RunningJournal journal;
     private long journalAt;
@@ -121,6 +124,7 @@ final class RankedRunning implements Iterable<RankedRunning.Entry> {
             byId.clear();
             rechecks.clear();
             sorted.clear();
+            summed = false;
             journal = j;
             for (RunningJob r : s.running()) add(r, keys, nextSeq++, s.now()); // in the snapshot's order
         }
@@ -188,6 +192,7 @@ final class RankedRunning implements Iterable<RankedRunning.Entry> {
         sorted.subList(kept, sorted.size()).clear();
         sorted.addAll(started);
         sorted.sort(ORDER);
+        summed = false;
     }
 
     private void add(RunningJob r, Keys keys, long seq, double now) {
@@ -195,19 +200,40 @@ final class RankedRunning implements Iterable<RankedRunning.Entry> {
         Entry e = new Entry(r.job(), keys.key(r), seq, at);
         byId.put(e.id(), e);
         sorted.add(-Collections.binarySearch(sorted, e, ORDER) - 1, e); // entries differ in seq: never found
+        summed = false;
         // a re-check time that has come (the policy's estimate of it may run a little early) is the next round's
         if (at < Double.POSITIVE_INFINITY) rechecks.add(new Recheck(at > now ? at : Math.nextUp(now), e));
     }
 
     private void remove(String id) {
         Entry e = byId.remove(id);
-        if (e != null) sorted.remove(Collections.binarySearch(sorted, e, ORDER));
+        if (e != null) {
+            sorted.remove(Collections.binarySearch(sorted, e, ORDER));
+            summed = false;
+        }
     }
 
     /** Best rank first. */
     @Override public Iterator<Entry> iterator() { return sorted.iterator(); }
 
     int size() { return sorted.size(); }
+
+    /** The running job at rank place {@code i} (0: the best). */
+    Entry get(int i) { return sorted.get(i); }
+
+    /**
+     * The GPUs the running jobs ranked before place {@code i} hold, summed once after the order last changed: a decision
+     * keeps the running jobs that rank before the next waiting one in one step where they fit in what is left
+     * ({@link PreemptivePriority#schedule}), instead of one by one through thousands.
+     */
+    int gpusBefore(int i) {
+        if (!summed) {
+            if (gpusBefore.length < sorted.size() + 1) gpusBefore = new int[sorted.size() + 1 + (sorted.size() >> 1)];
+            for (int k = 0; k < sorted.size(); k++) gpusBefore[k + 1] = gpusBefore[k] + sorted.get(k).job.gpus();
+            summed = true;
+        }
+        return gpusBefore[i];
+    }
 
     /**
      * The earliest re-check still to come of a job that keeps running: {@code leaving} are the jobs this round
