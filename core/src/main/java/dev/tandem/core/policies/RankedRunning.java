@@ -23,7 +23,8 @@ import java.util.PriorityQueue;
  * threshold), and the world keeps a {@link RunningJournal}, the order is kept across rounds: a round costs the jobs
  * that started and stopped and the re-checks that fell due, not a view, a key and a sort of every running job (on
  * the Philly replay, 262,000 rounds of up to 256 running jobs each). Keys that change with time alone (SRTF's
- * remaining time) are rebuilt every round. Stateful: one per policy.
+ * remaining time) are computed anew every round, for entries kept while their jobs run ({@link #updateEveryRound}).
+ * Stateful: one per policy.
  */
 final class RankedRunning implements Iterable<RankedRunning.Entry> {
     /** The policy's view of a running job. */
