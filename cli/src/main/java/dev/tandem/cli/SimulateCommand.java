@@ -3,6 +3,7 @@ package dev.tandem.cli;
 import dev.tandem.core.model.Cluster;
 import dev.tandem.core.plan.ConfigurationLp;
 import dev.tandem.core.policies.PolicyCatalog;
+import dev.tandem.core.policies.TandemPolicy;
 import dev.tandem.data.DataSource;
 import dev.tandem.sim.trace.AlibabaNodeReader;
 import dev.tandem.sim.engine.SimulationResult;
@@ -79,8 +80,9 @@ final class SimulateCommand implements Callable<Integer> {
     Boolean progress;
 
     @Override public Integer call() throws Exception {
-        for (String p : policies) PolicyCatalog.create(p); // fail fast on unknown names
-        ConfigurationLp.prepareInBackground(); // tandem's plan and the bound solve it once the data is loaded
+        boolean solvesLps = !noBound; // the bound does, and tandem's plan
+        for (String p : policies) solvesLps |= PolicyCatalog.create(p) instanceof TandemPolicy; // also fails fast on unknown names
+        if (solvesLps) ConfigurationLp.prepareInBackground(); // while the data loads
         if (nodes != null) cluster = AlibabaNodeReader.read(DataSource.of(nodes));
         ScenarioSpec spec = scenario.spec(cluster, jobs, arrival, seed);
         WorkloadSpec workload = spec.workload();

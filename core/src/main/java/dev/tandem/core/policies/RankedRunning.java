@@ -101,15 +101,13 @@ final class RankedRunning implements Iterable<RankedRunning.Entry> {
     private long nextSeq;
 
     /**
-     * Brings the order up to date with the snapshot's running jobs; jobs that started since, and jobs whose re-check fell
-     * due, are keyed.
-     *
-     * @param keysFixed whether keys change only at the re-check times {@code keys} names; if not, every round ranks
-     *                  every running job anew
+     * Brings the order up to date with the snapshot's running jobs, for keys that change only at the re-check times
+     * {@code keys} names (keys that change with time alone: {@link #updateEveryRound}); jobs that started since, and jobs
+     * whose re-check fell due, are keyed.
      */
-    void update(SchedulerSnapshot s, Keys keys, boolean keysFixed) {
-        RunningJournal j = keysFixed ? s.runningJournal() : null;
-        if (j == null) { // every running job, every round
+    void update(SchedulerSnapshot s, Keys keys) {
+        RunningJournal j = s.runningJournal();
+        if (j == null) { // without a journal: every running job, every round
             rankAnew(sink -> {
                 for (RunningJob r : s.running()) sink.put(r.job(), keys.key(r), keys.recheckAt(r));
             });

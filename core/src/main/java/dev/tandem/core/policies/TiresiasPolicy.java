@@ -84,7 +84,7 @@ public final class TiresiasPolicy implements Policy {
 
             /** A running job's bin changes only when its service reaches the next threshold. */
             @Override public double recheckAt(RunningJob r) { return demotedAt(s, r.id(), r.attainedGpuSeconds(), r.job().gpus()); }
-        }, true);
+        });
         queued.update(s, new RankedQueue.Keys() {
             @Override public double key(PendingJob p) {
                 boolean starving = starving(s, p);

@@ -450,18 +450,18 @@ public final class Simulator {
             @Override public List<String> jobsOn(int gpu) { return placements.keysOn(gpu); }
 
             @Override public void readOccupants(int gpu, Occupancy.OccupantReader reader) {
-                for (JobState j : placements.on(gpu)) { // what makeView would say, without making it
-                    double done = doneNow(j);
-                    reader.read(j.job, j.startedAt, seenRemaining(j, done), attainedNow(j), lengthKnown(j, done));
-                }
+                for (JobState j : placements.on(gpu)) read(j, reader);
             }
 
             @Override public boolean readRunning(Occupancy.OccupantReader reader) {
-                for (JobState j : placements.all()) { // runningViews' order, what makeView would say
-                    double done = doneNow(j);
-                    reader.read(j.job, j.startedAt, seenRemaining(j, done), attainedNow(j), lengthKnown(j, done));
-                }
+                for (JobState j : placements.all()) read(j, reader); // runningViews' order
                 return true;
+            }
+
+            /** Hands a running job to a reader with what makeView would say, without making the view. */
+            private void read(JobState j, Occupancy.OccupantReader reader) {
+                double done = doneNow(j);
+                reader.read(j.job, j.startedAt, seenRemaining(j, done), attainedNow(j), lengthKnown(j, done));
             }
 
             @Override public List<RunningJob> runningOn(int gpu) {
