@@ -127,6 +127,7 @@ public final class ApiServer implements AutoCloseable {
                 ctx.attribute("user", peer == null ? auth.authenticate(ctx.header("Authorization"))
                         : auth.authenticatePeer(peer.user().getName(), peer.user().getName().equals(daemonAccount.name())));
             });
+            cfg.routes.after(PREFIX + "/*", this::readWhatIsLeftOfTheBody);
             cfg.routes.post(PREFIX + "/jobs", this::submit);
             cfg.routes.get(PREFIX + "/jobs", this::list);
             cfg.routes.get(PREFIX + "/jobs/{id}", this::show);
@@ -677,6 +678,27 @@ public final class ApiServer implements AutoCloseable {
     }
 
     // ---- plumbing
+
+    /**
+     * Reads what a handler left of the request body (cancel and hold ignore theirs; an error may answer before a
+     * body is read). Left unread, the server drops the kept-alive connection after its response, and a client that
+     * sends its next request on that connection fails. Runs after every handler, also one that threw, before the
+     * response is written; a body larger than the limit was refused with 413 and is not read further.
+     */
+    private void readWhatIsLeftOfTheBody(Context ctx) {
+        if (ctx.req().getContentLengthLong() > maxBodyBytes) return;
+        try {
+            InputStream in = ctx.req().getInputStream();
+            byte[] sink = new byte[8192];
+            for (long left = maxBodyBytes + 1L; left > 0; ) {
+                int n = in.read(sink, 0, (int) Math.min(sink.length, left));
+                if (n < 0) break;
+                left -= n;
+            }
+        } catch (IOException e) {
+            // the client went away or sent less than it declared: the connection is lost anyway
+        }
+    }
 
     private JsonNode body(Context ctx) {
         String type = ctx.contentType();
