@@ -40,7 +40,10 @@ public final class Admission {
      * @param gpuLimit  a user's limit on GPUs held at once, or empty for none
      */
     public static Result admit(List<PendingJob> queue, Map<String, Integer> heldGpus, Function<String, OptionalInt> gpuLimit) {
-        List<PendingJob> ranked = rank(queue, heldGpus);
+        java.util.Set<String> users = new java.util.HashSet<>();
+        List<PendingJob> ranked = rank(queue, heldGpus, users);
+        // the common case, no limits: everyone is admitted (a copy, as the caller's queue may change after)
+        if (users.stream().allMatch(u -> gpuLimit.apply(u).isEmpty())) return new Result(ranked == queue ? new ArrayList<>(queue) : ranked, Map.of());
         // one look-up per job: live, with 10,000 queued jobs, three per job were a tenth of a scheduling round
         Map<String, Budget> budgets = new HashMap<>();
         List<PendingJob> admitted = new ArrayList<>(ranked.size());
@@ -81,8 +84,12 @@ public final class Admission {
         }
     }
 
-    /** The serving order: priority, then fair share, then submission (the order of {@code queue}). */
-    static List<PendingJob> rank(List<PendingJob> queue, Map<String, Integer> heldGpus) {
+    /**
+     * The serving order: priority, then fair share, then submission (the order of {@code queue}).
+     *
+     * @param users filled with the queue's users
+     */
+    static List<PendingJob> rank(List<PendingJob> queue, Map<String, Integer> heldGpus, java.util.Set<String> users) {
         Map<String, int[]> demand = new HashMap<>();
         heldGpus.forEach((user, gpus) -> demand.put(user, new int[] {gpus}));
         int n = queue.size();
@@ -95,17 +102,57 @@ public final class Admission {
             if (!j.user().equals(lastUser)) { // a run of one user's jobs needs one look-up
                 lastUser = j.user();
                 userDemand = demand.computeIfAbsent(lastUser, u -> new int[1]);
+                users.add(lastUser);
             }
             share[i] = userDemand[0] += j.gpus();
             if (i > 0) reorder |= queue.get(i - 1).job().priority() != j.priority() || share[i - 1] > share[i];
         }
         if (!reorder) return queue; // one user, one priority: submission order as it is
-        Integer[] order = new Integer[n];
-        for (int i = 0; i < n; i++) order[i] = i;
-        java.util.Arrays.sort(order, Comparator.comparingInt((Integer i) -> -queue.get(i).job().priority())
-                .thenComparingInt(i -> share[i]).thenComparingInt(i -> i));
         List<PendingJob> out = new ArrayList<>(n);
-        for (int i : order) out.add(queue.get(i));
+        for (int i : serving(queue, share)) out.add(queue.get(i));
         return out;
+    }
+
+    /**
+     * The queue's indexes by priority (highest first), share, then index. Sorted as primitive keys (priority, share and
+     * index packed into one long) where they fit, as they do in any real queue: sorting boxed indexes with a comparator
+     * that looks up each job was a tenth of a live round with 10,000 jobs of 20 users queued.
+     */
+    private static int[] serving(List<PendingJob> queue, int[] share) {
+        int n = queue.size();
+        int[] priority = new int[n];
+        long minPriority = Long.MAX_VALUE, maxPriority = Long.MIN_VALUE, maxShare = 0;
+        for (int i = 0; i < n; i++) {
+            priority[i] = queue.get(i).job().priority();
+            minPriority = Math.min(minPriority, priority[i]);
+            maxPriority = Math.max(maxPriority, priority[i]);
+            maxShare = Math.max(maxShare, share[i]);
+        }
+        int indexBits = bits(n - 1), shareBits = bits(maxShare), priorityBits = bits(maxPriority - minPriority);
+        int[] order = new int[n];
+        if (indexBits + shareBits + priorityBits <= 63 && minShare(share) >= 0) {
+            long[] keys = new long[n];
+            for (int i = 0; i < n; i++) {
+                keys[i] = ((maxPriority - priority[i]) << (shareBits + indexBits)) | ((long) share[i] << indexBits) | i;
+            }
+            java.util.Arrays.sort(keys);
+            long mask = (1L << indexBits) - 1;
+            for (int k = 0; k < n; k++) order[k] = (int) (keys[k] & mask);
+            return order;
+        }
+        Integer[] boxed = new Integer[n];
+        for (int i = 0; i < n; i++) boxed[i] = i;
+        java.util.Arrays.sort(boxed, Comparator.comparingInt((Integer i) -> -priority[i]).thenComparingInt(i -> share[i]).thenComparingInt(i -> i));
+        for (int k = 0; k < n; k++) order[k] = boxed[k];
+        return order;
+    }
+
+    /** Bits needed for a non-negative value. */
+    private static int bits(long value) { return 64 - Long.numberOfLeadingZeros(value); }
+
+    private static int minShare(int[] share) {
+        int min = Integer.MAX_VALUE;
+        for (int v : share) min = Math.min(min, v);
+        return min;
     }
 }

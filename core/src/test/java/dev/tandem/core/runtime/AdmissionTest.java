@@ -65,4 +65,33 @@ class AdmissionTest {
         assertThat(r.admitted()).isEmpty();
         assertThat(r.refused().get("a1")).isEqualTo("user ann may hold 2 GPU(s) at once; holds 0, this job needs 4");
     }
+
+    /**
+     * The serving order on random queues against the rule written out (priority, then the GPUs the owner would hold,
+     * then submission), with priorities small and extreme (the packed sort's range, and beyond it).
+     */
+    @Test
+    void servingOrderFollowsTheRuleOnRandomQueues() {
+        java.util.Random rnd = new java.util.Random(7);
+        for (int round = 0; round < 300; round++) {
+            queue.clear();
+            int n = 1 + rnd.nextInt(60), users = 1 + rnd.nextInt(5);
+            boolean extreme = round % 10 == 0;
+            Map<String, Integer> held = new java.util.HashMap<>();
+            for (int u = 0; u < users; u++) if (rnd.nextBoolean()) held.put("u" + u, rnd.nextInt(9));
+            for (int k = 0; k < n; k++) {
+                int priority = extreme ? (rnd.nextBoolean() ? Integer.MAX_VALUE - rnd.nextInt(3) : Integer.MIN_VALUE + rnd.nextInt(3)) : rnd.nextInt(3) - 1;
+                add("j" + k, "u" + rnd.nextInt(users), 1 + rnd.nextInt(8), priority);
+            }
+            Map<String, Integer> demand = new java.util.HashMap<>(held);
+            int[] share = new int[n];
+            for (int k = 0; k < n; k++) share[k] = demand.merge(queue.get(k).job().user(), queue.get(k).job().gpus(), Integer::sum);
+            List<Integer> expected = new ArrayList<>();
+            for (int k = 0; k < n; k++) expected.add(k);
+            expected.sort(java.util.Comparator.comparingInt((Integer k) -> queue.get(k).job().priority()).reversed()
+                    .thenComparingInt(k -> share[k]).thenComparingInt(k -> k));
+            List<String> want = expected.stream().map(k -> queue.get(k).id()).toList();
+            assertThat(ids(Admission.admit(queue, held, u -> OptionalInt.empty()).admitted())).as("round " + round).isEqualTo(want);
+        }
+    }
 }

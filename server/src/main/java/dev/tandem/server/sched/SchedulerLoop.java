@@ -17,7 +17,6 @@ import dev.tandem.server.store.Store;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -298,8 +297,7 @@ public final class SchedulerLoop implements AutoCloseable {
             }
         }
         List<JobRecord> unfinished = ctx.store.unfinishedJobs();
-        Map<Long, JobRecord> jobs = new LinkedHashMap<>();
-        for (JobRecord r : unfinished) jobs.put(r.id(), r);
+        Map<Long, JobRecord> jobs = new RoundJobs(unfinished);
         for (Run run : ctx.runs.all()) if (!jobs.containsKey(run.jobId)) ctx.store.job(run.jobId).ifPresent(r -> jobs.put(r.id(), r));
         applier.startPromised(jobs, now); // GPUs the policy promised, freed by the runs it stopped
         enforceTimeLimits(jobs, now);

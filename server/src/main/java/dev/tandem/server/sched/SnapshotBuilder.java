@@ -10,7 +10,6 @@ import dev.tandem.server.store.JobState;
 
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -30,8 +29,7 @@ final class SnapshotBuilder {
      * the same record until the job changes, and a policy may keep state per waiting job across rounds (tandem's
      * queue order does), which a new object each round would throw away.
      */
-    private Map<Long, Viewed> views = new HashMap<>();
-    private Map<Long, Viewed> nextViews = new HashMap<>();
+    private final RoundCache<Viewed> views = new RoundCache<>();
     /**
      * The queue the policy was handed, kept across rounds in submission (id) order with its journal of changes, as the
      * simulator keeps its queue: a policy that follows the journal (tandem's shortest-first index) need not pass over
@@ -63,16 +61,8 @@ final class SnapshotBuilder {
             double remaining = known ? Math.max(1, j.totalIterations() - done) + resumeWork(r) : guess(r, attained);
             v = new Viewed(r, ctx.learned.version(), new PendingJob(j, ctx.time.seconds(r.queuedAt()), attained, remaining, r.attempts(), known));
         }
-        nextViews.put(r.id(), v);
+        views.keep(r.id(), v);
         return v.pending();
-    }
-
-    /** Ends a round's views: those not asked for this round (the job started or left) are forgotten. */
-    private void endViews() {
-        Map<Long, Viewed> done = views;
-        views = nextViews;
-        nextViews = done;
-        nextViews.clear();
     }
 
     /**
@@ -81,7 +71,7 @@ final class SnapshotBuilder {
      * @param queue the jobs the policy may start, in serving order ({@link QueueGate})
      */
     SchedulerSnapshot build(Map<Long, JobRecord> jobs, List<PendingJob> queue, long now) {
-        endViews();
+        views.endRound(); // those not asked for this round (the job started or left) are forgotten
         List<RunningJob> running = new ArrayList<>();
         for (Run run : ctx.runs.all()) {
             JobRecord r = jobs.get(run.jobId);
