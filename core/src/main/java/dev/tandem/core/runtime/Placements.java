@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -34,9 +33,23 @@ public final class Placements<K, R> {
     private final List<List<R>> onGpuViews;
     private final List<List<K>> keysOnGpu;
     private final List<List<K>> keysOnGpuViews;
-    private final Map<K, R> placed = new LinkedHashMap<>();
-    private final Collection<R> placedView = Collections.unmodifiableCollection(placed.values());
-    private final Map<K, int[]> gpusOf = new HashMap<>();
+    /** A placed job and the GPUs it holds. */
+    private record Placed<R>(R job, int[] gpus) {}
+
+    /** The placed jobs by key, in the order of their (latest) placement. */
+    private final Map<K, Placed<R>> placed = new LinkedHashMap<>();
+    private final Collection<R> placedView = new java.util.AbstractCollection<>() {
+        @Override public java.util.Iterator<R> iterator() {
+            java.util.Iterator<Placed<R>> it = placed.values().iterator();
+            return new java.util.Iterator<>() {
+                @Override public boolean hasNext() { return it.hasNext(); }
+
+                @Override public R next() { return it.next().job(); }
+            };
+        }
+
+        @Override public int size() { return placed.size(); }
+    };
     private final int[] idlePerNode;
     private final IdleNodeBuckets nodesByIdle;
     private int idleTotal, busyGpus, sharedGpus;
@@ -79,7 +92,7 @@ public final class Placements<K, R> {
      * a ledger that did not show them would let the world place more beside them. True if within the limit.
      */
     public boolean adopt(R job, List<Integer> gpus) {
-        int[] a = toArray(gpus);
+        int[] a = gpuArray(gpus);
         boolean within = true;
         for (int g : a) if (g >= 0 && g < onGpu.size() && onGpu.get(g).size() >= PlacementRules.MAX_JOBS_PER_GPU) within = false;
         put(job, a, false);
@@ -88,7 +101,8 @@ public final class Placements<K, R> {
 
     private void put(R job, int[] gpus, boolean limit) {
         K k = key.apply(job);
-        if (placed.containsKey(k)) throw new IllegalStateException("job " + k + " is placed already, on GPU(s) " + Arrays.toString(gpusOf.get(k)));
+        Placed<R> already = placed.get(k);
+        if (already != null) throw new IllegalStateException("job " + k + " is placed already, on GPU(s) " + Arrays.toString(already.gpus()));
         if (gpus.length == 0) throw new IllegalStateException("job " + k + " is placed on no GPU");
         for (int i = 0; i < gpus.length; i++) {
             int g = gpus[i];
@@ -105,16 +119,16 @@ public final class Placements<K, R> {
             keysOnGpu.get(g).add(k);
             recount(g, onGpu.get(g).size() - 1);
         }
-        placed.put(k, job);
-        gpusOf.put(k, own);
+        placed.put(k, new Placed<>(job, own));
     }
 
     /** As {@link #place(Object, int[])}. */
     public void place(R job, List<Integer> gpus) {
-        place(job, toArray(gpus));
+        place(job, gpuArray(gpus));
     }
 
-    private static int[] toArray(List<Integer> gpus) {
+    /** GPU indexes as the array {@link #place(Object, int[])} takes. */
+    public static int[] gpuArray(List<Integer> gpus) {
         int[] a = new int[gpus.size()];
         for (int i = 0; i < a.length; i++) a[i] = gpus.get(i);
         return a;
@@ -123,10 +137,9 @@ public final class Placements<K, R> {
     /** Takes a job off its GPUs; false if it was not placed. */
     public boolean remove(R job) {
         K k = key.apply(job);
-        int[] gpus = gpusOf.remove(k);
-        if (gpus == null) return false;
-        placed.remove(k);
-        for (int g : gpus) {
+        Placed<R> was = placed.remove(k);
+        if (was == null) return false;
+        for (int g : was.gpus()) {
             List<R> on = onGpu.get(g);
             int at = on.indexOf(job);
             on.remove(at);
@@ -156,12 +169,15 @@ public final class Placements<K, R> {
     public List<K> keysOn(int gpu) { return keysOnGpuViews.get(gpu); }
 
     /** A placed job by its key, or null. */
-    public R get(K key) { return placed.get(key); }
+    public R get(K key) {
+        Placed<R> p = placed.get(key);
+        return p == null ? null : p.job();
+    }
 
     /** The GPUs a placed job holds (a copy), empty if it is not placed. */
     public int[] gpusOf(K key) {
-        int[] g = gpusOf.get(key);
-        return g == null ? new int[0] : g.clone();
+        Placed<R> p = placed.get(key);
+        return p == null ? new int[0] : p.gpus().clone();
     }
 
     /** Every placed job, in the order of its latest placement (a view). */
@@ -180,7 +196,7 @@ public final class Placements<K, R> {
 
     /** As {@link #on(int[], Object)}. */
     public List<R> on(List<Integer> gpus, R except) {
-        return on(toArray(gpus), except);
+        return on(gpuArray(gpus), except);
     }
 
     public int gpuCount() { return onGpu.size(); }

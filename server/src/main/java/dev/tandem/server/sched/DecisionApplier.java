@@ -354,7 +354,7 @@ final class DecisionApplier {
         } else {
             state = JobState.RUNNING;
         }
-        Optional<Run> run = launch(job, gpus, state, reason, prediction, now);
+        Optional<Run> run = launch(job, gpus, hosts.size(), state, reason, prediction, now);
         if (run.isEmpty()) return;
         ctx.metrics.decision(state == JobState.PAIRED ? "start_paired" : state == JobState.PROFILING ? "start_profiling" : "start_alone");
         run.get().profiling = state == JobState.PROFILING;
@@ -377,14 +377,16 @@ final class DecisionApplier {
      * run: the run holds the GPUs from here on, the executor's quick part runs now, its slow part (sbatch) in the
      * {@link Binder}, and {@link #bound} records pid and start time. A run that cannot be started counts as a
      * crashed attempt; one the executor cannot start for now (slurmctld down) goes back to the queue.
+     *
+     * @param neighbours the runs already on its GPUs ({@link #startOn} has looked them up)
      */
-    Optional<Run> launch(JobRecord job, List<Integer> gpus, JobState state, String reason, PairPrediction prediction, long roundStart) {
+    private Optional<Run> launch(JobRecord job, List<Integer> gpus, int neighbours, JobState state, String reason, PairPrediction prediction, long roundStart) {
         long now = Math.max(roundStart, ctx.now()); // the start time users see is when the run starts, not when the round began
         Change claim = new Change().add(Column.ATTEMPTS, 1).set(Column.GPU_IDS, Store.gpuIds(ctx.indices(gpus))).set(Column.STARTED_AT, now).setIfNull(Column.FIRST_STARTED_AT, now)
                 .set(Column.PID, null).set(Column.PID_STARTED, null).set(Column.EXIT_CODE, null).set(Column.OBSERVED_SPEED, null)
                 .set(Column.PREDICTED_SPEED, prediction == null ? null : prediction.speedA());
         int attempt = job.attempts() + 1;
-        int tenants = 1 + ctx.runs.on(gpus, null).size();
+        int tenants = 1 + neighbours;
         Run run = new Run(job.id(), job.signature(), attempt, gpus, now);
         run.runsAlone = job.exclusive() ? OutOfMemoryRule.RUNS_ALONE : null;
         // on its GPUs before anything else changes: a placement the ledger refuses (the checks before it let through a

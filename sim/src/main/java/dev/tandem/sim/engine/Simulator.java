@@ -517,7 +517,7 @@ public final class Simulator {
                 JobState js = byId.get(s.jobId());
                 dequeue(js);
                 reservations.left(js.job.id()); // GPUs held for it: it starts now (on them or elsewhere)
-                place(js, gpuArray(s.gpus()), Lifecycle.Step.START);
+                place(js, Placements.gpuArray(s.gpus()), Lifecycle.Step.START);
                 applied(s);
             }
 
@@ -533,7 +533,7 @@ public final class Simulator {
             @Override public void migrate(Decision.Migrate m) {
                 JobState js = byId.get(m.jobId());
                 stop(js);
-                place(js, gpuArray(m.gpus()), Lifecycle.Step.MOVE);
+                place(js, Placements.gpuArray(m.gpus()), Lifecycle.Step.MOVE);
                 applied(m);
             }
         };
@@ -580,12 +580,6 @@ public final class Simulator {
                 return out;
             }
         };
-
-        private static int[] gpuArray(List<Integer> gpus) {
-            int[] out = new int[gpus.size()];
-            for (int i = 0; i < out.length; i++) out[i] = gpus.get(i);
-            return out;
-        }
 
         /** Whether a job is in the queue the policy was given at this decision, or was suspended by an earlier step of it. */
         private boolean given(JobState js) {
