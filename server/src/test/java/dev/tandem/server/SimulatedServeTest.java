@@ -198,6 +198,46 @@ public class SimulatedServeTest {
         assertThat(api.job(admin, second).get("started_at").asText()).isEqualTo(java.time.Instant.ofEpochMilli(roundEnd).toString());
     }
 
+    /**
+     * One GPU under tandem: two runs of one ResNet-18 script, 80 minutes of work each, submitted 6 s apart. The plan made
+     * for the first ends before the second alone could, so the second is on the critical path; waiting for the GPU
+     * and then running alone would end it later than running beside the first, so the live daemon pairs them (once the
+     * first has reported progress: until then it looks as long as the plan, itself on the critical path), as
+     * {@code tandem simulate} does.
+     */
+    @Test
+    void twoRunsOfOneScriptSubmittedTogetherShareTheOneGpu() throws Exception {
+        long t0 = 1_767_225_600_000L;
+        dev.tandem.server.sched.VirtualClock clock = new dev.tandem.server.sched.VirtualClock(t0);
+        ServerConfig cfg = ServeOptionsTest.parse("--executor", "simulated", "--cluster", "1x1:RTX3090-24GB", "--port", "0",
+                "--state-dir", dir.resolve("state").toString(), "--policy", "tandem");
+        server = TandemServer.startInVirtualTime(cfg, clock);
+        TestApi api = new TestApi(server.url());
+        String admin = Files.readString(server.adminTokenFile()).strip();
+        JobProfile resnet = new ProfileStore(ProfileReader.read(DataSource.LUCID_PROFILES, 0)).find(RESNET).orElseThrow();
+        long first = api.submit(admin, job(RESNET, (long) (resnet.soloSpeed() * 4_800)));
+        server.step();
+        assertThat(api.state(admin, first)).isEqualTo("running");
+        clock.moveTo(t0 + 6_000);
+        long second = api.submit(admin, job(RESNET, (long) (resnet.soloSpeed() * 4_800)));
+        server.step();
+        while (api.state(admin, second).equals("pending")) {
+            clock.moveTo(server.nextEventMillis());
+            server.step();
+        }
+        // at the next event (the first job's first progress line shows it inside the plan's horizon)
+        assertThat(clock.millis() - t0).as("paired within a minute of the second submission").isLessThan(66_000);
+        assertThat(api.state(admin, second)).isEqualTo("paired");
+        assertThat(api.state(admin, first)).isEqualTo("paired");
+        while (!api.state(admin, second).equals("succeeded")) {
+            clock.moveTo(server.nextEventMillis());
+            server.step();
+        }
+        // paired at about 0.95 of solo speed each: both done in about 1.4 h instead of 2.67 h one after the other
+        double endH = (java.time.Instant.parse(api.job(admin, second).get("finished_at").asText()).toEpochMilli() - t0) / 3_600_000.0;
+        assertThat(endH).isLessThan(1.6);
+    }
+
     @Test
     void aJobSubmittedWithoutItsLengthIsNotTakenForTheShortestJob() throws Exception {
         // one GPU under srtf: a job that gave its length (1,300 s of work) has 300 s left when a job without one arrives.

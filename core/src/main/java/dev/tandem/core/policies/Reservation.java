@@ -137,6 +137,11 @@ final class Reservation {
         gpus = null;
     }
 
+    /** Seconds until GPUs for this job are expected to be free (as many as it needs, on one node); infinite if never known. */
+    static double soonestDrainSeconds(SchedulerSnapshot s, ClusterView view, Job job) {
+        return drainingSoonest(s, view, job).map(g -> drainSeconds(s, view, g)).orElse(Double.POSITIVE_INFINITY);
+    }
+
     /** The {@code gang.gpus()} GPUs of one node that are expected to be free soonest, if a node has that many. */
     private static Optional<List<Integer>> drainingSoonest(SchedulerSnapshot s, ClusterView view, Job gang) {
         List<Integer> best = null;

@@ -80,6 +80,8 @@ public final class TandemPolicy implements Policy {
      */
     private static final double EDGE_OFFSET = 2.0;
     private static final double TIE_BREAK = 1e-7;
+    /** A critical job's edge weights are scaled below every other candidate's (weights stay positive). */
+    private static final double CRITICAL_WEIGHT_SCALE = 1e-3;
     /** A job moves off a shared GPU onto an idle one only with at least this much solo work left. */
     private static final double MIN_SPREAD_SECONDS = 600;
     /** How far into the queue one round looks (anchoring with backfill and partner candidates). */
@@ -279,7 +281,7 @@ public final class TandemPolicy implements Policy {
     private double workPerGpu(SchedulerSnapshot s) {
         if (queueBeyondPlan(s)) return Double.NaN;
         // summing the unfinished work costs a profile look-up per job: like the plan's drift check, once per 300 s
-        if (s.now() - workPerGpuAt >= WorkPrices.CHECK_SECONDS || s.now() < workPerGpuAt) {
+        if (s.now() - workPerGpuAt >= WorkPrices.CHECK_SECONDS - WorkPrices.TIME_SLACK || s.now() < workPerGpuAt) {
             double gpuSeconds = 0;
             for (PendingJob p : s.queue()) gpuSeconds += s.expectedSoloSeconds(p) * p.job().gpus();
             for (dev.tandem.core.policy.RunningJob r : s.running()) gpuSeconds += s.expectedSoloSeconds(r) * r.job().gpus();
@@ -341,18 +343,33 @@ public final class TandemPolicy implements Policy {
         Map<Integer, Integer> perSize = new HashMap<>();
         for (HostClass c : hosts.keySet()) perSize.putIfAbsent(c.gpus(), 0);
         Map<QueuedClass, List<PendingJob>> queued = new LinkedHashMap<>();
+        // a critical job's class: the most solo seconds any of its members needs (it joins a host only if that pays)
+        Map<QueuedClass, Double> criticalSeconds = new HashMap<>();
+        int criticalCandidates = 0;
         Map<PendingJob, Integer> positions = new java.util.IdentityHashMap<>();
         Map<Integer, List<PendingJob>> bySize = new HashMap<>();
         int position = 0, open = perSize.size(); // gang sizes whose window still has room: none left, none can be added
         for (PendingJob q : waiting) {
             if (open == 0 || (starvingWaits && !starving(s, q))) break;
             // classes are judged by their first member: a job that must run alone is no candidate at all
-            if ((criticalPath && q.lengthKnown() && waitingSeconds[position] > criticalAfter) || s.runsAlone(q.job()) != null) { position++; continue; }
+            if (s.runsAlone(q.job()) != null) { position++; continue; }
+            if (criticalPath && q.lengthKnown() && waitingSeconds[position] > criticalAfter) {
+                // on the critical path: a candidate apart from the window, in classes of its own (see below)
+                if (perSize.containsKey(q.job().gpus()) && criticalCandidates < cfg.window()) {
+                    criticalCandidates++;
+                    QueuedClass c = new QueuedClass(q.job().signature(), q.job().gpus(), s.memoryNeed(q.job()), true);
+                    queued.computeIfAbsent(c, k -> new ArrayList<>()).add(q);
+                    criticalSeconds.merge(c, waitingSeconds[position], Math::max);
+                    positions.put(q, position);
+                }
+                position++;
+                continue;
+            }
             Integer n = perSize.get(q.job().gpus());
             if (n != null && n < cfg.window()) {
                 perSize.put(q.job().gpus(), n + 1);
                 if (n + 1 == cfg.window()) open--;
-                queued.computeIfAbsent(new QueuedClass(q.job().signature(), q.job().gpus(), s.memoryNeed(q.job())), k -> new ArrayList<>()).add(q);
+                queued.computeIfAbsent(new QueuedClass(q.job().signature(), q.job().gpus(), s.memoryNeed(q.job()), false), k -> new ArrayList<>()).add(q);
                 bySize.computeIfAbsent(q.job().gpus(), k -> new ArrayList<>()).add(q);
                 positions.put(q, position);
             }
@@ -360,6 +377,7 @@ public final class TandemPolicy implements Policy {
         }
         // one prediction per (queued workload, host workload): jobs of a class are interchangeable
         List<ClassEdge> edges = new ArrayList<>();
+        Map<Integer, Double> drainBySize = new HashMap<>(); // seconds until GPUs of a gang size free up, asked once per size
         for (Map.Entry<QueuedClass, List<PendingJob>> qe : queued.entrySet()) {
             QueuedClass qc = qe.getKey();
             Job qrep = qe.getValue().get(0).job();
@@ -371,6 +389,13 @@ public final class TandemPolicy implements Policy {
                 if (Pairing.conflict(s, qrep, need, hrep, hc.chargedMiB(), hc.capacityMiB()) != null) continue;
                 PairPrediction pr = s.predict(qrep, hrep);
                 if (!admissible(pr)) continue;
+                if (qc.critical()) {
+                    // a job on the critical path outlasts all other work: a partner's slowdown adds to its end, unless
+                    // waiting for GPUs of its own would add more (one GPU, every GPU busy for longer than it slows down)
+                    double seconds = criticalSeconds.get(qc);
+                    double wait = drainBySize.computeIfAbsent(qc.gpus(), g -> Reservation.soonestDrainSeconds(s, view, qrep));
+                    if (!(seconds / cautious(pr.speedA(), pr) < wait + seconds)) continue;
+                }
                 double gain;
                 if (!price.isEmpty()) {
                     WorkPrices.Price pq = price.getOrDefault(WorkPrices.Group.of(qrep), WorkPrices.UNPLANNED);
@@ -380,10 +405,12 @@ public final class TandemPolicy implements Policy {
                     gain = r[0] * pq.work() - (1 - r[1]) * ph.work() - pq.slot() + THROUGHPUT_TIE_WEIGHT * cautious(pr.combined(), pr)
                             + cfg.urgencyWeight() * urgency(s, qe.getValue().get(0));
                 } else {
-                    if (Double.isNaN(opp)) opp = opportunity(s, qe.getValue().get(0), bySize.get(qc.gpus()));
+                    if (Double.isNaN(opp)) opp = opportunity(s, qe.getValue().get(0), bySize.getOrDefault(qc.gpus(), List.of()));
                     gain = cautious(pr.combined(), pr) - opp;
                 }
-                edges.add(new ClassEdge(qc, hc, pr, EDGE_OFFSET + gain));
+                // a critical job takes a host only where no other candidate would: its pair lasts as long as it does
+                double weight = EDGE_OFFSET + gain;
+                edges.add(new ClassEdge(qc, hc, pr, qc.critical() ? CRITICAL_WEIGHT_SCALE * weight : weight));
             }
         }
         for (Edge e : solve(edges, queued, hosts, positions)) {
@@ -402,8 +429,11 @@ public final class TandemPolicy implements Policy {
     /** Hosts that are interchangeable for matching: same workload, gang size, memory in use and capacity. */
     private record HostClass(dev.tandem.core.model.WorkloadSignature signature, int gpus, long chargedMiB, long capacityMiB) {}
 
-    /** Queued jobs that are interchangeable for matching (they differ only in queue position). */
-    private record QueuedClass(dev.tandem.core.model.WorkloadSignature signature, int gpus, long needMiB) {}
+    /**
+     * Queued jobs that are interchangeable for matching (they differ only in queue position); jobs on the critical path
+     * form classes of their own.
+     */
+    private record QueuedClass(dev.tandem.core.model.WorkloadSignature signature, int gpus, long needMiB, boolean critical) {}
 
     private record ClassEdge(QueuedClass queued, HostClass hosts, PairPrediction prediction, double weight) {}
 

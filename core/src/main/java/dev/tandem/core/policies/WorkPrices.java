@@ -46,6 +46,12 @@ final class WorkPrices {
     static final double MIN_REPLAN_SECONDS = 1800;
     /** Summing up the unfinished work costs O(queue head + running), so the drift is checked at most this often. */
     static final double CHECK_SECONDS = 300;
+    /**
+     * Intervals within this of a period count as the period: the daemon's clock counts from the epoch (seconds near
+     * 1.8e9, whose differences carry errors near 1e-7 s), the simulator's from zero, and a round every 300 s that falls
+     * exactly on a check must see it due in both worlds, or their plans diverge.
+     */
+    static final double TIME_SLACK = 1e-3;
     /** Until the next plan, work the plan does not know is priced as needing a whole GPU: the cautious guess. */
     static final Price UNPLANNED = new Price(1.0, 0.0);
 
@@ -87,7 +93,7 @@ final class WorkPrices {
      * that arrived since the last plan are missing until the next: see {@link #UNPLANNED}.
      */
     Map<Group, Price> prices(SchedulerSnapshot s) {
-        if (s.now() - checkedAt < CHECK_SECONDS || s.now() - plannedAt < MIN_REPLAN_SECONDS) return prices;
+        if (s.now() - checkedAt < CHECK_SECONDS - TIME_SLACK || s.now() - plannedAt < MIN_REPLAN_SECONDS - TIME_SLACK) return prices;
         checkedAt = s.now();
         Map<Group, double[]> work = new LinkedHashMap<>(); // group -> {solo seconds, jobs}
         Map<Group, Job> sample = new HashMap<>();

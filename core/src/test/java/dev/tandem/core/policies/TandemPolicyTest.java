@@ -217,4 +217,27 @@ class TandemPolicyTest {
         for (Decision d : ds) if (d instanceof Decision.Start st && !d.jobId().equals("short")) assertThat(st.gpus()).as(d.toString()).isSubsetOf(2, 3);
         assertThat(ds).filteredOn(d -> d instanceof Decision.Reserve).extracting(Decision::jobId).containsExactly("g");
     }
+
+    /**
+     * One GPU, one job running: a job of the same workload queues that needs more solo time than the plan's horizon
+     * (the plan pools their work as if it could be split), so it is on the critical path and would run alone. It
+     * still joins the running job when waiting for the GPU and then running alone ends later than running paired:
+     * two runs of one training script submitted together must share a single GPU.
+     */
+    @Test
+    void aJobOnTheCriticalPathJoinsAPartnerWhenWaitingForItsOwnGpuWouldEndLater() {
+        // paired, b needs 10,000 / 0.95 = 10,526 s; alone it waits 1,000 s for the GPU and then runs 10,000 s
+        assertThat(started(new TandemPolicy().decide(oneGpuCriticalJob(1_000).snapshot()))).containsExactly("b");
+        // the GPU is free in 100 s: b waits and runs alone (10,100 s)
+        assertThat(started(new TandemPolicy().decide(oneGpuCriticalJob(100).snapshot()))).isEmpty();
+    }
+
+    private static Fixture oneGpuCriticalJob(double runningSecondsLeft) {
+        Fixture f = new Fixture(1, 1, 24576);
+        WorkloadSignature w = f.profile("W", 40, 2000);
+        f.running(f.job("a", w, 1, runningSecondsLeft, 0), List.of(0), runningSecondsLeft, 0, Double.NaN);
+        f.queued(f.job("b", w, 1, 10_000, 0));
+        f.predict("W", "W", 0.95, 0.95, 0);
+        return f;
+    }
 }
