@@ -47,9 +47,10 @@ final class WorkPrices {
     /** Summing up the unfinished work costs O(queue head + running), so the drift is checked at most this often. */
     static final double CHECK_SECONDS = 300;
     /**
-     * Intervals within this of a period count as the period: the daemon's clock counts from the epoch (seconds near
-     * 1.8e9, whose differences carry errors near 1e-7 s), the simulator's from zero, and a round every 300 s that falls
-     * exactly on a check must see it due in both worlds, or their plans diverge.
+     * Intervals within this of a period count as the period: the two worlds' clocks round differently (the daemon's
+     * counts milliseconds from the epoch, the simulator's adds event times from zero), and a round that falls exactly on
+     * a check must see it due in both, or their plans part (the daemon re-planned a round before the simulator in
+     * {@code DaemonFidelityTest} once a new rule moved the plans' timing onto such a boundary).
      */
     static final double TIME_SLACK = 1e-3;
     /** Until the next plan, work the plan does not know is priced as needing a whole GPU: the cautious guess. */

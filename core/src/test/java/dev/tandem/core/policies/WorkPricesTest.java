@@ -58,6 +58,30 @@ class WorkPricesTest {
         assertThat(w.horizon(f.now)).isGreaterThan(0);
     }
 
+    /**
+     * The two worlds' clocks round differently (the daemon's counts milliseconds from the epoch, the simulator's adds
+     * event times from zero), so a round that falls exactly on a check can come out a hair before it in one of them.
+     * A check due within a millisecond is due: both re-plan there, or their plans (and decisions) part.
+     */
+    @Test
+    void aCheckDueWithinAMillisecondIsDue() {
+        Fixture f = new Fixture(1, 2, 24576);
+        WorkloadSignature a = f.profile("A", 20, 1000), b = f.profile("B", 90, 1000);
+        for (int i = 0; i < 10; i++) f.queued(f.job("a" + i, a, 1, 1000, 0)).queued(f.job("b" + i, b, 1, 1000, 0));
+        f.predict("A", "B", 0.8, 0.7, 0);
+        WorkPrices w = prices();
+        f.now = 32_328.87;
+        w.prices(f.snapshot());
+        f.queue.subList(0, 5).clear(); // 25 % less work
+        f.now += WorkPrices.MIN_REPLAN_SECONDS - 1e-7;
+        w.prices(f.snapshot());
+        assertThat(w.solves()).isEqualTo(2);
+        f.queue.subList(0, 5).clear(); // less again, but the next check is 300 s on, not 300 s less a millisecond
+        f.now += WorkPrices.CHECK_SECONDS - 2e-3;
+        w.prices(f.snapshot());
+        assertThat(w.solves()).isEqualTo(2);
+    }
+
     @Test
     void jobsWithoutProfileAreNotPlanned() {
         Fixture f = new Fixture(1, 1, 24576);
