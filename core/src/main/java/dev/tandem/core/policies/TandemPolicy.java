@@ -281,7 +281,7 @@ public final class TandemPolicy implements Policy {
     private double workPerGpu(SchedulerSnapshot s) {
         if (queueBeyondPlan(s)) return Double.NaN;
         // summing the unfinished work costs a profile look-up per job: like the plan's drift check, once per 300 s
-        if (s.now() - workPerGpuAt >= WorkPrices.CHECK_SECONDS - WorkPrices.TIME_SLACK || s.now() < workPerGpuAt) {
+        if (WorkPrices.due(s.now(), workPerGpuAt, WorkPrices.CHECK_SECONDS) || s.now() < workPerGpuAt) {
             double gpuSeconds = 0;
             for (PendingJob p : s.queue()) gpuSeconds += s.expectedSoloSeconds(p) * p.job().gpus();
             for (dev.tandem.core.policy.RunningJob r : s.running()) gpuSeconds += s.expectedSoloSeconds(r) * r.job().gpus();

@@ -53,6 +53,11 @@ final class WorkPrices {
      * {@code DaemonFidelityTest} once a new rule moved the plans' timing onto such a boundary).
      */
     static final double TIME_SLACK = 1e-3;
+
+    /** Whether {@code period} has passed since {@code since} at {@code now}, within {@link #TIME_SLACK}. */
+    static boolean due(double now, double since, double period) {
+        return now - since >= period - TIME_SLACK;
+    }
     /** Until the next plan, work the plan does not know is priced as needing a whole GPU: the cautious guess. */
     static final Price UNPLANNED = new Price(1.0, 0.0);
 
@@ -94,7 +99,7 @@ final class WorkPrices {
      * that arrived since the last plan are missing until the next: see {@link #UNPLANNED}.
      */
     Map<Group, Price> prices(SchedulerSnapshot s) {
-        if (s.now() - checkedAt < CHECK_SECONDS - TIME_SLACK || s.now() - plannedAt < MIN_REPLAN_SECONDS - TIME_SLACK) return prices;
+        if (!due(s.now(), checkedAt, CHECK_SECONDS) || !due(s.now(), plannedAt, MIN_REPLAN_SECONDS)) return prices;
         checkedAt = s.now();
         Map<Group, double[]> work = new LinkedHashMap<>(); // group -> {solo seconds, jobs}
         Map<Group, Job> sample = new HashMap<>();

@@ -121,16 +121,17 @@ public final class Admission {
     private static int[] serving(List<PendingJob> queue, int[] share) {
         int n = queue.size();
         int[] priority = new int[n];
-        long minPriority = Long.MAX_VALUE, maxPriority = Long.MIN_VALUE, maxShare = 0;
+        long minPriority = Long.MAX_VALUE, maxPriority = Long.MIN_VALUE, minShare = Long.MAX_VALUE, maxShare = 0;
         for (int i = 0; i < n; i++) {
             priority[i] = queue.get(i).job().priority();
             minPriority = Math.min(minPriority, priority[i]);
             maxPriority = Math.max(maxPriority, priority[i]);
+            minShare = Math.min(minShare, share[i]);
             maxShare = Math.max(maxShare, share[i]);
         }
         int indexBits = bits(n - 1), shareBits = bits(maxShare), priorityBits = bits(maxPriority - minPriority);
         int[] order = new int[n];
-        if (indexBits + shareBits + priorityBits <= 63 && minShare(share) >= 0) {
+        if (indexBits + shareBits + priorityBits <= 63 && minShare >= 0) {
             long[] keys = new long[n];
             for (int i = 0; i < n; i++) {
                 keys[i] = ((maxPriority - priority[i]) << (shareBits + indexBits)) | ((long) share[i] << indexBits) | i;
@@ -149,10 +150,4 @@ public final class Admission {
 
     /** Bits needed for a non-negative value. */
     private static int bits(long value) { return 64 - Long.numberOfLeadingZeros(value); }
-
-    private static int minShare(int[] share) {
-        int min = Integer.MAX_VALUE;
-        for (int v : share) min = Math.min(min, v);
-        return min;
-    }
 }

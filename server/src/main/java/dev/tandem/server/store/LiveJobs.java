@@ -18,8 +18,6 @@ import java.util.concurrent.atomic.AtomicLongArray;
 final class LiveJobs {
     private final ConcurrentSkipListMap<Long, JobRecord> unfinished = new ConcurrentSkipListMap<>();
     private final AtomicLongArray counts = new AtomicLongArray(JobState.values().length);
-    /** How many unfinished jobs the last copy held: the next is made about as large (a hint, not kept exact). */
-    private volatile int lastSize;
 
     /** Starts from what the database holds (at open). */
     void load(List<JobRecord> unfinishedJobs, Map<JobState, Long> countByState) {
@@ -46,10 +44,12 @@ final class LiveJobs {
 
     /** Every job that has not finished, in submission (id) order. */
     List<JobRecord> unfinished() {
-        // one pass: copying the map's values as a collection makes two more copies of the list (10,000 jobs each round)
-        List<JobRecord> out = new ArrayList<>(Math.max(16, lastSize + lastSize / 8));
+        // one pass: copying the map's values as a collection makes two more copies of the list (10,000 jobs each round);
+        // sized by the counts, which a concurrent change may have moved on (a hint only)
+        long expected = 0;
+        for (JobState s : JobState.values()) if (!s.terminal()) expected += counts.get(s.ordinal());
+        List<JobRecord> out = new ArrayList<>((int) expected + 16);
         for (JobRecord r : unfinished.values()) out.add(r);
-        lastSize = out.size();
         return out;
     }
 
