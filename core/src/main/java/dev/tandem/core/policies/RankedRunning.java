@@ -4,6 +4,7 @@ import dev.tandem.core.model.Job;
 import dev.tandem.core.policy.RunningJob;
 import dev.tandem.core.policy.RunningJournal;
 import dev.tandem.core.policy.SchedulerSnapshot;
+import dev.tandem.core.policy.TimeHeap;
 
 import java.util.ArrayList;
 import java.util.Collection;
@@ -14,7 +15,6 @@ import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.PriorityQueue;
 
 /**
  * The running jobs in a preemptive policy's rank order: priority first, then the policy's key (lower first), then
@@ -68,7 +68,6 @@ final class RankedRunning implements Iterable<RankedRunning.Entry> {
         String id() { return job.id(); }
     }
 
-    private record Recheck(double at, Entry entry) {}
 
     /** Priority (higher first), key, submission, start. */
     private static final Comparator<Entry> ORDER = (a, b) -> {
@@ -95,7 +94,7 @@ final class RankedRunning implements Iterable<RankedRunning.Entry> {
     /** {@link #gpusBefore} each place, valid while {@code summed} (every change of the order clears it). */
     private int[] gpusBefore = new int[1];
     private boolean summed;
-    private final PriorityQueue<Recheck> rechecks = new PriorityQueue<>((a, b) -> Double.compare(a.at(), b.at()));
+    private final TimeHeap<Entry> rechecks = new TimeHeap<>();
     private RunningJournal journal;
     private long journalAt;
     private long nextSeq;
@@ -128,8 +127,8 @@ final class RankedRunning implements Iterable<RankedRunning.Entry> {
             for (RunningJob r : s.running()) add(r, keys, nextSeq++, s.now()); // in the snapshot's order
         }
         journalAt = j.count();
-        while (!rechecks.isEmpty() && rechecks.peek().at() <= s.now()) {
-            Entry e = rechecks.poll().entry();
+        while (rechecks.peekTime() <= s.now()) {
+            Entry e = rechecks.poll();
             if (byId.get(e.id()) != e) continue; // it stopped, or was keyed again since
             remove(e.id());
             add(s.occupancy().job(e.id()).orElseThrow(), keys, e.seq, s.now());
@@ -201,7 +200,7 @@ final class RankedRunning implements Iterable<RankedRunning.Entry> {
         sorted.add(-Collections.binarySearch(sorted, e, ORDER) - 1, e); // entries differ in seq: never found
         summed = false;
         // a re-check time that has come (the policy's estimate of it may run a little early) is the next round's
-        if (at < Double.POSITIVE_INFINITY) rechecks.add(new Recheck(at > now ? at : Math.nextUp(now), e));
+        if (at < Double.POSITIVE_INFINITY) rechecks.add(at > now ? at : Math.nextUp(now), e);
     }
 
     private void remove(String id) {
@@ -244,19 +243,21 @@ final class RankedRunning implements Iterable<RankedRunning.Entry> {
             for (Entry e : sorted) if (e.recheckAt < next && !leaving.contains(e)) next = e.recheckAt;
             return next;
         }
-        List<Recheck> kept = new ArrayList<>();
+        List<Entry> kept = new ArrayList<>();
+        List<Double> keptAt = new ArrayList<>();
         while (!rechecks.isEmpty()) {
-            Recheck head = rechecks.peek();
-            if (byId.get(head.entry().id()) != head.entry()) {
+            Entry head = rechecks.peek();
+            if (byId.get(head.id()) != head) {
                 rechecks.poll();
-            } else if (leaving.contains(head.entry())) {
+            } else if (leaving.contains(head)) {
+                keptAt.add(rechecks.peekTime());
                 kept.add(rechecks.poll()); // it stops only when the world applies the suspension
             } else {
-                next = head.at();
+                next = rechecks.peekTime();
                 break;
             }
         }
-        rechecks.addAll(kept);
+        for (int i = 0; i < kept.size(); i++) rechecks.add(keptAt.get(i), kept.get(i));
         return next;
     }
 }

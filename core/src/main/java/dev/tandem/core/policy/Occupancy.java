@@ -32,6 +32,9 @@ public interface Occupancy {
     /** Ids of the jobs on a GPU; empty when no job of the scheduler's is on it (it is idle if also {@link #usable}). */
     List<String> jobsOn(int gpu);
 
+    /** How many jobs of the scheduler's are on a GPU ({@link #jobsOn}'s size, where a world counts it without a list). */
+    default int countOn(int gpu) { return jobsOn(gpu).size(); }
+
     /**
      * Whether the scheduler may place jobs on a GPU. Live, a GPU busy with processes that are not the scheduler's
      * (someone's notebook, another scheduler) is not usable until they leave: it is not idle, and a job of ours on it

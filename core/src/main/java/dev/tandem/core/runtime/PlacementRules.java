@@ -51,7 +51,7 @@ public final class PlacementRules {
                                            IntFunction<String> unusable) {
         Optional<String> shape = shapeRefusal(jobGpus, gpus, cluster);
         if (shape.isPresent()) return shape;
-        Set<Integer> distinct = new HashSet<>(gpus);
+        Set<Integer> distinct = null; // made only for a GPU that has tenants: most starts are on idle GPUs
         for (int g : gpus) {
             String why = unusable.apply(g);
             if (why != null) return Optional.of(why);
@@ -61,6 +61,7 @@ public final class PlacementRules {
             if (mustRunAlone != null) return Optional.of(mustRunAlone);
             for (Tenant t : on) {
                 if (t.busy() != null) return Optional.of(t.busy());
+                if (distinct == null) distinct = new HashSet<>(gpus);
                 if (!distinct.equals(new HashSet<>(t.gpus()))) {
                     return Optional.of("a gang shares only with a gang on the same GPUs (job " + t.jobId() + " runs on " + t.gpus() + ")");
                 }
@@ -78,12 +79,21 @@ public final class PlacementRules {
         return shapeRefusal(jobGpus, gpus, cluster);
     }
 
+    /** Whether the GPU at {@code i} is also at an earlier place of {@code gpus}. */
+    private static boolean givenBefore(List<Integer> gpus, int i) {
+        int g = gpus.get(i);
+        for (int k = 0; k < i; k++) if (gpus.get(k) == g) return true;
+        return false;
+    }
+
     private static Optional<String> shapeRefusal(int jobGpus, List<Integer> gpus, Cluster cluster) {
         if (gpus.size() != jobGpus) return Optional.of("needs " + jobGpus + " GPU(s), decision gives " + gpus.size());
-        Set<Integer> distinct = new HashSet<>();
-        for (int g : gpus) {
+        // a gang's few GPUs are compared with the earlier ones; a set only for wide gangs (this runs for every start)
+        Set<Integer> distinct = gpus.size() > 8 ? new HashSet<>() : null;
+        for (int i = 0; i < gpus.size(); i++) {
+            int g = gpus.get(i);
             if (g < 0 || g >= cluster.gpuCount()) return Optional.of("GPU " + g + " does not exist");
-            if (!distinct.add(g)) return Optional.of("GPU " + g + " given twice");
+            if (distinct != null ? !distinct.add(g) : givenBefore(gpus, i)) return Optional.of("GPU " + g + " given twice");
         }
         if (!cluster.gangsSpanNodes()) {
             int node = cluster.nodeIndexOf(gpus.getFirst());

@@ -50,6 +50,8 @@ public final class Placements<K, R> {
 
         @Override public int size() { return placed.size(); }
     };
+    /** Jobs per GPU: {@link #onGpu}'s sizes, read without reaching into a list (a policy asks for every GPU it looks at). */
+    private final int[] countOn;
     private final int[] idlePerNode;
     private final IdleNodeBuckets nodesByIdle;
     private int idleTotal, busyGpus, sharedGpus;
@@ -71,6 +73,7 @@ public final class Placements<K, R> {
             keysOnGpu.add(keys);
             keysOnGpuViews.add(Collections.unmodifiableList(keys));
         }
+        countOn = new int[n];
         idlePerNode = new int[cluster.nodes().size()];
         for (int node = 0; node < idlePerNode.length; node++) idlePerNode[node] = cluster.nodes().get(node).gpus().size();
         nodesByIdle = new IdleNodeBuckets(cluster, idlePerNode);
@@ -152,6 +155,7 @@ public final class Placements<K, R> {
     /** A GPU went from {@code before} occupants to its current count: the idle, busy and shared counts follow. */
     private void recount(int gpu, int before) {
         int now = onGpu.get(gpu).size();
+        countOn[gpu] = now;
         if ((before > 0) != (now > 0)) {
             int by = now > 0 ? -1 : 1, node = cluster.nodeIndexOf(gpu);
             nodesByIdle.moved(node, idlePerNode[node], idlePerNode[node] + by);
@@ -161,6 +165,9 @@ public final class Placements<K, R> {
         }
         if ((before > 1) != (now > 1)) sharedGpus += now > 1 ? 1 : -1;
     }
+
+    /** How many jobs are on a GPU. */
+    public int countOn(int gpu) { return countOn[gpu]; }
 
     /** The jobs on a GPU, in the order they came (a view). */
     public List<R> on(int gpu) { return onGpuViews.get(gpu); }

@@ -359,7 +359,7 @@ class TandemObjectiveTest {
         f.now = 5_000;
         Job old = f.job("old", a, 1, 1e6, 0);
         f.running.add(new RunningJob(old, List.of(0), 0, 0, 42, 5_000, Double.NaN, false));
-        f.queue.add(new PendingJob(f.job("new", b, 1, 1e6, 4_300), 4_300, 0, 42, 0, false));
+        f.queue.add(new PendingJob(f.job("new", b, 1, 1e6, 4_300), 4_300, 0, 42, 0, false, 0));
         var snapshot = f.snapshot();
         assertThat(snapshot.expectedSoloSeconds(snapshot.queue().get(0))).isEqualTo(600);
         assertThat(snapshot.expectedSoloSeconds(snapshot.running().get(0))).isEqualTo(5_000);
@@ -371,7 +371,7 @@ class TandemObjectiveTest {
         WorkloadSignature a2 = g.profile("A", 50, 2000), b2 = g.profile("B", 50, 2000);
         g.now = 5_000;
         g.running.add(new RunningJob(g.job("old", a2, 1, 1e6, 0), List.of(0), 4_000, 4_000, 42, 1_000, Double.NaN, false));
-        g.queue.add(new PendingJob(g.job("new", b2, 1, 1e6, 4_300), 4_300, 0, 42, 0, false));
+        g.queue.add(new PendingJob(g.job("new", b2, 1, 1e6, 4_300), 4_300, 0, 42, 0, false, 0));
         assertThat(policy(Objective.BALANCED).decide(g.snapshot())).isEmpty();
         // a known length is taken as it is: 42 iterations at 10/s
         Fixture k = new Fixture(1, 1, 24576);

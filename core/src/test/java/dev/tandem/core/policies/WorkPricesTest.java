@@ -98,7 +98,7 @@ class WorkPricesTest {
         Fixture f = new Fixture(1, 2, 24576);
         WorkloadSignature a = f.profile("A", 20, 1000), b = f.profile("B", 90, 1000);
         f.predict("A", "B", 0.8, 0.7, 0);
-        for (int i = 0; i < 10; i++) f.queue.add(new dev.tandem.core.policy.PendingJob(f.job("q" + i, i % 2 == 0 ? a : b, 1, 1e6, 0), 0, 0, 42, 0, false));
+        for (int i = 0; i < 10; i++) f.queue.add(new dev.tandem.core.policy.PendingJob(f.job("q" + i, i % 2 == 0 ? a : b, 1, 1e6, 0), 0, 0, 42, 0, false, i));
         WorkPrices w = prices();
         for (int round = 0; round < 5; round++) {
             f.running.clear();
@@ -113,7 +113,7 @@ class WorkPricesTest {
         WorkPrices known = prices();
         for (int round = 0; round < 5; round++) {
             f.running.clear();
-            f.queue.replaceAll(p -> new dev.tandem.core.policy.PendingJob(p.job(), 0, 0, 42, 0, true));
+            f.queue.replaceAll(p -> new dev.tandem.core.policy.PendingJob(p.job(), 0, 0, 42, 0, true, p.submitSeq()));
             double ran = round * 4 * WorkPrices.MIN_REPLAN_SECONDS;
             f.running.add(new dev.tandem.core.policy.RunningJob(f.job("r0", a, 1, 1e6, 0), java.util.List.of(0), 0, 0, 10 * (1e5 + ran), ran, Double.NaN));
             f.running.add(new dev.tandem.core.policy.RunningJob(f.job("r1", b, 1, 1e6, 0), java.util.List.of(1), 0, 0, 10 * (1e5 + ran), ran, Double.NaN));

@@ -21,7 +21,7 @@ class WaitingQueueTest {
     static final Comparator<PendingJob> BY_SUBMIT = Comparator.comparingDouble(p -> p.job().submitTime());
 
     static PendingJob view(int submit) {
-        return new PendingJob(new Job("j" + submit, "u", submit, 1, SIG, 100, 1000, 0), submit, 0, 100, 0, true);
+        return new PendingJob(new Job("j" + submit, "u", submit, 1, SIG, 100, 1000, 0), submit, 0, 100, 0, true, submit);
     }
 
     /** What the journal recorded since {@code from}: true for each view that entered, false for each that left. */

@@ -35,16 +35,7 @@ final class SnapshotBuilder {
      * simulator keeps its queue: a policy that follows the journal (tandem's shortest-first index) need not pass over
      * thousands of waiting jobs each round. Rounds whose queue rules reorder the queue hand no journal.
      */
-    private final WaitingQueue given = new WaitingQueue(SnapshotBuilder::bySubmission, 1 << 16);
-
-    /**
-     * Submission order: the store numbers jobs as they are submitted. Ids are decimal numbers without leading zeros,
-     * so a shorter one is smaller and equal lengths compare as text (no parsing in a comparison made per waiting job).
-     */
-    static int bySubmission(PendingJob a, PendingJob b) {
-        String x = a.id(), y = b.id();
-        return x.length() != y.length() ? Integer.compare(x.length(), y.length()) : x.compareTo(y);
-    }
+    private final WaitingQueue given = new WaitingQueue(PendingJob::bySubmission, 1 << 16);
 
     SnapshotBuilder(Context ctx) {
         this.ctx = ctx;
@@ -59,7 +50,7 @@ final class SnapshotBuilder {
             long done = r.progressIter() == null ? 0 : r.progressIter();
             boolean known = lengthKnown(r, done);
             double remaining = known ? Math.max(1, j.totalIterations() - done) + resumeWork(r) : guess(r, attained);
-            v = new Viewed(r, ctx.learned.version(), new PendingJob(j, ctx.time.seconds(r.queuedAt()), attained, remaining, r.attempts(), known));
+            v = new Viewed(r, ctx.learned.version(), new PendingJob(j, ctx.time.seconds(r.queuedAt()), attained, remaining, r.attempts(), known, r.id()));
         }
         views.keep(r.id(), v);
         return v.pending();

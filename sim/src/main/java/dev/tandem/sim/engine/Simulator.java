@@ -94,7 +94,10 @@ public final class Simulator {
     private static final class JobState {
         final Job job;
         final JobProfile profile;
-        /** Position in submission order: same-instant arrivals keep the order the workload lists them in. */
+        /**
+         * Position in submission order (by submission time; same-instant arrivals keep the order the workload lists them
+         * in, never that of their ids, whose text order is arbitrary): the queue's order ({@link PendingJob#submitSeq}).
+         */
         int order;
         /** The error on its total length the policies see ({@link Knowledge}), fixed for the run. */
         double lengthFactor = 1;
@@ -144,17 +147,15 @@ public final class Simulator {
         private final List<JobState> arrivals;
         private final double meanSoloSeconds;
         private final Map<String, JobState> byId = new HashMap<>();
-        /** Queue order: by submission time, then the workload's own order (never by id, whose text order is arbitrary). */
-        private final Comparator<PendingJob> queueOrder = (a, b) -> {
-            int c = Double.compare(a.job().submitTime(), b.job().submitTime());
-            return c != 0 ? c : Integer.compare(byId.get(a.id()).order, byId.get(b.id()).order); // looked up only on a tie
-        };
+        /** The id {@link #job} was last asked for (compared by identity), and its job. */
+        private String lookedUpId;
+        private JobState lookedUp;
         private final Policy policy;
         private final CompatibilityModel oracle;
         private final ProgressListener progress;
         private final EventQueue<JobState> events = new EventQueue<>();
         /** The waiting jobs, and the journal of their changes that policies keeping their own index of the queue follow. */
-        private final WaitingQueue queue = new WaitingQueue(queueOrder, 1 << 16);
+        private final WaitingQueue queue = new WaitingQueue(PendingJob::bySubmission, 1 << 16);
         /**
          * Who runs where: the runtime's ledger, the same the daemon keeps its runs in, with the co-location limit and the
          * idle counts the policies read ({@link SimOccupancy}). Its jobs are the running ones, in the order they were placed.
@@ -329,7 +330,7 @@ public final class Simulator {
         private void enqueue(JobState js, Lifecycle.Step step) {
             js.phase = Lifecycle.after(js.phase, step);
             js.queuedSince = clock;
-            js.pending = new PendingJob(js.job, clock, js.attained, seenRemaining(js, js.done), js.restarts, lengthKnown(js, js.done));
+            js.pending = new PendingJob(js.job, clock, js.attained, seenRemaining(js, js.done), js.restarts, lengthKnown(js, js.done), js.order);
             queue.enter(js.pending);
             dirty = true;
         }
@@ -449,6 +450,8 @@ public final class Simulator {
 
             @Override public List<String> jobsOn(int gpu) { return placements.keysOn(gpu); }
 
+            @Override public int countOn(int gpu) { return placements.countOn(gpu); }
+
             @Override public void readOccupants(int gpu, Occupancy.OccupantReader reader) {
                 for (JobState j : placements.on(gpu)) read(j, reader);
             }
@@ -473,17 +476,17 @@ public final class Simulator {
             }
 
             @Override public Optional<RunningJob> job(String id) {
-                JobState js = byId.get(id);
+                JobState js = Run.this.job(id);
                 return js == null || js.phase != Lifecycle.Phase.RUNNING ? Optional.empty() : Optional.of(view(js));
             }
 
             @Override public Optional<Job> jobOf(String id) {
-                JobState js = byId.get(id);
+                JobState js = Run.this.job(id);
                 return js == null || js.phase != Lifecycle.Phase.RUNNING ? Optional.empty() : Optional.of(js.job);
             }
 
             @Override public List<Integer> gpusOf(String id) {
-                JobState js = byId.get(id);
+                JobState js = Run.this.job(id);
                 return js == null || js.phase != Lifecycle.Phase.RUNNING ? List.of() : js.gpuList;
             }
 
@@ -507,14 +510,14 @@ public final class Simulator {
          * fails the run; a hold changes nothing here but what is recorded ({@link #holdsChanged}).
          */
         private final DecisionRules.Steps steps = new DecisionRules.Steps() {
-            @Override public boolean knows(String jobId) { return byId.containsKey(jobId); }
+            @Override public boolean knows(String jobId) { return job(jobId) != null; }
 
             @Override public void unknown(Decision d) { throw invalid(d, "no such job"); }
 
             @Override public void refused(Decision d, String why) { throw invalid(d, why); }
 
             @Override public void start(Decision.Start s) {
-                JobState js = byId.get(s.jobId());
+                JobState js = job(s.jobId());
                 dequeue(js);
                 reservations.left(js.job.id()); // GPUs held for it: it starts now (on them or elsewhere)
                 place(js, Placements.gpuArray(s.gpus()), Lifecycle.Step.START);
@@ -522,7 +525,7 @@ public final class Simulator {
             }
 
             @Override public void preempt(Decision.Preempt p) {
-                JobState js = byId.get(p.jobId());
+                JobState js = job(p.jobId());
                 stop(js);
                 preemptions++;
                 enqueue(js, Lifecycle.Step.SUSPEND);
@@ -531,7 +534,7 @@ public final class Simulator {
             }
 
             @Override public void migrate(Decision.Migrate m) {
-                JobState js = byId.get(m.jobId());
+                JobState js = job(m.jobId());
                 stop(js);
                 place(js, Placements.gpuArray(m.gpus()), Lifecycle.Step.MOVE);
                 applied(m);
@@ -560,11 +563,11 @@ public final class Simulator {
             @Override public Cluster cluster() { return cluster; }
 
             @Override public Lifecycle.Phase phase(String jobId) {
-                JobState js = byId.get(jobId);
+                JobState js = job(jobId);
                 return js.phase != Lifecycle.Phase.WAITING || given(js) ? js.phase : null; // not given: held back by the queue's rules
             }
 
-            @Override public int gpus(String jobId) { return byId.get(jobId).job.gpus(); }
+            @Override public int gpus(String jobId) { return job(jobId).job.gpus(); }
 
             @Override public String runsAlone(String jobId) { return runsAlone.get(jobId); }
 
@@ -580,6 +583,19 @@ public final class Simulator {
                 return out;
             }
         };
+
+        /**
+         * A job by its id, or null. The last one asked for is remembered by its id's identity: the rules and the steps ask
+         * for a decision step's job several times running (known? its phase? its gang? then carry it out), each a look-up
+         * in a map of every job of the workload, a cache miss on a long trace.
+         */
+        private JobState job(String id) {
+            if (id != lookedUpId) {
+                lookedUp = byId.get(id);
+                lookedUpId = id;
+            }
+            return lookedUp;
+        }
 
         /** Whether a job is in the queue the policy was given at this decision, or was suspended by an earlier step of it. */
         private boolean given(JobState js) {
@@ -622,13 +638,14 @@ public final class Simulator {
             takeLanes(js);
             for (int g : gpus) {
                 List<JobState> occ = placements.on(g);
-                for (JobState o : occ) {
+                for (int i = 0; i < occ.size(); i++) { // indexed: an iterator per GPU and start was a tenth of a replay's allocation
+                    JobState o = occ.get(i);
                     advance(o);
                     endStretch(o); // its neighbours change now
                     touched.add(o);
                 }
                 if (!occ.isEmpty()) pairings++;
-                for (JobState o : occ) meet(js, o);
+                for (int i = 0; i < occ.size(); i++) meet(js, occ.get(i));
             }
             placements.place(js, gpus);
             boolean overflow = false;
@@ -655,13 +672,18 @@ public final class Simulator {
         private Set<JobState> detach(JobState js) {
             endStretch(js);
             releaseLanes(js);
-            for (int g : js.gpus) for (JobState o : placements.on(g)) if (o != js) endStretch(o); // while js is still beside it
-            placements.remove(js);
-            Set<JobState> neighbours = new LinkedHashSet<>();
             for (int g : js.gpus) {
-                for (JobState o : placements.on(g)) {
-                    advance(o);
-                    neighbours.add(o);
+                List<JobState> occ = placements.on(g);
+                for (int i = 0; i < occ.size(); i++) if (occ.get(i) != js) endStretch(occ.get(i)); // while js is still beside it
+            }
+            placements.remove(js);
+            Set<JobState> neighbours = Set.of(); // most jobs run alone: no set made for them
+            for (int g : js.gpus) {
+                List<JobState> occ = placements.on(g);
+                for (int i = 0; i < occ.size(); i++) {
+                    advance(occ.get(i));
+                    if (neighbours.isEmpty()) neighbours = new LinkedHashSet<>(4);
+                    neighbours.add(occ.get(i));
                 }
                 countFallback(g);
             }
@@ -728,7 +750,9 @@ public final class Simulator {
                 boolean shared = false;
                 JobState binding = null;
                 for (int g : js.gpus) {
-                    for (JobState o : placements.on(g)) {
+                    List<JobState> occ = placements.on(g);
+                    for (int i = 0; i < occ.size(); i++) {
+                        JobState o = occ.get(i);
                         if (o == js) continue;
                         double speed = truth.pair(js.profile, o.profile, js.job.gpus()).speedA();
                         if (!shared || speed < rel) binding = o;
