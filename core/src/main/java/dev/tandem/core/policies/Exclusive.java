@@ -26,7 +26,20 @@ final class Exclusive {
         Optional<List<Integer>> gpus = view.findIdle(p.job());
         if (gpus.isEmpty()) return false;
         view.place(p.job(), gpus.get());
-        out.add(new Decision.Start(p.id(), gpus.get(), why + ": " + p.job().gpus() + " idle GPU(s) " + gpus.get()));
+        out.add(new Decision.Start(p.id(), gpus.get(), reason(why, gpus.get())));
         return true;
+    }
+
+    /**
+     * "{@code why}: N idle GPU(s) [a, b]", written out: a preemptive replay starts hundreds of thousands of jobs, and the
+     * concatenation through the list's own text was a thirtieth of its time.
+     */
+    private static String reason(String why, List<Integer> gpus) {
+        StringBuilder b = new StringBuilder(why.length() + 24 + 5 * gpus.size()).append(why).append(": ").append(gpus.size()).append(" idle GPU(s) [");
+        for (int i = 0; i < gpus.size(); i++) {
+            if (i > 0) b.append(", ");
+            b.append(gpus.get(i).intValue());
+        }
+        return b.append(']').toString();
     }
 }

@@ -28,6 +28,12 @@ public final class ClusterView {
     private final Map<String, Job> placedJobs = new LinkedHashMap<>();
     private final Map<String, List<Integer>> placedGpus = new HashMap<>();
     private final Set<String> removed = new HashSet<>();
+    /**
+     * GPUs a world's job that this round removed was on: only for these does a check look its occupants up in
+     * {@link #removed} (a preemptive policy removes jobs and then starts others, and the look-ups for every GPU a search
+     * passed were a twentieth of its replay). Made on the first removal.
+     */
+    private boolean[] lostATenant;
     /** GPUs held for a waiting gang this round ({@link #hold}). */
     private boolean[] held;
     /** The GPUs {@link #held} marks, in the order they were held (a gang's few). */
@@ -69,6 +75,8 @@ public final class ClusterView {
             for (int g : gpus) added.get(g).removeIf(j -> j.id().equals(jobId));
         } else {
             removed.add(jobId);
+            if (lostATenant == null) lostATenant = new boolean[cluster.gpuCount()];
+            for (int g : gpus) lostATenant[g] = true;
         }
         for (int g : gpus) if (idle(g)) changeIdle(g, +1);
     }
@@ -131,7 +139,7 @@ public final class ClusterView {
     public List<Job> occupants(int gpu) {
         List<String> ids = base.jobsOn(gpu);
         List<Job> extra = addedOn(gpu);
-        if (extra.isEmpty() && removed.isEmpty()) {
+        if (extra.isEmpty() && !mayHaveLost(gpu)) {
             if (ids.isEmpty()) return List.of();
             List<Job> out = new ArrayList<>(ids.size());
             for (String id : ids) out.add(base.jobOf(id).orElseThrow());
@@ -146,7 +154,7 @@ public final class ClusterView {
     /** How many jobs are on a GPU as this round stands (without listing them), a hold counting as one. */
     public int occupantCount(int gpu) {
         int n = addedOn(gpu).size() + (held(gpu) ? 1 : 0);
-        if (removed.isEmpty()) return n + base.jobsOn(gpu).size();
+        if (!mayHaveLost(gpu)) return n + base.countOn(gpu);
         List<String> ids = base.jobsOn(gpu);
         for (int i = 0; i < ids.size(); i++) if (!removed.contains(ids.get(i))) n++;
         return n;
@@ -162,17 +170,19 @@ public final class ClusterView {
     /** Whether this round has placed, removed or held any job on a GPU: if not, the world's view of it holds. */
     public boolean unchanged(int gpu) {
         if (!addedOn(gpu).isEmpty() || held(gpu)) return false;
-        if (removed.isEmpty()) return true;
-        return !anyRemoved(base.jobsOn(gpu));
+        return !mayHaveLost(gpu) || !anyRemoved(base.jobsOn(gpu));
     }
 
     private boolean idle(int gpu) {
         if (!base.usable(gpu) || held(gpu) || !addedOn(gpu).isEmpty()) return false;
-        return base.countOn(gpu) == 0 || (!removed.isEmpty() && allRemoved(base.jobsOn(gpu)));
+        return base.countOn(gpu) == 0 || (mayHaveLost(gpu) && allRemoved(base.jobsOn(gpu)));
     }
 
     // indexed, not iterated: called for every GPU a round places on or frees, an iterator per call was the largest
     // allocation of a preemptive policy's replay
+
+    /** Whether a job this round removed was on the GPU (false: none of its world's occupants is removed). */
+    private boolean mayHaveLost(int gpu) { return lostATenant != null && lostATenant[gpu]; }
 
     /** Whether this round removed any of the jobs {@code ids}. */
     private boolean anyRemoved(List<String> ids) {
@@ -307,7 +317,8 @@ public final class ClusterView {
     /** Device memory on a GPU the policy should count as taken, including each job's margin. */
     public long memoryCharged(int gpu) {
         long s = 0; // the occupants, without listing them: asked for every start's reason and every fit
-        for (String id : base.jobsOn(gpu)) if (removed.isEmpty() || !removed.contains(id)) s += charged(base.jobOf(id).orElseThrow());
+        boolean lost = mayHaveLost(gpu);
+        for (String id : base.jobsOn(gpu)) if (!lost || !removed.contains(id)) s += charged(base.jobOf(id).orElseThrow());
         for (Job j : addedOn(gpu)) s += charged(j);
         return s;
     }

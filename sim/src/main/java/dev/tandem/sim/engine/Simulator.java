@@ -633,7 +633,7 @@ public final class Simulator {
             js.segment++;
             js.segmentStartDone = js.done;
             if (Double.isNaN(js.firstStart)) js.firstStart = clock;
-            Set<JobState> touched = new LinkedHashSet<>();
+            List<JobState> touched = new ArrayList<>(2); // it and its neighbours, each once (a job has a few at most)
             touched.add(js);
             takeLanes(js);
             for (int g : gpus) {
@@ -642,7 +642,7 @@ public final class Simulator {
                     JobState o = occ.get(i);
                     advance(o);
                     endStretch(o); // its neighbours change now
-                    touched.add(o);
+                    if (!touched.contains(o)) touched.add(o);
                 }
                 if (!occ.isEmpty()) pairings++;
                 for (int i = 0; i < occ.size(); i++) meet(js, occ.get(i));
@@ -743,7 +743,7 @@ public final class Simulator {
         }
 
         /** New speeds for jobs whose neighbours changed; they must be up to date (advanced to now). */
-        private void recompute(Set<JobState> jobs) {
+        private void recompute(Collection<JobState> jobs) {
             for (JobState js : jobs) {
                 endStretch(js);
                 double rel = 1.0;
