@@ -8,10 +8,11 @@ import dev.tandem.core.policy.SchedulerSnapshot;
 import dev.tandem.core.policy.SoleTenantJournal;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * The running jobs a queued job may join, grouped into classes of interchangeable hosts, for a packing policy's
@@ -35,20 +36,23 @@ final class HostClasses {
 
     private static final class HostClass {
         final Key key;
-        final TreeMap<Long, Packing.Host> hosts = new TreeMap<>();
+        /** Its members by sequence number (ordered as members, not by boxed numbers: a round may add a thousand). */
+        final TreeSet<Member> hosts = new TreeSet<>(BY_SEQ);
 
         HostClass(Key key) { this.key = key; }
     }
 
     private record Member(HostClass hostClass, long seq, Packing.Host host) {}
 
+    private static final Comparator<Member> BY_SEQ = Comparator.comparingLong(Member::seq);
+
     /** One change this round made, to be taken back before the next: a host added, or a member removed. */
     private record RoundChange(String addedId, Member removed) {}
 
     private final Map<Key, HostClass> classes = new HashMap<>();
     private final Map<String, Member> members = new HashMap<>();
-    /** Classes by the sequence number of their earliest host: the order a full scan would meet them in. */
-    private final TreeMap<Long, HostClass> byFirstHost = new TreeMap<>();
+    /** Each class's earliest member, by sequence number: the order a full scan would meet the classes in. */
+    private final TreeSet<Member> firstHosts = new TreeSet<>(BY_SEQ);
     private long nextSeq;
     /** What {@link #candidatesFor} hands out: one list, refilled on each call (a queued job at a time). */
     private final List<Packing.Host> candidates = new ArrayList<>();
@@ -89,7 +93,7 @@ final class HostClasses {
         if (!followed) {
             classes.clear();
             members.clear();
-            byFirstHost.clear();
+            firstHosts.clear();
             if (followWorld) {
                 for (Job r : s.occupancy().soleTenantJobs()) addMember(r, s.occupancy().gpusOf(r.id()));
             } else { // the view's own lone tenants, its changes included (and then nothing kept for the next round)
@@ -129,12 +133,12 @@ final class HostClasses {
     private void putMember(Member m) {
         HostClass c = m.hostClass();
         classes.putIfAbsent(c.key, c);
-        Map.Entry<Long, Packing.Host> first = c.hosts.firstEntry();
-        if (first == null || m.seq() < first.getKey()) {
-            if (first != null) byFirstHost.remove(first.getKey());
-            byFirstHost.put(m.seq(), c);
+        Member first = c.hosts.isEmpty() ? null : c.hosts.first();
+        if (first == null || m.seq() < first.seq()) {
+            if (first != null) firstHosts.remove(first);
+            firstHosts.add(m);
         }
-        c.hosts.put(m.seq(), m.host());
+        c.hosts.add(m);
         members.put(m.host().job().id(), m);
     }
 
@@ -142,12 +146,12 @@ final class HostClasses {
         Member m = members.remove(jobId);
         if (m == null) return null;
         HostClass c = m.hostClass;
-        boolean wasFirst = c.hosts.firstKey() == m.seq();
-        c.hosts.remove(m.seq());
+        boolean wasFirst = c.hosts.first().seq() == m.seq();
+        c.hosts.remove(m);
         if (!wasFirst) return m;
-        byFirstHost.remove(m.seq());
+        firstHosts.remove(m);
         if (c.hosts.isEmpty()) classes.remove(c.key);
-        else byFirstHost.put(c.hosts.firstKey(), c);
+        else firstHosts.add(c.hosts.first());
         return m;
     }
 
@@ -174,9 +178,10 @@ final class HostClasses {
         long need = snapshot.memoryRule().charged(snapshot.memoryNeed(job));
         List<Packing.Host> out = candidates;
         out.clear();
-        for (HostClass c : byFirstHost.values()) {
+        for (Member earliest : firstHosts) {
+            HostClass c = earliest.hostClass();
             if (c.key.gpus() != job.gpus()) continue; // the class's key says so without its host
-            Packing.Host first = c.hosts.firstEntry().getValue();
+            Packing.Host first = earliest.host();
             if (Pairing.conflict(snapshot, job, need, first.job(), c.key.memoryCharged(), c.key.capacity()) != null) continue;
             out.add(first);
         }
