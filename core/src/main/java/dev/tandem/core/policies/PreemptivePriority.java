@@ -71,9 +71,10 @@ final class PreemptivePriority {
     private static List<Decision> decisions(SchedulerSnapshot s, String policy, List<PendingJob> toStart, List<RankedRunning.Entry> suspended) {
         List<Decision> out = new ArrayList<>();
         ClusterView view = new ClusterView(s);
+        String outranked = suspended.isEmpty() ? null : policy + ": outranked by a queued job"; // one text for all of them
         for (RankedRunning.Entry r : suspended) {
             view.remove(r.id());
-            out.add(new Decision.Preempt(r.id(), policy + ": outranked by a queued job"));
+            out.add(new Decision.Preempt(r.id(), outranked));
         }
         Exclusive.startInOrder(view, toStart, false, policy + " rank", out);
         return out;
