@@ -68,7 +68,6 @@ final class RankedRunning implements Iterable<RankedRunning.Entry> {
         String id() { return job.id(); }
     }
 
-
     /** Priority (higher first), key, submission, start. */
     private static final Comparator<Entry> ORDER = (a, b) -> {
         if (a.priority != b.priority) return Integer.compare(b.priority, a.priority);
