@@ -379,6 +379,7 @@ public final class TandemPolicy implements Policy {
         List<ClassEdge> edges = new ArrayList<>();
         // seconds until GPUs free up for a gang size and memory need (nodes with less memory do not count), asked once each
         Map<GangNeed, Double> drains = new HashMap<>();
+        Reservation.Drains gpuDrains = null; // each GPU's, worked out once, if a critical job asks
         for (Map.Entry<QueuedClass, List<PendingJob>> qe : queued.entrySet()) {
             QueuedClass qc = qe.getKey();
             Job qrep = qe.getValue().get(0).job();
@@ -394,7 +395,9 @@ public final class TandemPolicy implements Policy {
                     // a job on the critical path outlasts all other work: a partner's slowdown adds to its end, unless
                     // waiting for GPUs of its own would add more (one GPU, every GPU busy for longer than it slows down)
                     double seconds = criticalSeconds.get(qc);
-                    double wait = drains.computeIfAbsent(new GangNeed(qc.gpus(), need), g -> Reservation.soonestDrainSeconds(s, view, qrep));
+                    if (gpuDrains == null) gpuDrains = new Reservation.Drains(s, view);
+                    Reservation.Drains known = gpuDrains;
+                    double wait = drains.computeIfAbsent(new GangNeed(qc.gpus(), need), g -> known.soonestFor(qrep));
                     if (!(seconds / cautious(pr.speedA(), pr) < wait + seconds)) continue;
                 }
                 double gain;
