@@ -12,7 +12,9 @@ import dev.tandem.core.policy.SchedulerSnapshot;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -68,7 +70,7 @@ final class Reservation {
     boolean hold(SchedulerSnapshot s, ClusterView view, dev.tandem.core.policy.PendingJob gang, double maxDrainSeconds) {
         if (!isFor(gang)) {
             if (s.now() < retryAt) return false;
-            Optional<List<Integer>> chosen = drainingSoonest(s, view, gang.job());
+            Optional<List<Integer>> chosen = new Drains(s, view).soonestGpus(gang.job());
             double drain = chosen.map(g -> drainSeconds(s, view, g)).orElse(Double.POSITIVE_INFINITY);
             if (drain > maxDrainSeconds) {
                 retryAt = s.now() + RETRY_SECONDS;
@@ -139,16 +141,24 @@ final class Reservation {
     }
 
     /**
-     * Each GPU's expected drain in one view, each worked out once: tandem asks at decisions where a job on the critical
-     * path could join a partner, for each gang size and memory need among such jobs, and a look at every GPU per ask
-     * (listing and sorting their drains as objects, node by node) was a fifth of a 100,000-job run on 2,000 GPUs.
+     * Each GPU's expected drain in one view, each worked out once, and per gang size and memory need the node whose GPUs
+     * drain soonest: tandem asks at decisions where a job on the critical path could join a partner, for every such
+     * pair, and a look at every GPU per ask (listing and sorting their drains as objects, node by node) was a fifth of a
+     * 100,000-job run on 2,000 GPUs. A reservation asks the same when it chooses GPUs for a gang.
      */
     static final class Drains {
+        /** What the soonest drain depends on: the gang size and the memory charged per GPU. */
+        private record GangNeed(int gpus, long chargedMiB) {}
+
         private final SchedulerSnapshot s;
         private final ClusterView view;
         private long version;
         /** Seconds per GPU, NaN where not worked out yet (since the view's last change). */
         private final double[] seconds;
+        /** Per gang need, the soonest node's index (-1: none) and its drain (since the view's last change). */
+        private final Map<GangNeed, Soonest> soonest = new HashMap<>();
+
+        private record Soonest(int node, double seconds) {}
 
         Drains(SchedulerSnapshot s, ClusterView view) {
             this.s = s;
@@ -158,54 +168,66 @@ final class Reservation {
             Arrays.fill(seconds, Double.NaN);
         }
 
+        /** Seconds until every job on the GPU is done, as of the view now. */
         double of(int gpu) {
-            if (view.version() != version) { // the view changed since: nothing worked out holds
-                version = view.version();
-                Arrays.fill(seconds, Double.NaN);
-            }
+            forgetIfChanged();
             double d = seconds[gpu];
             if (Double.isNaN(d)) seconds[gpu] = d = drainSeconds(s, view, gpu);
             return d;
         }
 
-        /**
-         * Seconds until GPUs for this job are expected to be free (as many as it needs, on one node); infinite if never
-         * known. The drain of {@link #drainingSoonest}'s choice, without choosing: per node the k-th soonest of its GPUs.
-         */
+        /** Seconds until GPUs for this job are expected to be free (as many as it needs, on one node); infinite if never known. */
         double soonestFor(Job job) {
+            return soonest(job).seconds();
+        }
+
+        /**
+         * The {@code job.gpus()} GPUs of one node that are expected to be free soonest (on the first node where the last of
+         * them drains soonest; on it the soonest GPUs, the lower id among equals), in id order; empty if no node has
+         * that many GPUs with room for the job.
+         */
+        Optional<List<Integer>> soonestGpus(Job job) {
+            int node = soonest(job).node();
+            if (node < 0) return Optional.empty();
+            List<Integer> ids = new ArrayList<>();
+            for (Gpu g : s.cluster().nodes().get(node).gpus()) ids.add(g.id());
+            ids.sort(Comparator.comparingDouble((Integer g) -> of(g)).thenComparingInt(g -> g));
+            return Optional.of(ids.subList(0, job.gpus()).stream().sorted().toList());
+        }
+
+        /** Per node with enough GPUs and memory, the k-th soonest drain of its GPUs; the first node where it is least. */
+        private Soonest soonest(Job job) {
+            forgetIfChanged();
             int k = job.gpus();
-            long need = s.memoryRule().charged(s.memoryNeed(job));
-            double soonest = Double.POSITIVE_INFINITY;
+            GangNeed need = new GangNeed(k, s.memoryRule().charged(s.memoryNeed(job)));
+            Soonest known = soonest.get(need);
+            if (known != null) return known;
+            int best = -1;
+            double bestSeconds = Double.POSITIVE_INFINITY;
             double[] drains = new double[s.cluster().maxGpusPerNode()];
-            for (Node node : s.cluster().nodes()) {
-                List<Gpu> gpus = node.gpus();
-                if (gpus.size() < k || gpus.get(0).type().memoryMiB() < need) continue;
+            List<Node> nodes = s.cluster().nodes();
+            for (int n = 0; n < nodes.size() && bestSeconds > 0; n++) { // none sooner than 0
+                List<Gpu> gpus = nodes.get(n).gpus();
+                if (gpus.size() < k || gpus.get(0).type().memoryMiB() < need.chargedMiB()) continue;
                 for (int i = 0; i < gpus.size(); i++) drains[i] = of(gpus.get(i).id());
                 Arrays.sort(drains, 0, gpus.size());
-                soonest = Math.min(soonest, drains[k - 1]);
-                if (soonest == 0) break; // none sooner
+                if (drains[k - 1] < bestSeconds) {
+                    best = n;
+                    bestSeconds = drains[k - 1];
+                }
             }
-            return soonest;
+            Soonest found = new Soonest(best, bestSeconds);
+            soonest.put(need, found);
+            return found;
         }
-    }
 
-    /** The {@code gang.gpus()} GPUs of one node that are expected to be free soonest, if a node has that many. */
-    static Optional<List<Integer>> drainingSoonest(SchedulerSnapshot s, ClusterView view, Job gang) {
-        List<Integer> best = null;
-        double bestDrain = Double.POSITIVE_INFINITY;
-        long need = s.memoryRule().charged(s.memoryNeed(gang));
-        for (Node node : s.cluster().nodes()) {
-            if (node.gpus().size() < gang.gpus() || node.gpus().get(0).type().memoryMiB() < need) continue;
-            List<double[]> drains = new ArrayList<>(); // {seconds until idle, gpu id}
-            for (Gpu g : node.gpus()) drains.add(new double[] {drainSeconds(s, view, g.id()), g.id()});
-            drains.sort(Comparator.comparingDouble((double[] d) -> d[0]).thenComparingDouble(d -> d[1]));
-            double drain = drains.get(gang.gpus() - 1)[0];
-            if (drain < bestDrain) {
-                bestDrain = drain;
-                best = drains.subList(0, gang.gpus()).stream().map(d -> (int) d[1]).sorted().toList();
-            }
+        /** The view changed since: nothing worked out holds. */
+        private void forgetIfChanged() {
+            if (view.version() == version) return;
+            version = view.version();
+            Arrays.fill(seconds, Double.NaN);
+            soonest.clear();
         }
-        return Optional.ofNullable(best);
     }
 
     static double drainSeconds(SchedulerSnapshot s, ClusterView view, List<Integer> gpus) {

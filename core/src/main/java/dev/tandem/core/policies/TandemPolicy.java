@@ -377,9 +377,7 @@ public final class TandemPolicy implements Policy {
         }
         // one prediction per (queued workload, host workload): jobs of a class are interchangeable
         List<ClassEdge> edges = new ArrayList<>();
-        // seconds until GPUs free up for a gang size and memory need (nodes with less memory do not count), asked once each
-        Map<GangNeed, Double> drains = new HashMap<>();
-        Reservation.Drains gpuDrains = null; // each GPU's, worked out once, if a critical job asks
+        Reservation.Drains drains = null; // how soon GPUs free up, worked out once per GPU and gang need, if a critical job asks
         for (Map.Entry<QueuedClass, List<PendingJob>> qe : queued.entrySet()) {
             QueuedClass qc = qe.getKey();
             Job qrep = qe.getValue().get(0).job();
@@ -395,9 +393,8 @@ public final class TandemPolicy implements Policy {
                     // a job on the critical path outlasts all other work: a partner's slowdown adds to its end, unless
                     // waiting for GPUs of its own would add more (one GPU, every GPU busy for longer than it slows down)
                     double seconds = criticalSeconds.get(qc);
-                    if (gpuDrains == null) gpuDrains = new Reservation.Drains(s, view);
-                    Reservation.Drains known = gpuDrains;
-                    double wait = drains.computeIfAbsent(new GangNeed(qc.gpus(), need), g -> known.soonestFor(qrep));
+                    if (drains == null) drains = new Reservation.Drains(s, view);
+                    double wait = drains.soonestFor(qrep);
                     if (!(seconds / cautious(pr.speedA(), pr) < wait + seconds)) continue;
                 }
                 double gain;
@@ -440,9 +437,6 @@ public final class TandemPolicy implements Policy {
     private record QueuedClass(dev.tandem.core.model.WorkloadSignature signature, int gpus, long needMiB, boolean critical) {}
 
     private record ClassEdge(QueuedClass queued, HostClass hosts, PairPrediction prediction, double weight) {}
-
-    /** What the soonest drain for a queued job depends on: its gang size and the memory charged for it per GPU. */
-    private record GangNeed(int gpus, long chargedMiB) {}
 
     /**
      * Maximum-weight matching of queued jobs to hosts: exact (Hungarian) when the expanded problem is small,

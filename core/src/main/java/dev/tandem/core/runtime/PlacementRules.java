@@ -88,12 +88,11 @@ public final class PlacementRules {
 
     private static Optional<String> shapeRefusal(int jobGpus, List<Integer> gpus, Cluster cluster) {
         if (gpus.size() != jobGpus) return Optional.of("needs " + jobGpus + " GPU(s), decision gives " + gpus.size());
-        // a gang's few GPUs are compared with the earlier ones; a set only for wide gangs (this runs for every start)
-        Set<Integer> distinct = gpus.size() > 8 ? new HashSet<>() : null;
         for (int i = 0; i < gpus.size(); i++) {
             int g = gpus.get(i);
             if (g < 0 || g >= cluster.gpuCount()) return Optional.of("GPU " + g + " does not exist");
-            if (distinct != null ? !distinct.add(g) : givenBefore(gpus, i)) return Optional.of("GPU " + g + " given twice");
+            // compared with the earlier ones, as Placements does: a gang's GPUs are few, and this runs for every start
+            if (givenBefore(gpus, i)) return Optional.of("GPU " + g + " given twice");
         }
         if (!cluster.gangsSpanNodes()) {
             int node = cluster.nodeIndexOf(gpus.getFirst());

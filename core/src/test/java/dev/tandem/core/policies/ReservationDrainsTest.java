@@ -1,25 +1,50 @@
 package dev.tandem.core.policies;
 
+import dev.tandem.core.model.Gpu;
 import dev.tandem.core.model.Job;
+import dev.tandem.core.model.Node;
 import dev.tandem.core.model.WorkloadSignature;
 import dev.tandem.core.policy.ClusterView;
 import dev.tandem.core.policy.SchedulerSnapshot;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.SplittableRandom;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The soonest drain for a gang (what tandem's critical-path rule compares a partner's slowdown with) is the drain of
- * the GPUs a reservation would choose, worked out per GPU once however many gang sizes ask.
+ * The GPUs a reservation chooses for a gang and the soonest drain for it (what tandem's critical-path rule compares a
+ * partner's slowdown with), each GPU's drain worked out once however many gang sizes ask, against a plain search.
  */
 class ReservationDrainsTest {
-    /** What a reservation would hold for the job, and when those GPUs drain: the rule the shortcut must agree with. */
-    private static double chosenDrain(SchedulerSnapshot s, ClusterView view, Job job) {
-        return Reservation.drainingSoonest(s, view, job).map(g -> Reservation.drainSeconds(s, view, g)).orElse(Double.POSITIVE_INFINITY);
+    /** What a reservation should hold for the job, found the plain way, and when those GPUs drain. */
+    private record Choice(List<Integer> gpus, double drain) {}
+
+    /**
+     * Per node with enough GPUs and memory: its GPUs by drain (the lower id among equals), the first k; of those, the
+     * first node's whose last drains soonest. Each GPU's drain is the reservation's own look at its occupants.
+     */
+    private static Choice plainChoice(SchedulerSnapshot s, ClusterView view, Job job) {
+        long need = s.memoryRule().charged(s.memoryNeed(job));
+        Choice best = new Choice(null, Double.POSITIVE_INFINITY);
+        for (Node node : s.cluster().nodes()) {
+            if (node.gpus().size() < job.gpus() || node.gpus().get(0).type().memoryMiB() < need) continue;
+            List<Integer> byDrain = node.gpus().stream().map(Gpu::id)
+                    .sorted(Comparator.comparingDouble((Integer g) -> Reservation.drainSeconds(s, view, List.of(g))).thenComparingInt(g -> g)).toList();
+            List<Integer> chosen = byDrain.subList(0, job.gpus());
+            double drain = Reservation.drainSeconds(s, view, chosen);
+            if (drain < best.drain()) best = new Choice(chosen.stream().sorted().toList(), drain);
+        }
+        return best;
+    }
+
+    private static void agrees(Reservation.Drains drains, SchedulerSnapshot s, ClusterView view, Job q, String when) {
+        Choice plain = plainChoice(s, view, q);
+        assertThat(drains.soonestFor(q)).as("%s, %d GPU(s)", when, q.gpus()).isEqualTo(plain.drain());
+        assertThat(drains.soonestGpus(q)).as("%s, %d GPU(s)", when, q.gpus()).isEqualTo(java.util.Optional.ofNullable(plain.gpus()));
     }
 
     @Test
@@ -44,11 +69,11 @@ class ReservationDrainsTest {
             List<Job> asks = new ArrayList<>();
             for (int k : new int[] {1, 2, 4}) asks.add(f.job("q" + k, a, k, 100, 0));
             asks.add(f.job("big", b, 1, 100, 0)); // a larger memory need, which every node still meets
-            for (Job q : asks) assertThat(drains.soonestFor(q)).as("trial %d, %d GPU(s)", trial, q.gpus()).isEqualTo(chosenDrain(s, view, q));
+            for (Job q : asks) agrees(drains, s, view, q, "trial " + trial);
             // the round changes the view: a job placed on a GPU (not draining soon), a running one taken off
             view.place(f.job("placed", a, 1, 100, 0), List.of(rnd.nextInt(12)));
             if (!f.running.isEmpty()) view.remove(f.running.get(rnd.nextInt(f.running.size())).id());
-            for (Job q : asks) assertThat(drains.soonestFor(q)).as("trial %d after changes, %d GPU(s)", trial, q.gpus()).isEqualTo(chosenDrain(s, view, q));
+            for (Job q : asks) agrees(drains, s, view, q, "trial " + trial + " after changes");
         }
     }
 
@@ -61,5 +86,17 @@ class ReservationDrainsTest {
         assertThat(drains.soonestFor(f.job("wide", a, 4, 100, 0))).isEqualTo(Double.POSITIVE_INFINITY); // no node has 4 GPUs
         assertThat(drains.soonestFor(f.job("huge", huge, 1, 100, 0))).isEqualTo(Double.POSITIVE_INFINITY); // no GPU has the memory
         assertThat(drains.soonestFor(f.job("fits", a, 2, 100, 0))).isZero(); // all idle
+    }
+
+    @Test
+    void amongGpusThatDrainEquallySoonTheFirstNodeAndTheLowerIdsAreChosen() {
+        Fixture f = new Fixture(2, 2, 24576);
+        WorkloadSignature a = f.profile("A", 50, 4000);
+        for (int g = 0; g < 4; g++) f.running(f.job("r" + g, a, 1, 1e6, 0), List.of(g), 1_000, 0, Double.NaN); // all drain in 1,000 s
+        SchedulerSnapshot s = f.snapshot();
+        Reservation.Drains drains = new Reservation.Drains(s, new ClusterView(s));
+        assertThat(drains.soonestGpus(f.job("one", a, 1, 100, 0))).contains(List.of(0));
+        assertThat(drains.soonestGpus(f.job("two", a, 2, 100, 0))).contains(List.of(0, 1));
+        assertThat(drains.soonestFor(f.job("two", a, 2, 100, 0))).isEqualTo(1_000);
     }
 }
