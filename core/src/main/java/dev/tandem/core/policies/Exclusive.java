@@ -35,7 +35,7 @@ final class Exclusive {
      * concatenation through the list's own text was a thirtieth of its time.
      */
     private static String reason(String why, List<Integer> gpus) {
-        StringBuilder b = new StringBuilder(why.length() + 24 + 5 * gpus.size()).append(why).append(": ").append(gpus.size()).append(" idle GPU(s) [");
+        StringBuilder b = Packing.reason().append(why).append(": ").append(gpus.size()).append(" idle GPU(s) [");
         for (int i = 0; i < gpus.size(); i++) {
             if (i > 0) b.append(", ");
             b.append(gpus.get(i).intValue());

@@ -242,21 +242,20 @@ final class RankedRunning implements Iterable<RankedRunning.Entry> {
             for (Entry e : sorted) if (e.recheckAt < next && !leaving.contains(e)) next = e.recheckAt;
             return next;
         }
-        List<Entry> kept = new ArrayList<>();
-        List<Double> keptAt = new ArrayList<>();
+        record Recheck(double at, Entry entry) {}
+        List<Recheck> kept = new ArrayList<>();
         while (!rechecks.isEmpty()) {
             Entry head = rechecks.peek();
             if (byId.get(head.id()) != head) {
                 rechecks.poll();
             } else if (leaving.contains(head)) {
-                keptAt.add(rechecks.peekTime());
-                kept.add(rechecks.poll()); // it stops only when the world applies the suspension
+                kept.add(new Recheck(rechecks.peekTime(), rechecks.poll())); // it stops only when the world applies the suspension
             } else {
                 next = rechecks.peekTime();
                 break;
             }
         }
-        for (int i = 0; i < kept.size(); i++) rechecks.add(keptAt.get(i), kept.get(i));
+        for (Recheck r : kept) rechecks.add(r.at(), r.entry());
         return next;
     }
 }

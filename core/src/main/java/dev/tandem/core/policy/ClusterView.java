@@ -178,11 +178,11 @@ public final class ClusterView {
         return base.countOn(gpu) == 0 || (mayHaveLost(gpu) && allRemoved(base.jobsOn(gpu)));
     }
 
-    // indexed, not iterated: called for every GPU a round places on or frees, an iterator per call was the largest
-    // allocation of a preemptive policy's replay
-
     /** Whether a job this round removed was on the GPU (false: none of its world's occupants is removed). */
     private boolean mayHaveLost(int gpu) { return lostATenant != null && lostATenant[gpu]; }
+
+    // indexed, not iterated: called for every GPU a round places on or frees, an iterator per call was the largest
+    // allocation of a preemptive policy's replay
 
     /** Whether this round removed any of the jobs {@code ids}. */
     private boolean anyRemoved(List<String> ids) {
