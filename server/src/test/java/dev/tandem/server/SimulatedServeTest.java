@@ -92,6 +92,10 @@ public class SimulatedServeTest {
         assertThat(api.get("/profiles", admin).json().get("profiles").get(0).get("signature").asText()).isEqualTo("ResNet18/CIFAR-10/bs32");
         String log = api.get("/jobs/" + b + "/logs", admin).json().get("data").asText();
         assertThat(log).contains("on simulated GPU(s) [0]").contains("tandem:progress iter=").endsWith("done\n");
+        // each ran the iterations it declared: three declarations judged, none off, declared lengths still trusted
+        String metrics = api.get("/metrics", null).body();
+        assertThat(metrics).contains("tandem_length_estimate_samples 3.0").contains("tandem_length_estimate_error 0.0")
+                .contains("tandem_length_estimate_trusted 1.0");
     }
 
     /**

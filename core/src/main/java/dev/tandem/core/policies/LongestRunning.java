@@ -30,7 +30,10 @@ final class LongestRunning {
     private long journalAt;
     private long starts;
 
-    /** The most expected solo time left of any running job whose length is known, 0 if none. */
+    /**
+     * The most expected solo time left of any running job whose length is known, 0 if none (also while declared lengths
+     * are not trusted, {@link SchedulerSnapshot#knowsLength(boolean)}: the heap keeps following starts and stops then).
+     */
     double secondsLeft(SchedulerSnapshot s) {
         RunningJournal j = s.runningJournal();
         if (j == null) {
@@ -54,6 +57,7 @@ final class LongestRunning {
             for (RunningJob r : s.running()) add(s, r);
         }
         journalAt = j.count();
+        if (!s.knowsLength(true)) return 0;
         double most = 0;
         while (!heap.isEmpty() && heap.peek().seconds() > most) {
             Bound top = heap.poll();
@@ -93,7 +97,7 @@ final class LongestRunning {
     /** A look at every running job: for a world without a journal. */
     private static double everyJob(SchedulerSnapshot s) {
         double most = 0;
-        for (RunningJob r : s.running()) if (r.lengthKnown()) most = Math.max(most, s.expectedSoloSeconds(r));
+        for (RunningJob r : s.running()) if (s.knowsLength(r)) most = Math.max(most, s.expectedSoloSeconds(r));
         return most;
     }
 }

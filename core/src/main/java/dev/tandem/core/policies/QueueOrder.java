@@ -44,6 +44,8 @@ final class QueueOrder {
         long seenInRound;
         /** Its place in the window at the last rescan: queue order among equal waits when there is no journal. */
         int queueIndex;
+        /** Of known length and finite remaining time: in {@link #byWork}, and the only kind that can be {@link #urgent}. */
+        boolean inByWork;
 
         Entry(PendingJob job, double remainingSeconds, long seq, Side side) {
             this.job = job;
@@ -82,6 +84,12 @@ final class QueueOrder {
     private double[] seconds = new double[0];
     private int secondsKept;
     private long round;
+    /**
+     * Whether the index was built with declared lengths trusted ({@link SchedulerSnapshot#knowsLength(boolean)}): the
+     * entries keep each job's expected time, which changes for every job when the world stops (or starts again) trusting
+     * them, and the index is then built anew.
+     */
+    private boolean lengthsTrusted = true;
     /** Rounds that passed over the whole window (tests check that a world with a journal rarely needs one). */
     private long rescans;
 
@@ -124,6 +132,11 @@ final class QueueOrder {
     private List<PendingJob> shortestFirst(SchedulerSnapshot s, double urgentSeconds, int limit, double starvationSeconds) {
         round++;
         QueueJournal j = s.queueJournal();
+        boolean trusted = s.knowsLength(true);
+        if (trusted != lengthsTrusted) {
+            clear();
+            lengthsTrusted = trusted;
+        }
         if (j == null || j != journal || !follow(s)) rescan(s, j);
         lastSize = s.queue().size();
         List<PendingJob> ordered = new ArrayList<>(Math.min(limit, byJob.size()));
@@ -340,12 +353,25 @@ final class QueueOrder {
         return true;
     }
 
+    /** Forgets every entry: the next round rescans the queue. */
+    private void clear() {
+        byJob.clear();
+        byLength.clear();
+        byWork.clear();
+        nanEntries = 0;
+        byWait = null;
+        priorities.clear();
+        oldestCount = newestCount = 0;
+        journal = null;
+    }
+
     /** A new index entry, numbered after all earlier ones. */
     private Entry add(SchedulerSnapshot s, PendingJob p, Side side) {
         Entry e = new Entry(p, s.expectedSoloSeconds(p), nextSeq++, side);
         byJob.put(p, e);
         byLength.add(e);
-        if (inByWork(e)) byWork.add(e);
+        e.inByWork = s.knowsLength(p) && Double.isFinite(e.remainingSeconds);
+        if (e.inByWork) byWork.add(e);
         if (Double.isNaN(e.remainingSeconds)) nanEntries++;
         if (byWait != null) byWait.add(e);
         priorities.merge(p.job().priority(), 1, Integer::sum);
@@ -355,7 +381,7 @@ final class QueueOrder {
     /** Takes an entry out of every index but {@link #byJob} (the caller's). */
     private void forget(Entry e) {
         byLength.remove(e);
-        if (inByWork(e)) byWork.remove(e);
+        if (e.inByWork) byWork.remove(e);
         if (Double.isNaN(e.remainingSeconds)) nanEntries--;
         if (byWait != null) byWait.remove(e);
         priorities.merge(e.job.job().priority(), -1, (a, b) -> a + b == 0 ? null : a + b);
@@ -371,11 +397,6 @@ final class QueueOrder {
                 .thenComparingLong(e -> e.seq);
     }
 
-    /** Whether {@link #byWork} holds the entry: only such a job can be {@link #urgent}. */
-    private static boolean inByWork(Entry e) {
-        return e.job.lengthKnown() && Double.isFinite(e.remainingSeconds);
-    }
-
     /**
      * Urgency counts a gang's GPU-seconds (remaining time x GPUs): a gang can start only when that many GPUs are free
      * together, so it must be started earlier than a single-GPU job of its length. Measured on batches of 400 jobs of
@@ -384,7 +405,7 @@ final class QueueOrder {
      * Reached its latest start; judged by lengths, so never a job without one.
      */
     private static boolean urgent(Entry e, double urgentSeconds) {
-        return inByWork(e) && e.remainingSeconds * e.job.job().gpus() >= urgentSeconds;
+        return e.inByWork && e.remainingSeconds * e.job.job().gpus() >= urgentSeconds;
     }
 
     /**

@@ -326,7 +326,7 @@ public final class TandemPolicy implements Policy {
             if (criticalPath) {
                 Optional<dev.tandem.core.policy.RunningJob> running = s.occupancy().job(r.id());
                 // the critical path is judged by lengths: a job without one is not on it
-                if (running.isPresent() && running.get().lengthKnown() && s.expectedSoloSeconds(running.get()) > criticalAfter) continue;
+                if (running.isPresent() && s.knowsLength(running.get()) && s.expectedSoloSeconds(running.get()) > criticalAfter) continue;
             }
             List<Integer> gpus = view.gpusOf(r.id());
             int g0 = gpus.get(0);
@@ -353,7 +353,7 @@ public final class TandemPolicy implements Policy {
             if (open == 0 || (starvingWaits && !starving(s, q))) break;
             // classes are judged by their first member: a job that must run alone is no candidate at all
             if (s.runsAlone(q.job()) != null) { position++; continue; }
-            if (criticalPath && q.lengthKnown() && waitingSeconds[position] > criticalAfter) {
+            if (criticalPath && s.knowsLength(q) && waitingSeconds[position] > criticalAfter) {
                 // on the critical path: a candidate apart from the window, in classes of its own (see below)
                 if (perSize.containsKey(q.job().gpus()) && criticalCandidates < cfg.window()) {
                     criticalCandidates++;
@@ -522,7 +522,7 @@ public final class TandemPolicy implements Policy {
 
     /** The share of the plan's remaining horizon a queued job needs alone (1 = it must start now); 0 without a length. */
     private double urgency(SchedulerSnapshot s, PendingJob q) {
-        if (!q.lengthKnown()) return 0;
+        if (!s.knowsLength(q)) return 0;
         double h = prices.horizon(s.now());
         if (!(h > 0)) return 1;
         return Math.min(1, s.expectedSoloSeconds(q) / h);

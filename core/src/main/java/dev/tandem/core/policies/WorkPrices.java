@@ -107,9 +107,9 @@ final class WorkPrices {
         List<PendingJob> queue = s.queue();
         for (int i = 0; i < Math.min(PLAN_LIMIT, queue.size()); i++) {
             PendingJob p = queue.get(i);
-            total += add(work, sample, p.job(), p.lengthKnown() ? s.expectedSoloSeconds(p) : unknownLength(s, p.job()));
+            total += add(work, sample, p.job(), s.knowsLength(p) ? s.expectedSoloSeconds(p) : unknownLength(s, p.job()));
         }
-        for (RunningJob r : s.running()) total += add(work, sample, r.job(), r.lengthKnown() ? s.expectedSoloSeconds(r) : unknownLength(s, r.job()));
+        for (RunningJob r : s.running()) total += add(work, sample, r.job(), s.knowsLength(r) ? s.expectedSoloSeconds(r) : unknownLength(s, r.job()));
         for (Map.Entry<Group, double[]> e : work.entrySet()) if (!prices.containsKey(e.getKey())) unplanned += e.getValue()[0];
         boolean drifted = Double.isNaN(plannedWork) || Math.abs(total - plannedWork) > DRIFT * plannedWork
                 || unplanned > UNPLANNED_SHARE * total;

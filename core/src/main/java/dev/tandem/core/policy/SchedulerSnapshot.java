@@ -8,6 +8,7 @@ import dev.tandem.core.model.Job;
 import dev.tandem.core.model.JobProfile;
 import dev.tandem.core.model.ProfileStore;
 import dev.tandem.core.model.WorkloadSignature;
+import dev.tandem.core.runtime.LengthEstimates;
 import dev.tandem.core.runtime.OutOfMemoryRule;
 
 import java.util.ArrayList;
@@ -42,6 +43,8 @@ public final class SchedulerSnapshot {
     private Map<String, String> runsAlone = Map.of();
     /** The oracle's answers during this decision, or across decisions where the world keeps them ({@link #withPredictionMemo}). */
     private PredictionMemo predictions = new PredictionMemo();
+    /** How far declared lengths proved right so far, or null where the world does not judge them (then they are taken as given). */
+    private LengthEstimates lengthEstimates;
 
     /**
      * @param memoryEstimates raised per-signature memory needs learned from out-of-memory crashes
@@ -121,6 +124,25 @@ public final class SchedulerSnapshot {
      * Keeps the oracle's answers in {@code memo} across decisions: for a world whose profiles do not change and that
      * tells the memo what the oracle learns ({@link PredictionMemo#forget}), as the simulator does.
      */
+    /** What the world learned of the lengths jobs declare ({@link #knowsLength(boolean)}). */
+    public SchedulerSnapshot withLengthEstimates(LengthEstimates estimates) {
+        this.lengthEstimates = estimates;
+        return this;
+    }
+
+    /**
+     * Whether a job's declared length should be taken as its length: the world has one ({@code declared}, a job's
+     * {@code lengthKnown}) and declared lengths have proved about right so far ({@link LengthEstimates}). Where they
+     * have not, every job is treated as one of unknown length: ranked and judged by the service it has had.
+     */
+    public boolean knowsLength(boolean declared) {
+        return declared && (lengthEstimates == null || lengthEstimates.trusted());
+    }
+
+    public boolean knowsLength(PendingJob p) { return knowsLength(p.lengthKnown()); }
+
+    public boolean knowsLength(RunningJob r) { return knowsLength(r.lengthKnown()); }
+
     public SchedulerSnapshot withPredictionMemo(PredictionMemo memo) {
         this.predictions = memo;
         return this;
@@ -175,13 +197,13 @@ public final class SchedulerSnapshot {
 
     /**
      * The solo seconds a waiting job still needs as far as a policy can tell: its remaining iterations at its solo
-     * speed when the world knows its length; without one, as long as it has already run (at least
+     * speed when it knows the job's length ({@link #knowsLength(boolean)}); without one, as long as it has already run (at least
      * {@link #UNKNOWN_LENGTH_FLOOR_SECONDS}). Job lengths in GPU clusters are heavy-tailed, so a job that has run long
      * is likely to run long still: shortest expected first then becomes least attained service first, the rule
      * Tiresias applies for want of lengths. +infinity without a profile, as {@link #soloSeconds}.
      */
     public double expectedSoloSeconds(PendingJob p) {
-        return p.lengthKnown() ? soloSeconds(p.job(), p.remainingIterations()) : byAttainedService(p.job(), p.attainedGpuSeconds());
+        return knowsLength(p) ? soloSeconds(p.job(), p.remainingIterations()) : byAttainedService(p.job(), p.attainedGpuSeconds());
     }
 
     /** As {@link #expectedSoloSeconds(PendingJob)}, for a running job. */
@@ -191,7 +213,7 @@ public final class SchedulerSnapshot {
 
     /** As {@link #expectedSoloSeconds(RunningJob)}, from what {@link Occupancy#readOccupants} hands out. */
     public double expectedSoloSeconds(Job job, double remainingIterations, double attainedGpuSeconds, boolean lengthKnown) {
-        return lengthKnown ? soloSeconds(job, remainingIterations) : byAttainedService(job, attainedGpuSeconds);
+        return knowsLength(lengthKnown) ? soloSeconds(job, remainingIterations) : byAttainedService(job, attainedGpuSeconds);
     }
 
     private double byAttainedService(Job job, double attainedGpuSeconds) {

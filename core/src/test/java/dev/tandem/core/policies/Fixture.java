@@ -32,6 +32,8 @@ final class Fixture {
     /** Jobs that must run alone, and why (as a world hands them to the snapshot). */
     final Map<String, String> runsAlone = new HashMap<>();
     double now = 0;
+    /** What the world learned of declared lengths; null: taken as given. */
+    dev.tandem.core.runtime.LengthEstimates lengths;
     MemoryRule memory = new MemoryRule(0);
 
     Fixture(int nodes, int gpusPerNode, long memMiB) {
@@ -84,7 +86,7 @@ final class Fixture {
             }
         };
         return new SchedulerSnapshot(now, cluster, List.copyOf(queue), List.copyOf(running), profiles, oracle, memory, Map.of(), oomPairs)
-                .withRunsAlone(Map.copyOf(runsAlone));
+                .withRunsAlone(Map.copyOf(runsAlone)).withLengthEstimates(lengths);
     }
 
     static List<String> started(List<Decision> ds) {

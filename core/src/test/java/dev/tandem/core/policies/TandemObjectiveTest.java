@@ -5,6 +5,7 @@ import dev.tandem.core.model.Job;
 import dev.tandem.core.policy.Decision;
 import dev.tandem.core.policy.PendingJob;
 import dev.tandem.core.policy.RunningJob;
+import dev.tandem.core.policy.SchedulerSnapshot;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -378,6 +379,63 @@ class TandemObjectiveTest {
         WorkloadSignature a3 = k.profile("A", 50, 2000);
         k.queued(k.job("known", a3, 1, 4.2, 0));
         assertThat(k.snapshot().expectedSoloSeconds(k.snapshot().queue().get(0))).isCloseTo(4.2, org.assertj.core.data.Offset.offset(1e-9));
+    }
+
+    @Test
+    void aJobOfUnknownLengthIsSuspendedForOneSubmittedWithItOnceItHasHadTwiceItsService() {
+        // one GPU; both submitted at 0, neither length known. "first" has run 5,000 s, "second" has waited as long: the
+        // order chosen at 0 was made without lengths, and 5,000 s of service is news (least attained service first).
+        // Jobs of known length submitted together keep the order chosen once (anOverdueShortArrival... above)
+        Fixture f = new Fixture(1, 1, 24576);
+        WorkloadSignature a = f.profile("A", 50, 2000), b = f.profile("B", 50, 2000);
+        f.now = 5_000;
+        f.running.add(new RunningJob(f.job("first", a, 1, 1e6, 0), List.of(0), 0, 0, 42, 5_000, Double.NaN, false));
+        f.queue.add(new PendingJob(f.job("second", b, 1, 1e6, 0), 0, 0, 42, 0, false, 1));
+        List<Decision> ds = policy(Objective.BALANCED).decide(f.snapshot());
+        assertThat(preempted(ds)).containsExactly("first");
+        assertThat(started(ds)).containsExactly("second");
+    }
+
+    /** Twenty jobs that declared 1,000-2,900 s arrived; each that finished ran {@code factor} times what it declared. */
+    private static dev.tandem.core.runtime.LengthEstimates declaredAndRan(dev.tandem.core.runtime.LengthEstimates e, int finished, double factor) {
+        for (int i = 0; i < 20; i++) e.arrived(1_000 + 100 * i);
+        for (int i = 0; i < finished; i++) e.finished(1_000 + 100 * i, (1_000 + 100 * i) * factor);
+        return e;
+    }
+
+    /** Declared lengths that proved far off: jobs ran three times what they declared (ln 3 against a spread of 0.1). */
+    private static dev.tandem.core.runtime.LengthEstimates provedWrong() {
+        return declaredAndRan(new dev.tandem.core.runtime.LengthEstimates(), 20, 3);
+    }
+
+    @Test
+    void declaredLengthsThatProvedFarOffAreNotTrustedAndTheLeastServedGoFirst() {
+        // threeLengths: 2,500 s, 1,000 s, 2,000 s declared, none has run. Trusted: shortest first (1000s). Not trusted:
+        // all three look alike (the floor, 600 s), and the queue's order among equals stands (2500s)
+        Fixture trusted = threeLengths();
+        trusted.lengths = declaredAndRan(new dev.tandem.core.runtime.LengthEstimates(), 20, 1.05);
+        assertThat(started(policy(Objective.JCT).decide(trusted.snapshot()))).containsExactly("1000s");
+        Fixture wrong = threeLengths();
+        wrong.lengths = provedWrong();
+        var snapshot = wrong.snapshot();
+        assertThat(snapshot.knowsLength(snapshot.queue().get(1))).isFalse();
+        assertThat(snapshot.expectedSoloSeconds(snapshot.queue().get(1))).isEqualTo(SchedulerSnapshot.UNKNOWN_LENGTH_FLOOR_SECONDS);
+        assertThat(started(policy(Objective.JCT).decide(snapshot))).containsExactly("2500s");
+    }
+
+    @Test
+    void theQueueOrderIsRebuiltWhenDeclaredLengthsLoseTheirTrust() {
+        // the order keeps each waiting job's expected time from round to round (the same job objects): trusted, the
+        // shortest declared leads; once the declared lengths proved far off, every job looks alike and the queue's order
+        // stands, not the order kept from before
+        Fixture f = threeLengths();
+        f.lengths = new dev.tandem.core.runtime.LengthEstimates();
+        QueueOrder order = new QueueOrder();
+        assertThat(order.select(f.snapshot(), Objective.JCT, 10, 1e9, Double.NaN, 0.5)).extracting(PendingJob::id)
+                .containsExactly("1000s", "2000s", "2500s");
+        declaredAndRan(f.lengths, 20, 3);
+        assertThat(order.select(f.snapshot(), Objective.JCT, 10, 1e9, Double.NaN, 0.5)).extracting(PendingJob::id)
+                .containsExactly("2500s", "1000s", "2000s");
     }
 
     @Test

@@ -35,6 +35,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *     its GPUs);</li>
  * <li>co-location: tandem_colocation_speed_predicted, tandem_colocation_speed_observed,
  *     tandem_colocation_prediction_error;</li>
+ * <li>declared lengths ({@code --iterations}) against what the jobs that succeeded did:
+ *     tandem_length_estimate_samples, tandem_length_estimate_error (root mean square of ln(actual / declared)),
+ *     tandem_length_estimate_error_share (its square over the variance of ln(declared)) and
+ *     tandem_length_estimate_trusted (1 while policies take declared lengths as given);</li>
  * <li>counters: tandem_jobs_submitted_total, tandem_decisions_total{kind}, tandem_decisions_rejected_total,
  *     tandem_oom_crashes_total, tandem_job_retries_total.</li>
  * </ul>
@@ -60,9 +64,21 @@ public final class ServerMetrics {
     private final Timer jobRun;
     private final MultiGauge jobSpeeds;
     private final Map<String, Counter> decisions = new ConcurrentHashMap<>();
+    private final AtomicLong lengthSamples = new AtomicLong();
+    private final AtomicReference<Double> lengthError = new AtomicReference<>(Double.NaN);
+    private final AtomicReference<Double> lengthErrorShare = new AtomicReference<>(Double.NaN);
+    private final AtomicLong lengthTrusted = new AtomicLong(1);
 
     public ServerMetrics() {
         Gauge.builder("tandem.queue.length", queueLength, AtomicLong::get).description("jobs waiting for GPUs").register(registry);
+        Gauge.builder("tandem.length.estimate.samples", lengthSamples, AtomicLong::get)
+                .description("succeeded jobs whose declared length is judged (the most recent ones)").register(registry);
+        Gauge.builder("tandem.length.estimate.error", lengthError, AtomicReference::get)
+                .description("root mean square of ln(actual / declared iterations) over those jobs").register(registry);
+        Gauge.builder("tandem.length.estimate.error.share", lengthErrorShare, AtomicReference::get)
+                .description("the squared error over the variance of ln(declared iterations) of recent submissions").register(registry);
+        Gauge.builder("tandem.length.estimate.trusted", lengthTrusted, AtomicLong::get)
+                .description("1 while policies take declared lengths as given, 0 once their errors hide a quarter of how jobs differ").register(registry);
         Gauge.builder("tandem.gpus", gpus, AtomicLong::get).description("GPUs the daemon schedules").register(registry);
         Gauge.builder("tandem.gpus.busy", gpusBusy, AtomicLong::get).description("GPUs running at least one job").register(registry);
         Gauge.builder("tandem.gpus.shared", gpusShared, AtomicLong::get).description("GPUs running two co-located jobs").register(registry);
@@ -95,6 +111,14 @@ public final class ServerMetrics {
         retries = Counter.builder("tandem.job.retries").description("crashed runs requeued for another attempt").register(registry);
         rejectedDecisions = Counter.builder("tandem.decisions.rejected")
                 .description("policy decisions the placement rules refused (the world changed since the snapshot, or a policy bug)").register(registry);
+    }
+
+    /** What was learned of declared lengths, after a job that declared one succeeded. */
+    public void lengthEstimates(dev.tandem.core.runtime.LengthEstimates e) {
+        lengthSamples.set(e.samples());
+        lengthError.set(e.rmsLogError());
+        lengthErrorShare.set(e.errorShare());
+        lengthTrusted.set(e.trusted() ? 1 : 0);
     }
 
     /** The store's transactions and the commits that held them (group commit: fewer commits under load). */

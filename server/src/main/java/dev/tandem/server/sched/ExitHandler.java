@@ -77,6 +77,11 @@ final class ExitHandler {
         Integer code = e.exitCode();
         if (code != null && code == 0) {
             if (job.exclusive()) learnPeak(run, job.signature(), now);
+            // the length it declared against the iterations it reported last (one short of them if it counts from 0)
+            if (job.iterations() != null && run.meter.lastIteration() > 0) {
+                ctx.learned.lengths().finished(job.iterations(), run.meter.lastIteration());
+                ctx.metrics.lengthEstimates(ctx.learned.lengths());
+            }
             ctx.store.transition(job.id(), JobState.ON_GPU, JobState.SUCCEEDED, Context.ACTOR, "exited with code 0",
                     ended.set(Column.FINISHED_AT, now), now);
             log.info("job {} succeeded (attempt {}, {} s on GPU(s) {})", job.id(), run.attempt, (now - run.startedAt) / 1000, ctx.describe(run.gpus));

@@ -26,6 +26,10 @@ final class Learned {
     private final MemoryLessons memory;
     /** Solo speeds this hardware is known to have ({@link dev.tandem.server.exec.Executor#hardwareProfiles}). */
     private final Map<WorkloadSignature, Double> hardwareSpeeds = new HashMap<>();
+    /** How far the lengths users declare ({@code --iterations}) proved right, from the jobs that succeeded since start-up. */
+    private final dev.tandem.core.runtime.LengthEstimates lengths = new dev.tandem.core.runtime.LengthEstimates();
+    /** The highest job id {@link #arrivals} has seen. */
+    private long newestSeen;
     /** Counts what was learned: a job's view built at an older version may be out of date. */
     private long version;
 
@@ -46,6 +50,23 @@ final class Learned {
     }
 
     ProfileStore profiles() { return profiles; }
+
+    dev.tandem.core.runtime.LengthEstimates lengths() { return lengths; }
+
+    /**
+     * Tells {@link #lengths} the lengths declared by jobs it has not seen yet, in solo seconds where the workload's speed
+     * is known: those with a higher id than any before (ids grow with submission; a job submitted and finished between
+     * two rounds, or of a workload not yet profiled, is missed, which only thins the sample).
+     */
+    void arrivals(java.util.List<dev.tandem.server.store.JobRecord> unfinished) {
+        long newest = newestSeen;
+        for (dev.tandem.server.store.JobRecord r : unfinished) {
+            if (r.id() <= newestSeen) continue;
+            if (r.iterations() != null) profile(r.signature()).ifPresent(p -> lengths.arrived(r.iterations() / p.soloSpeed()));
+            newest = Math.max(newest, r.id());
+        }
+        newestSeen = newest;
+    }
 
     long version() { return version; }
 

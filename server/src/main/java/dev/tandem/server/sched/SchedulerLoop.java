@@ -297,6 +297,7 @@ public final class SchedulerLoop implements AutoCloseable {
             }
         }
         List<JobRecord> unfinished = ctx.store.unfinishedJobs();
+        ctx.learned.arrivals(unfinished);
         Map<Long, JobRecord> jobs = new RoundJobs(unfinished);
         for (Run run : ctx.runs.all()) if (!jobs.containsKey(run.jobId)) ctx.store.job(run.jobId).ifPresent(r -> jobs.put(r.id(), r));
         applier.startPromised(jobs, now); // GPUs the policy promised, freed by the runs it stopped

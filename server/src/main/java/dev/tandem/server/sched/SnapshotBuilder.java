@@ -81,7 +81,8 @@ final class SnapshotBuilder {
         boolean followed = given.becomes(queue);
         return new SchedulerSnapshot(ctx.time.seconds(now), ctx.cluster, Collections.unmodifiableList(queue), Collections.unmodifiableList(running),
                 ctx.learned.profiles(), ctx.oracle, ctx.memoryRule, ctx.learned.memoryEstimates(), ctx.learned.oomPairs())
-                .withUnusableGpus(ctx.unusable.gpus()).withRunsAlone(runsAlone).withQueueJournal(followed ? given.journal() : null);
+                .withUnusableGpus(ctx.unusable.gpus()).withRunsAlone(runsAlone).withQueueJournal(followed ? given.journal() : null)
+                .withLengthEstimates(ctx.learned.lengths());
     }
 
     /**

@@ -82,6 +82,35 @@ class SnapshotBuilderTest {
     }
 
     /**
+     * The daemon tells the policies' judge of declared lengths ({@code LengthEstimates}) each job's declared length once,
+     * in solo seconds, as it first sees the job: not again at later rounds, and not for a job without {@code
+     * --iterations} or of a workload without a known speed.
+     */
+    @Test
+    void eachDeclaredLengthIsCountedOnceAsTheDaemonFirstSeesTheJob() throws Exception {
+        FakeGpuHost host = FakeGpuHost.install(dir.resolve("host"), "h100x2");
+        Path state = dir.resolve("state");
+        List<JobProfile> profiles = ProfileReader.read(DataSource.LUCID_PROFILES, 0);
+        try (Store store = new Store(Database.open(null, state));
+             LocalExecutor executor = new LocalExecutor(state, host.tools(), Sharing.TIME_SLICING, 2000, 50)) {
+            store.createUser("admin", Role.ADMIN, "a".repeat(64), null, "test", 1);
+            Context ctx = context(store, executor, profiles);
+            WorkloadSignature unknown = new WorkloadSignature("NoSuchModel", "CIFAR-10", 32, false);
+            for (int i = 0; i < 5; i++) {
+                store.insertJob(new NewJob("t", List.of("train.py"), Map.of(), "/tmp", 1, 0, 1_000L * (i + 1), RESNET, null, JobControls.NONE), "admin", 0);
+            }
+            store.insertJob(new NewJob("t", List.of("train.py"), Map.of(), "/tmp", 1, 0, null, RESNET, null, JobControls.NONE), "admin", 0);
+            store.insertJob(new NewJob("t", List.of("train.py"), Map.of(), "/tmp", 1, 0, 5_000L, unknown, null, JobControls.NONE), "admin", 0);
+            ctx.learned.arrivals(store.unfinishedJobs());
+            ctx.learned.arrivals(store.unfinishedJobs());
+            assertThat(ctx.learned.lengths().declarations()).isEqualTo(5);
+            store.insertJob(new NewJob("t", List.of("train.py"), Map.of(), "/tmp", 1, 0, 9_000L, RESNET, null, JobControls.NONE), "admin", 0);
+            ctx.learned.arrivals(store.unfinishedJobs());
+            assertThat(ctx.learned.lengths().declarations()).isEqualTo(6);
+        }
+    }
+
+    /**
      * A daemon on simulated GPUs under {@code --time-scale 60}: the policy sees the cluster's seconds, as in
      * {@code tandem simulate}. A known workload is planned at the table's speed (per cluster second), so a job of 600
      * table-seconds looks 600 s long from the start; a job that waited 10 s of the daemon's clock has waited 600 s, and

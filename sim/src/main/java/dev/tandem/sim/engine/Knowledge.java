@@ -41,6 +41,15 @@ public record Knowledge(Kind kind, double sigma) {
         };
     }
 
+    /** The total length a job declared (what the policies were shown when it was new), NaN with {@code none}. */
+    double declared(double total, double factor) {
+        return switch (kind) {
+            case EXACT -> total;
+            case NOISY -> factor * total;
+            case NONE -> Double.NaN;
+        };
+    }
+
     /** {@code exact}, {@code none} or {@code noisy:SIGMA} (e.g. noisy:1). */
     public static Knowledge parse(String text) {
         String t = text.strip().toLowerCase(Locale.ROOT);

@@ -17,6 +17,7 @@ import dev.tandem.core.policy.SchedulerSnapshot;
 import dev.tandem.core.policy.SoleTenantJournal;
 import dev.tandem.core.runtime.Admission;
 import dev.tandem.core.runtime.DecisionRules;
+import dev.tandem.core.runtime.LengthEstimates;
 import dev.tandem.core.runtime.Lifecycle;
 import dev.tandem.core.runtime.MemoryLessons;
 import dev.tandem.core.runtime.OutOfMemoryRule;
@@ -173,6 +174,8 @@ public final class Simulator {
         private final MemoryLessons memoryLessons = new MemoryLessons();
         /** Unfinished jobs that must not share a GPU, and why: those that crashed next to a partner ({@link OutOfMemoryRule}). */
         private final Map<String, String> runsAlone = new HashMap<>();
+        /** How far the lengths the policies were shown proved right, as jobs complete ({@link LengthEstimates}). */
+        private final LengthEstimates lengthEstimates = new LengthEstimates();
         /** GPUs the policy holds for waiting gangs. */
         private final Reservations reservations = new Reservations();
         /** The oracle's answers across decisions: the profiles are fixed, and the oracle learns only in reportObservation. */
@@ -290,6 +293,7 @@ public final class Simulator {
                 case ARRIVAL -> {
                     nextArrival++;
                     pushNextArrival();
+                    lengthEstimates.arrived(cfg.knowledge().declared(js.job.totalIterations(), js.lengthFactor) / js.profile.soloSpeed());
                     enqueue(js, Lifecycle.Step.SUBMIT);
                 }
                 case COMPLETION -> {
@@ -297,6 +301,7 @@ public final class Simulator {
                     advance(js); // exact integration brings done to the total; tests check it, so it is not forced here
                     js.phase = Lifecycle.after(js.phase, Lifecycle.Step.FINISH);
                     js.finish = clock;
+                    lengthEstimates.finished(cfg.knowledge().declared(js.job.totalIterations(), js.lengthFactor), js.job.totalIterations());
                     js.view = null; // a million finished jobs need not keep their last view
                     if (!runsAlone.isEmpty()) runsAlone.remove(js.job.id());
                     Set<JobState> neighbours = detach(js);
@@ -355,7 +360,7 @@ public final class Simulator {
                     // the daemon's serving order moves with what each user holds: policies that follow the queue's changes rescan then
                     .withQueueJournal(admitting ? null : queue.journal()).withRunningJournal(runningJournal)
                     .withSoleTenantJournal(soleTenantJournal).withPredictionMemo(predictionMemo)
-                    .withRunsAlone(Collections.unmodifiableMap(runsAlone));
+                    .withRunsAlone(Collections.unmodifiableMap(runsAlone)).withLengthEstimates(lengthEstimates);
             policyCalls++;
             deciding = true; // nothing changes while the policy decides: each running job's view is made once
             List<Decision> decisions;

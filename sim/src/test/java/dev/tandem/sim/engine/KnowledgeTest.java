@@ -105,6 +105,34 @@ class KnowledgeTest {
         assertThat(views.get(false)).as("some job outran its estimate while watched").isPositive();
     }
 
+    /**
+     * The world tells policies how far declared lengths proved right (each completed job's declaration against its
+     * work): exact ones stay trusted; seen through an error of sigma 1 they lose trust once enough jobs have ended, and
+     * {@code SchedulerSnapshot.knowsLength} then says no for every job; with none no job declared one to judge.
+     */
+    @Test
+    void declaredLengthsLoseTrustOnceCompletedJobsShowThemFarOff() {
+        for (Knowledge k : List.of(Knowledge.EXACT, Knowledge.noisy(1), Knowledge.NONE)) {
+            Cluster c = Cluster.homogeneous(1, 1, new GpuType("T", 24576), 8, 1 << 16);
+            List<Job> jobs = new ArrayList<>();
+            for (int i = 0; i < 60; i++) jobs.add(new Job("j" + i, "u", 0, 1, SimulatorTest.A, 1000.0 * (i + 1), 1000, 0));
+            List<Boolean> trusted = new ArrayList<>();
+            Policy watching = new Policy() {
+                final FifoPolicy fifo = new FifoPolicy();
+                @Override public String name() { return "watching"; }
+                @Override public List<Decision> decide(SchedulerSnapshot s) {
+                    trusted.add(s.knowsLength(true));
+                    return fifo.decide(s);
+                }
+            };
+            SimConfig cfg = new SimConfig(300, 60, 30, 0, new MemoryRule(0)).withKnowledge(k, 1);
+            new Simulator(cfg, c, SimulatorTest.profiles(1000, 1000), SimulatorTest.truth(0.8, 0.6)).run(jobs, watching, null);
+            assertThat(trusted.get(0)).as(k + " at the start").isTrue();
+            if (k.kind() == Knowledge.Kind.NOISY) assertThat(trusted.get(trusted.size() - 1)).as(k + " at the end").isFalse();
+            else assertThat(trusted).as(k.toString()).containsOnly(true);
+        }
+    }
+
     @Test
     void parsesAndRefuses() {
         assertThat(Knowledge.parse("exact")).isEqualTo(Knowledge.EXACT);
