@@ -37,7 +37,7 @@ class DashboardHeldGpuTest {
             for (String[] who : List.of(new String[] {h.alice(), "held for job " + h.gang()}, new String[] {h.bob(), "held for another user's job"})) {
                 WebDriver browser = open(server, who[0]);
                 try {
-                    new WebDriverWait(browser, LONG).withMessage("GPU 1's hold on the page")
+                    new WebDriverWait(browser, LONG).withMessage("GPU 1's hold on the page").ignoring(org.openqa.selenium.StaleElementReferenceException.class)
                             .until(d -> text(d, "gpu-1-held").startsWith(who[1] + ", free about "));
                     List<WebElement> links = browser.findElements(By.cssSelector("[data-test='gpu-1-held'] a"));
                     if (who[0].equals(h.alice())) {

@@ -86,8 +86,14 @@ class DashboardTest {
         return e.isEmpty() ? "" : e.getFirst().getText();
     }
 
+    /**
+     * Waits until {@code cond} holds. The page re-renders its parts as the daemon's state changes, so an element found
+     * by one look may be gone by the next ({@code StaleElementReferenceException}, seen once in CI with the machine
+     * busy): that is a look to retry, as one that found nothing.
+     */
     private void await(String what, java.util.function.BooleanSupplier cond) {
-        new WebDriverWait(browser, LONG).withMessage(what).until(d -> cond.getAsBoolean());
+        new WebDriverWait(browser, LONG).withMessage(what).ignoring(org.openqa.selenium.StaleElementReferenceException.class)
+                .until(d -> cond.getAsBoolean());
     }
 
     private void signIn(String token) {

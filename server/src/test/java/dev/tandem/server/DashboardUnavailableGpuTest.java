@@ -55,7 +55,7 @@ class DashboardUnavailableGpuTest {
             field.sendKeys(admin);
             browser.findElement(By.cssSelector("form.login button")).click();
             WebDriver b = browser;
-            new WebDriverWait(browser, LONG).withMessage("GPU 0's reason on the page")
+            new WebDriverWait(browser, LONG).withMessage("GPU 0's reason on the page").ignoring(org.openqa.selenium.StaleElementReferenceException.class)
                     .until(d -> text(b, "gpu-0-unavailable").equals(why));
             assertThat(why).contains("not tandem's").contains("pid " + notebook.pid());
             assertThat(text(browser, "gpu-0")).contains("not scheduled");
@@ -63,7 +63,7 @@ class DashboardUnavailableGpuTest {
 
             notebook.destroy();
             host.computeApps("");
-            new WebDriverWait(browser, LONG).withMessage("GPU 0 idle again once the process left")
+            new WebDriverWait(browser, LONG).withMessage("GPU 0 idle again once the process left").ignoring(org.openqa.selenium.StaleElementReferenceException.class)
                     .until(d -> text(b, "gpu-0-unavailable").isEmpty() && text(b, "gpu-0").contains("idle"));
         } finally {
             if (browser != null) browser.quit();
