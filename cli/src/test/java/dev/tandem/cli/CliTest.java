@@ -63,6 +63,27 @@ class CliTest {
         assertThat(Files.readString(html)).contains("echarts").contains("\"timeline\":[[").contains("\"co_runs\":[[").contains("Finish-time fairness CDF");
     }
 
+    /**
+     * How far declared lengths proved off is a result of its own: with each job's length seen through an error of
+     * sigma 1 (half the spread of the demo's lengths) the run says when they lost trust; with exact lengths they never do.
+     */
+    @Test
+    void simulateSaysWhenDeclaredLengthsProvedTooFarOff() throws Exception {
+        Path noisy = dir.resolve("noisy.json"), exact = dir.resolve("exact.json");
+        Run r = tandem("simulate", "--jobs", "60", "--sizes", "1", "--knowledge", "noisy:1", "--policy", "tandem", "--no-bound", "--output-json", noisy.toString());
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.out()).contains("declared lengths judged too far off to rank by").containsPattern("from: tandem \\d+\\.\\d h");
+        JsonNode result = new ObjectMapper().readTree(noisy.toFile()).get("results").get(0);
+        assertThat(result.get("length_error_share").asDouble()).isGreaterThan(1.0 / 3);
+        assertThat(result.get("lengths_distrusted_at_s").asDouble()).isPositive();
+        Run e = tandem("simulate", "--jobs", "60", "--sizes", "1", "--policy", "tandem", "--no-bound", "--output-json", exact.toString());
+        assertThat(e.code()).as(e.err()).isZero();
+        assertThat(e.out()).doesNotContain("declared lengths judged");
+        JsonNode exactResult = new ObjectMapper().readTree(exact.toFile()).get("results").get(0);
+        assertThat(exactResult.get("length_error_share").asDouble()).isZero();
+        assertThat(exactResult.get("lengths_distrusted_at_s").isNull()).isTrue();
+    }
+
     @Test
     void anExportedWorkloadReplaysToTheSameJobResults() throws Exception {
         Path jobs = dir.resolve("jobs.csv"), first = dir.resolve("first.csv"), again = dir.resolve("again.csv");

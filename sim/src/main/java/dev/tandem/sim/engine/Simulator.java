@@ -176,6 +176,8 @@ public final class Simulator {
         private final Map<String, String> runsAlone = new HashMap<>();
         /** How far the lengths the policies were shown proved right, as jobs complete ({@link LengthEstimates}). */
         private final LengthEstimates lengthEstimates = new LengthEstimates();
+        /** When the declared lengths first lost trust, NaN while they never did. */
+        private double lengthsDistrustedAt = Double.NaN;
         /** GPUs the policy holds for waiting gangs. */
         private final Reservations reservations = new Reservations();
         /** The oracle's answers across decisions: the profiles are fixed, and the oracle learns only in reportObservation. */
@@ -302,6 +304,7 @@ public final class Simulator {
                     js.phase = Lifecycle.after(js.phase, Lifecycle.Step.FINISH);
                     js.finish = clock;
                     lengthEstimates.finished(cfg.knowledge().declared(js.job.totalIterations(), js.lengthFactor), js.job.totalIterations());
+                    if (Double.isNaN(lengthsDistrustedAt) && !lengthEstimates.trusted()) lengthsDistrustedAt = clock;
                     js.view = null; // a million finished jobs need not keep their last view
                     if (!runsAlone.isEmpty()) runsAlone.remove(js.job.id());
                     Set<JobState> neighbours = detach(js);
@@ -884,7 +887,9 @@ public final class Simulator {
                     gpuTime > 0 ? busyGpuSeconds / gpuTime : 0, gpuTime > 0 ? sharedGpuSeconds / gpuTime : 0,
                     oomEvents, completed, preemptions, pairings, fallbackGpuSeconds, eventCount, policyCalls, wallSeconds,
                     sharedGpuSeconds > 0 ? fallbackGpuSeconds / sharedGpuSeconds : 0, maxWait,
-                    dev.tandem.core.compat.Stats.quantileSorted(fairness, 0.5), fairness[n - 1], holdsBegun);
+                    dev.tandem.core.compat.Stats.quantileSorted(fairness, 0.5), fairness[n - 1], holdsBegun,
+                    lengthEstimates.samples() < 1 || Double.isNaN(lengthEstimates.errorShare()) ? null : lengthEstimates.errorShare(),
+                    Double.isNaN(lengthsDistrustedAt) ? null : lengthsDistrustedAt);
             return new SimulationResult(policy.name(), m, records, series, List.copyOf(decisionLog), decisionsTotal, List.copyOf(timeline), List.copyOf(coRuns));
         }
     }

@@ -99,6 +99,14 @@ public record Comparison(Map<String, Object> workload, Map<String, Object> confi
             }
             sb.append(System.lineSeparator());
         }
+        if (results.stream().anyMatch(r -> r.metrics().lengths_distrusted_at_s() != null)) {
+            sb.append("declared lengths judged too far off to rank by (errors over a third of their spread; tandem then ranks by attained service) from:");
+            for (SimulationResult r : results) {
+                Double at = r.metrics().lengths_distrusted_at_s();
+                if (at != null) sb.append(String.format(Locale.ROOT, " %s %.1f h", r.policy(), at / 3600));
+            }
+            sb.append(System.lineSeparator());
+        }
         if (bound != null) {
             sb.append(String.format(Locale.ROOT, "lower bound (LP over solo and paired configurations): %.2f h (LP %.2f h, longest job %.2f h, %d configurations)%n",
                     bound.makespanS() / 3600, bound.lpMakespanS() / 3600, bound.longestJobS() / 3600, bound.configurations()));
