@@ -34,8 +34,9 @@ import java.util.Set;
  *       ({@link SchedulerSnapshot#knowsLength}): then r was chosen without knowing how long it runs, the service it
  *       has had since is the news, and jobs of unknown length submitted together take turns by least attained
  *       service (as Tiresias' queues do; a job submitted before r still may not suspend it: letting it raised the
- *       Philly replay's mean JCT without lengths from 19.2 h to 22.5 h). On the demo without lengths ({@code --knowledge none}, seeds 1-8) that kept 95.2% of tandem's
- *       exact-length gain over FIFO instead of 90.7%, at 29.2 h mean JCT instead of 29.5 h;</li>
+ *       Philly replay's mean JCT without lengths from 19.2 h to 22.5 h). On the demo without lengths
+ *       ({@code --knowledge none}, seeds 1-8) that kept 95.2% of tandem's exact-length gain over FIFO instead of
+ *       90.7%, at 29.2 h mean JCT instead of 29.5 h;</li>
  *   <li>r has at least {@link #RATIO} times q's remaining solo time left, has run at least {@link #MIN_RUN_SECONDS}
  *       since it last started, and is not on the critical path (the caller says where that begins). The running job
  *       with the most left is on it too when it outlasts the unfinished work spread over every GPU: it then ends last

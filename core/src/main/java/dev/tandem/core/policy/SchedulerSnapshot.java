@@ -120,10 +120,6 @@ public final class SchedulerSnapshot {
         return this;
     }
 
-    /**
-     * Keeps the oracle's answers in {@code memo} across decisions: for a world whose profiles do not change and that
-     * tells the memo what the oracle learns ({@link PredictionMemo#forget}), as the simulator does.
-     */
     /** What the world learned of the lengths jobs declare ({@link #knowsLength(boolean)}). */
     public SchedulerSnapshot withLengthEstimates(LengthEstimates estimates) {
         this.lengthEstimates = estimates;
@@ -143,6 +139,10 @@ public final class SchedulerSnapshot {
 
     public boolean knowsLength(RunningJob r) { return knowsLength(r.lengthKnown()); }
 
+    /**
+     * Keeps the oracle's answers in {@code memo} across decisions: for a world whose profiles do not change and that
+     * tells the memo what the oracle learns ({@link PredictionMemo#forget}), as the simulator does.
+     */
     public SchedulerSnapshot withPredictionMemo(PredictionMemo memo) {
         this.predictions = memo;
         return this;
@@ -197,8 +197,8 @@ public final class SchedulerSnapshot {
 
     /**
      * The solo seconds a waiting job still needs as far as a policy can tell: its remaining iterations at its solo
-     * speed when it knows the job's length ({@link #knowsLength(boolean)}); without one, as long as it has already run (at least
-     * {@link #UNKNOWN_LENGTH_FLOOR_SECONDS}). Job lengths in GPU clusters are heavy-tailed, so a job that has run long
+     * speed when it knows the job's length ({@link #knowsLength(boolean)}); without one, as long as it has already run
+     * (at least {@link #UNKNOWN_LENGTH_FLOOR_SECONDS}). Job lengths in GPU clusters are heavy-tailed, so a job that has run long
      * is likely to run long still: shortest expected first then becomes least attained service first, the rule
      * Tiresias applies for want of lengths. +infinity without a profile, as {@link #soloSeconds}.
      */

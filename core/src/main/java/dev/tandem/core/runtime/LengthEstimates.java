@@ -17,9 +17,8 @@ package dev.tandem.core.runtime;
  * 96.5% at sigma 0.25 (error share 6%), 93.7% at 0.5 (20%), 92.9% at 0.75 (36%) and about 90% at 1 (50%). On the
  * Philly replay (82,247 jobs of seconds to weeks) an error of sigma 1 is about a fifth of the spread, and a build that
  * stopped trusting lengths at a fixed error there (0.35, whatever the spread) had twice the mean JCT (18.9 h against
- * 9.4 h). The bounds sit between. The spread is measured over
- * many arrivals: users submit in bursts of alike jobs, and over Philly's last 1,024 arrivals it moved between 2.5 and
- * 4.5 (all jobs: 5.6).
+ * 9.4 h). The bounds sit between. The spread is measured over many arrivals: users submit in bursts of alike jobs,
+ * and over Philly's last 1,024 arrivals it moved between 2.5 and 4.5 (all jobs: 5.6).
  *
  * <p>Both worlds feed it the same way: the simulator as jobs arrive and complete, the daemon as it first sees a
  * submitted job and when a job that gave {@code --iterations} exits with code 0 having reported its progress. The

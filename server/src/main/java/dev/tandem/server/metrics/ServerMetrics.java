@@ -78,7 +78,7 @@ public final class ServerMetrics {
         Gauge.builder("tandem.length.estimate.error.share", lengthErrorShare, AtomicReference::get)
                 .description("the squared error over the variance of ln(declared iterations) of recent submissions").register(registry);
         Gauge.builder("tandem.length.estimate.trusted", lengthTrusted, AtomicLong::get)
-                .description("1 while policies take declared lengths as given, 0 once their errors hide a quarter of how jobs differ").register(registry);
+                .description("1 while policies take declared lengths as given; 0 once the squared error passed a third of their variance").register(registry);
         Gauge.builder("tandem.gpus", gpus, AtomicLong::get).description("GPUs the daemon schedules").register(registry);
         Gauge.builder("tandem.gpus.busy", gpusBusy, AtomicLong::get).description("GPUs running at least one job").register(registry);
         Gauge.builder("tandem.gpus.shared", gpusShared, AtomicLong::get).description("GPUs running two co-located jobs").register(registry);

@@ -9,7 +9,7 @@ package dev.tandem.sim.engine;
  * on its own equal share of the cluster). {@code reservations} counts the holds a policy began on GPUs for a waiting
  * gang ({@code Decision.Reserve}; a hold kept over many decisions counts once, one moved to other GPUs again).
  * {@code length_error_share} is how far the lengths jobs declared proved off by the end, as the share of their spread
- * the errors account for ({@code LengthEstimates}; null where nothing was declared or too few jobs finished), and
+ * the errors account for ({@code LengthEstimates}; null where no job declared a length), and
  * {@code lengths_distrusted_at_s} when that share first passed a third (tandem then ranks by attained service), null
  * if it never did.
  */

@@ -888,7 +888,7 @@ public final class Simulator {
                     oomEvents, completed, preemptions, pairings, fallbackGpuSeconds, eventCount, policyCalls, wallSeconds,
                     sharedGpuSeconds > 0 ? fallbackGpuSeconds / sharedGpuSeconds : 0, maxWait,
                     dev.tandem.core.compat.Stats.quantileSorted(fairness, 0.5), fairness[n - 1], holdsBegun,
-                    lengthEstimates.samples() < 1 || Double.isNaN(lengthEstimates.errorShare()) ? null : lengthEstimates.errorShare(),
+                    Double.isNaN(lengthEstimates.errorShare()) ? null : lengthEstimates.errorShare(),
                     Double.isNaN(lengthsDistrustedAt) ? null : lengthsDistrustedAt);
             return new SimulationResult(policy.name(), m, records, series, List.copyOf(decisionLog), decisionsTotal, List.copyOf(timeline), List.copyOf(coRuns));
         }
