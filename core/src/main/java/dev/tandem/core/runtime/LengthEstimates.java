@@ -21,12 +21,12 @@ package dev.tandem.core.runtime;
  * and over Philly's last 1,024 arrivals it moved between 2.5 and 4.5 (all jobs: 5.6).
  *
  * <p>Both worlds feed it the same way: the simulator as jobs arrive and complete, the daemon as it first sees a
- * submitted job and when a job that gave {@code --iterations} exits with code 0 having reported its progress. The
- * daemon learns anew after a restart (it is not kept in the store).
+ * submitted job and when a job that gave {@code --iterations} exits with code 0 having reported its progress (and, at
+ * start-up, from the store's most recent such jobs, oldest first, so that a restart keeps what was learned).
  */
 public final class LengthEstimates {
     /** Declarations the spread is measured on, the most recent ones. */
-    static final int DECLARED_WINDOW = 16_384;
+    public static final int DECLARED_WINDOW = 16_384;
     /** Finished jobs the error is measured on, the most recent ones: users' habits change. */
     static final int ERROR_WINDOW = 1024;
     /** Arrivals and finished jobs needed before declarations can lose trust. */

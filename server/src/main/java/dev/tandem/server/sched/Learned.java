@@ -47,6 +47,24 @@ final class Learned {
             records.put(r.profile().signature(), r);
         }
         this.memory = new MemoryLessons(store.memoryEstimates(), store.oomPairs());
+        relearnLengths(store);
+    }
+
+    /**
+     * Judges declared lengths again from the store's most recent jobs that declared them, oldest first, as they were
+     * learned while the daemon ran: each one's declaration, and for those that succeeded the iterations they reported
+     * last. The unfinished ones among them are then seen ({@link #arrivals} skips them).
+     */
+    private void relearnLengths(Store store) {
+        java.util.List<dev.tandem.server.store.JobRecord> recent = store.recentJobsWithIterations(dev.tandem.core.runtime.LengthEstimates.DECLARED_WINDOW);
+        for (int i = recent.size() - 1; i >= 0; i--) {
+            dev.tandem.server.store.JobRecord r = recent.get(i);
+            profile(r.signature()).ifPresent(p -> lengths.arrived(r.iterations() / p.soloSpeed()));
+            if (r.state() == dev.tandem.server.store.JobState.SUCCEEDED && r.progressIter() != null && r.progressIter() > 0) {
+                lengths.finished(r.iterations(), r.progressIter());
+            }
+        }
+        if (!recent.isEmpty()) newestSeen = recent.getFirst().id();
     }
 
     ProfileStore profiles() { return profiles; }

@@ -395,6 +395,23 @@ public final class Store implements AutoCloseable {
         });
     }
 
+    /**
+     * The {@code limit} most recent jobs that declared their iterations, newest first, in any state: what the scheduler
+     * judges declared lengths by again after a restart.
+     */
+    public List<JobRecord> recentJobsWithIterations(int limit) {
+        return db.tx(c -> {
+            try (PreparedStatement ps = c.prepareStatement("SELECT " + JOB_COLUMNS + " FROM jobs WHERE iterations IS NOT NULL ORDER BY id DESC LIMIT ?")) {
+                ps.setInt(1, limit);
+                List<JobRecord> out = new ArrayList<>();
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) out.add(mapJob(rs));
+                }
+                return out;
+            }
+        });
+    }
+
     /** The mean time from submission to first run over every job that has run, in seconds; null before any did. */
     public Double meanWaitSeconds() {
         return db.tx(c -> {
