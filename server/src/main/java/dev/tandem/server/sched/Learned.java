@@ -59,7 +59,7 @@ final class Learned {
         java.util.List<dev.tandem.server.store.JobRecord> recent = store.recentJobsWithIterations(dev.tandem.core.runtime.LengthEstimates.DECLARED_WINDOW);
         for (int i = recent.size() - 1; i >= 0; i--) {
             dev.tandem.server.store.JobRecord r = recent.get(i);
-            profile(r.signature()).ifPresent(p -> lengths.arrived(r.iterations() / p.soloSpeed()));
+            declared(r);
             if (r.state() == dev.tandem.server.store.JobState.SUCCEEDED && r.progressIter() != null && r.progressIter() > 0) {
                 lengths.finished(r.iterations(), r.progressIter());
             }
@@ -80,10 +80,15 @@ final class Learned {
         long newest = newestSeen;
         for (dev.tandem.server.store.JobRecord r : unfinished) {
             if (r.id() <= newestSeen) continue;
-            if (r.iterations() != null) profile(r.signature()).ifPresent(p -> lengths.arrived(r.iterations() / p.soloSpeed()));
+            if (r.iterations() != null) declared(r);
             newest = Math.max(newest, r.id());
         }
         newestSeen = newest;
+    }
+
+    /** A job's declared length, in solo seconds where its workload's speed is known (else it is not counted). */
+    private void declared(dev.tandem.server.store.JobRecord r) {
+        profile(r.signature()).ifPresent(p -> lengths.arrived(r.iterations() / p.soloSpeed()));
     }
 
     long version() { return version; }

@@ -295,7 +295,7 @@ public final class Simulator {
                 case ARRIVAL -> {
                     nextArrival++;
                     pushNextArrival();
-                    lengthEstimates.arrived(cfg.knowledge().declared(js.job.totalIterations(), js.lengthFactor) / js.profile.soloSpeed());
+                    lengthEstimates.arrived(declaredIterations(js) / js.profile.soloSpeed());
                     enqueue(js, Lifecycle.Step.SUBMIT);
                 }
                 case COMPLETION -> {
@@ -303,7 +303,7 @@ public final class Simulator {
                     advance(js); // exact integration brings done to the total; tests check it, so it is not forced here
                     js.phase = Lifecycle.after(js.phase, Lifecycle.Step.FINISH);
                     js.finish = clock;
-                    lengthEstimates.finished(cfg.knowledge().declared(js.job.totalIterations(), js.lengthFactor), js.job.totalIterations());
+                    lengthEstimates.finished(declaredIterations(js), js.job.totalIterations());
                     if (Double.isNaN(lengthsDistrustedAt) && !lengthEstimates.trusted()) lengthsDistrustedAt = clock;
                     js.view = null; // a million finished jobs need not keep their last view
                     if (!runsAlone.isEmpty()) runsAlone.remove(js.job.id());
@@ -406,6 +406,11 @@ public final class Simulator {
             List<RunningJob> out = new ArrayList<>(placements.size());
             for (JobState js : placements.all()) out.add(view(js));
             return Collections.unmodifiableList(out);
+        }
+
+        /** The length the job declared, in iterations ({@link Knowledge#declared}; NaN where none was). */
+        private double declaredIterations(JobState js) {
+            return cfg.knowledge().declared(js.job.totalIterations(), js.lengthFactor);
         }
 
         /** The remaining work the policies see, by what they know about length ({@link SimConfig#knowledge()}). */
