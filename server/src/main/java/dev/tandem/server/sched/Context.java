@@ -74,6 +74,7 @@ final class Context {
         this.monitor = monitor;
         this.unusable = new UnusableGpus(this.devices, new ForeignProcesses(this.devices, monitor == null ? List::of : monitor::computeApps, executor::owns));
         this.metrics = metrics;
+        metrics.lengthEstimates(learned.lengths()); // as judged again from the store, until the next job succeeds
         this.cfg = cfg;
         this.memoryRule = new MemoryRule(cfg.memoryMarginMiB());
     }

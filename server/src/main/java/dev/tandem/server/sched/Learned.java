@@ -26,7 +26,7 @@ final class Learned {
     private final MemoryLessons memory;
     /** Solo speeds this hardware is known to have ({@link dev.tandem.server.exec.Executor#hardwareProfiles}). */
     private final Map<WorkloadSignature, Double> hardwareSpeeds = new HashMap<>();
-    /** How far the lengths users declare ({@code --iterations}) proved right, from the jobs that succeeded since start-up. */
+    /** How far the lengths users declare ({@code --iterations}) proved right (judged again from the store at start-up). */
     private final dev.tandem.core.runtime.LengthEstimates lengths = new dev.tandem.core.runtime.LengthEstimates();
     /** The highest job id {@link #arrivals} has seen. */
     private long newestSeen;
@@ -74,16 +74,18 @@ final class Learned {
     /**
      * Tells {@link #lengths} the lengths declared by jobs it has not seen yet, in solo seconds where the workload's speed
      * is known: those with a higher id than any before (ids grow with submission; a job submitted and finished between
-     * two rounds, or of a workload not yet profiled, is missed, which only thins the sample).
+     * two rounds, or of a workload not yet profiled, is missed, which only thins the sample). {@code unfinished} is in
+     * id order, as the store hands it, so a round looks only at its tail of new jobs, not at every waiting job.
      */
     void arrivals(java.util.List<dev.tandem.server.store.JobRecord> unfinished) {
-        long newest = newestSeen;
-        for (dev.tandem.server.store.JobRecord r : unfinished) {
-            if (r.id() <= newestSeen) continue;
+        int from = unfinished.size();
+        while (from > 0 && unfinished.get(from - 1).id() > newestSeen) from--;
+        if (from == unfinished.size()) return;
+        for (int i = from; i < unfinished.size(); i++) {
+            dev.tandem.server.store.JobRecord r = unfinished.get(i);
             if (r.iterations() != null) declared(r);
-            newest = Math.max(newest, r.id());
         }
-        newestSeen = newest;
+        newestSeen = unfinished.getLast().id();
     }
 
     /** A job's declared length, in solo seconds where its workload's speed is known (else it is not counted). */

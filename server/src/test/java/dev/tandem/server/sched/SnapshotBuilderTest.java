@@ -137,6 +137,8 @@ class SnapshotBuilderTest {
             assertThat(lengths.samples()).isEqualTo(20);
             assertThat(lengths.rmsLogError()).isCloseTo(Math.log(3), within(1e-9));
             assertThat(lengths.trusted()).isFalse();
+            // and /metrics says so from the start, not only after the next job succeeds
+            assertThat(ctx.metrics.scrape()).contains("tandem_length_estimate_samples 20.0").contains("tandem_length_estimate_trusted 0.0");
             ctx.learned.arrivals(store.unfinishedJobs());
             assertThat(lengths.declarations()).isEqualTo(21);
         }

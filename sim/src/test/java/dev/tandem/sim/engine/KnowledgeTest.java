@@ -21,6 +21,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 class KnowledgeTest {
+    private static final Cluster ONE_NODE = Cluster.homogeneous(1, 1, new GpuType("T", 24576), 8, 1 << 16);
+
+    /** {@code n} one-GPU jobs submitted at 0, of 1,000 to n x 1,000 iterations. */
+    private static List<Job> jobs(int n) {
+        List<Job> jobs = new ArrayList<>();
+        for (int i = 0; i < n; i++) jobs.add(new Job("j" + i, "u", 0, 1, SimulatorTest.A, 1000.0 * (i + 1), 1000, 0));
+        return jobs;
+    }
+
     /** FIFO that records the remaining iterations it was shown for each queued job at its first look. */
     static final class Recording implements Policy {
         final Map<String, Double> seen = new HashMap<>();
@@ -35,12 +44,10 @@ class KnowledgeTest {
     }
 
     private static Map<String, Double> seen(Knowledge k, long seed) {
-        Cluster c = Cluster.homogeneous(1, 1, new GpuType("T", 24576), 8, 1 << 16);
-        List<Job> jobs = new ArrayList<>();
-        for (int i = 0; i < 40; i++) jobs.add(new Job("j" + i, "u", 0, 1, SimulatorTest.A, 1000.0 * (i + 1), 1000, 0));
+        List<Job> jobs = jobs(40);
         SimConfig cfg = new SimConfig(0, 60, 30, 0, new MemoryRule(0)).withKnowledge(k, seed);
         Recording r = new Recording();
-        SimulationResult result = new Simulator(cfg, c, SimulatorTest.profiles(1000, 1000), SimulatorTest.truth(0.8, 0.6)).run(jobs, r, null);
+        SimulationResult result = new Simulator(cfg, ONE_NODE, SimulatorTest.profiles(1000, 1000), SimulatorTest.truth(0.8, 0.6)).run(jobs, r, null);
         assertThat(result.metrics().jobs_completed()).isEqualTo(40);
         return r.seen;
     }
@@ -86,9 +93,7 @@ class KnowledgeTest {
         assertThat(noisy.lengthKnown(1000, 900, 2)).isTrue();
         // the policies see it: a job whose estimate is half its work is shown with a known length at first, and without
         // one once it has run past the estimate (it is then ranked by the service it had, see expectedSoloSeconds)
-        Cluster c = Cluster.homogeneous(1, 1, new GpuType("T", 24576), 8, 1 << 16);
-        List<Job> jobs = new ArrayList<>();
-        for (int i = 0; i < 40; i++) jobs.add(new Job("j" + i, "u", 0, 1, SimulatorTest.A, 1000.0 * (i + 1), 1000, 0));
+        List<Job> jobs = jobs(40);
         Map<Boolean, Integer> views = new HashMap<>(Map.of(true, 0, false, 0));
         Policy watching = new Policy() {
             final FifoPolicy fifo = new FifoPolicy();
@@ -100,7 +105,7 @@ class KnowledgeTest {
             }
         };
         SimConfig cfg = new SimConfig(300, 60, 30, 0, new MemoryRule(0)).withKnowledge(noisy, 1);
-        new Simulator(cfg, c, SimulatorTest.profiles(1000, 1000), SimulatorTest.truth(0.8, 0.6)).run(jobs, watching, null);
+        new Simulator(cfg, ONE_NODE, SimulatorTest.profiles(1000, 1000), SimulatorTest.truth(0.8, 0.6)).run(jobs, watching, null);
         assertThat(views.get(true)).isPositive();
         assertThat(views.get(false)).as("some job outran its estimate while watched").isPositive();
     }
@@ -113,9 +118,7 @@ class KnowledgeTest {
     @Test
     void declaredLengthsLoseTrustOnceCompletedJobsShowThemFarOff() {
         for (Knowledge k : List.of(Knowledge.EXACT, Knowledge.noisy(1), Knowledge.NONE)) {
-            Cluster c = Cluster.homogeneous(1, 1, new GpuType("T", 24576), 8, 1 << 16);
-            List<Job> jobs = new ArrayList<>();
-            for (int i = 0; i < 60; i++) jobs.add(new Job("j" + i, "u", 0, 1, SimulatorTest.A, 1000.0 * (i + 1), 1000, 0));
+            List<Job> jobs = jobs(60);
             List<Boolean> trusted = new ArrayList<>();
             Policy watching = new Policy() {
                 final FifoPolicy fifo = new FifoPolicy();
@@ -126,7 +129,7 @@ class KnowledgeTest {
                 }
             };
             SimConfig cfg = new SimConfig(300, 60, 30, 0, new MemoryRule(0)).withKnowledge(k, 1);
-            new Simulator(cfg, c, SimulatorTest.profiles(1000, 1000), SimulatorTest.truth(0.8, 0.6)).run(jobs, watching, null);
+            new Simulator(cfg, ONE_NODE, SimulatorTest.profiles(1000, 1000), SimulatorTest.truth(0.8, 0.6)).run(jobs, watching, null);
             assertThat(trusted.get(0)).as(k + " at the start").isTrue();
             if (k.kind() == Knowledge.Kind.NOISY) assertThat(trusted.get(trusted.size() - 1)).as(k + " at the end").isFalse();
             else assertThat(trusted).as(k.toString()).containsOnly(true);
