@@ -34,12 +34,13 @@ final class PreemptivePriority {
         waiting.limit(capacity);
         RankedQueue.Entry nextWaiting = waiting.hasNext() ? waiting.next() : null;
         int runs = running.size(), next = 0; // the next running job in rank order
+        if (nextWaiting != null) running.bringUpToDate(s, firstNotBefore(running, 0, runs, nextWaiting));
         while (capacity > 0 && (next < runs || nextWaiting != null)) {
             if (next < runs && (nextWaiting == null || ranksFirst(running.get(next), nextWaiting))) {
                 // the running jobs that rank before the next waiting one are kept at once where they all fit in what is
                 // left (none of them can then find too little): on 2,000 GPUs a decision passed over some 1,500 of them
                 int end = nextWaiting == null ? runs : firstNotBefore(running, next, runs, nextWaiting);
-                int held = running.gpusBefore(end) - running.gpusBefore(next);
+                int held = running.gpusIn(next, end);
                 if (held <= capacity) {
                     capacity -= held;
                     next = end;
@@ -47,7 +48,7 @@ final class PreemptivePriority {
                 }
                 for (; next < end && capacity > 0; next++) { // waiting jobs ranked before took GPUs: one by one
                     RankedRunning.Entry r = running.get(next);
-                    int gpus = r.job.gpus();
+                    int gpus = r.gpus;
                     if (gpus <= capacity) capacity -= gpus;
                     else suspended.add(r);
                 }

@@ -11,10 +11,10 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.function.DoubleSupplier;
 
 /**
  * The running jobs in a preemptive policy's rank order: priority first, then the policy's key (lower first), then
@@ -23,7 +23,9 @@ import java.util.Map;
  * threshold), and the world keeps a {@link RunningJournal}, the order is kept across rounds: a round costs the jobs
  * that started and stopped and the re-checks that fell due, not a view, a key and a sort of every running job (on
  * the Philly replay, 262,000 rounds of up to 256 running jobs each). Keys that change with time alone (SRTF's
- * remaining time) are computed anew every round, for entries kept while their jobs run ({@link #updateEveryRound}).
+ * remaining time) only fall while a job runs: with a journal, a key computed at an earlier round is an upper bound,
+ * and only the jobs whose old key does not rank them before the best waiting job are keyed again
+ * ({@link #updateEveryRound}, {@link #bringUpToDate}); without one, every running job is keyed anew every round.
  * Stateful: one per policy.
  */
 final class RankedRunning implements Iterable<RankedRunning.Entry> {
@@ -48,18 +50,20 @@ final class RankedRunning implements Iterable<RankedRunning.Entry> {
         /** The key as of the last round that ranked it (every round for keys that change with time alone). */
         double key;
         final int priority;
+        final int gpus;
         final double submitTime;
         /** When it started relative to the others: the last tie-break (its place in the snapshot's running order). */
         long seq;
         /** When its key may change next ({@link Keys#recheckAt}), or +inf. */
         double recheckAt;
-        /** The last round that ranked it anew ({@link #rankAnew}). */
-        private long rankedIn;
+        /** Where {@link #bringUpToDate} reads its remaining iterations, if the world offers that: else through its view. */
+        private DoubleSupplier remaining;
 
         private Entry(Job job, double key, long seq, double recheckAt) {
             this.job = job;
             this.key = key;
             this.priority = job.priority();
+            this.gpus = job.gpus();
             this.submitTime = job.submitTime();
             this.seq = seq;
             this.recheckAt = recheckAt;
@@ -87,12 +91,10 @@ final class RankedRunning implements Iterable<RankedRunning.Entry> {
     private final List<Entry> sorted = new ArrayList<>();
     // following a journal: the order kept across rounds, each job's entry, and when keys may change
     private final Map<String, Entry> byId = new HashMap<>();
-    // ranking every running job every round: each job's entry, kept while it runs, and the rounds so far
-    private final Map<Job, Entry> everyRound = new IdentityHashMap<>();
-    private long rounds;
-    /** {@link #gpusBefore} each place, valid while {@code summed} (every change of the order clears it). */
-    private int[] gpusBefore = new int[1];
-    private boolean summed;
+    /** The GPUs all ranked jobs hold: a range of places is summed from whichever side is shorter ({@link #gpusIn}). */
+    private int gpusHeld;
+    /** Following a journal with a key that falls as jobs run: the key, for the entries {@link #bringUpToDate} keys again. */
+    private TimeKey fallingKey;
     private final TimeHeap<Entry> rechecks = new TimeHeap<>();
     private RunningJournal journal;
     private long journalAt;
@@ -104,100 +106,103 @@ final class RankedRunning implements Iterable<RankedRunning.Entry> {
      * whose re-check fell due, are keyed.
      */
     void update(SchedulerSnapshot s, Keys keys) {
-        RunningJournal j = s.runningJournal();
-        if (j == null) { // without a journal: every running job, every round
-            rankAnew(sink -> {
-                for (RunningJob r : s.running()) sink.put(r.job(), keys.key(r), keys.recheckAt(r));
-            });
-            return;
-        }
-        everyRound.clear(); // the journal's entries from here on
+        fallingKey = null;
+        if (s.runningJournal() == null) rankAnew(s, keys); // without a journal: every running job, every round
+        else follow(s, s.runningJournal(), keys);
+    }
+
+    /** Brings the order up to date with the jobs that started and stopped since the last round, and the re-checks due. */
+    private void follow(SchedulerSnapshot s, RunningJournal j, Keys keys) {
         boolean followed = j == journal && j.readSince(journalAt, (job, started) -> {
             remove(job.id());
             // a job may have stopped again since (a later change says so); the world's view of it is as of now
-            if (started) s.occupancy().job(job.id()).ifPresent(r -> add(r, keys, nextSeq++, s.now()));
+            if (started) s.occupancy().job(job.id()).ifPresent(r -> add(s, r, keys, nextSeq++));
         });
         if (!followed) {
             byId.clear();
             rechecks.clear();
             sorted.clear();
-            summed = false;
+            gpusHeld = 0;
             journal = j;
-            for (RunningJob r : s.running()) add(r, keys, nextSeq++, s.now()); // in the snapshot's order
+            for (RunningJob r : s.running()) add(s, r, keys, nextSeq++); // in the snapshot's order
         }
         journalAt = j.count();
         while (rechecks.peekTime() <= s.now()) {
             Entry e = rechecks.poll();
             if (byId.get(e.id()) != e) continue; // it stopped, or was keyed again since
             remove(e.id());
-            add(s.occupancy().job(e.id()).orElseThrow(), keys, e.seq, s.now());
+            add(s, s.occupancy().job(e.id()).orElseThrow(), keys, e.seq);
         }
     }
 
     /**
-     * Ranks every running job anew by a key that changes with time alone: its remaining time, read without a view of
-     * each job where the world allows ({@link dev.tandem.core.policy.Occupancy#readRunning}).
+     * Ranks the running jobs by a key that changes with time alone and only falls while a job runs (its remaining time).
+     * Where the world keeps a journal (which promises that: see {@link RunningJournal}), a job is keyed when it starts,
+     * and again only where {@link #bringUpToDate} finds that its old key might no longer rank it before the best waiting
+     * job: in an overloaded cluster almost every running job does, and keying each of some 1,500 every decision was
+     * most of SRTF's time on 100,000 jobs. Without a journal every running job is keyed anew every round.
      */
     void updateEveryRound(SchedulerSnapshot s, TimeKey key) {
-        rankAnew(sink -> {
-            if (!s.occupancy().readRunning((job, startedAt, remaining, attained, lengthKnown) ->
-                    sink.put(job, key.key(job, remaining), Double.POSITIVE_INFINITY))) {
-                for (RunningJob r : s.running()) sink.put(r.job(), key.key(r.job(), r.remainingIterations()), Double.POSITIVE_INFINITY);
-            }
-        });
-    }
-
-    /** Where a round hands each running job, in the snapshot's order, with its key and re-check time. */
-    @FunctionalInterface
-    private interface Sink {
-        void put(Job job, double key, double recheckAt);
+        RunningJournal j = s.runningJournal();
+        if (j != null) {
+            fallingKey = key;
+            follow(s, j, r -> key.key(r.job(), r.remainingIterations()));
+            return;
+        }
+        fallingKey = null;
+        rankAnew(s, r -> key.key(r.job(), r.remainingIterations()));
     }
 
     /**
-     * Ranks every running job anew: {@code running} hands each to a sink, in the snapshot's order. A job that ran at the
-     * last such round keeps its entry (its key, re-check time and place in the running order brought up to date), so a
-     * round costs a look-up per running job, not an entry and a map of all of them. The last round's rank order comes
-     * first, then the jobs that started since: keys change little between rounds, so the sort finds the list almost in
-     * order and passes over it, where the snapshot's order made it merge runs (two fifths of SRTF's time on 100,000
-     * jobs); the order it ends in is the same (no two entries tie).
+     * Ranks every running job anew, in the snapshot's order of its running jobs (the last tie-break): what a world
+     * without a journal costs every round (the daemon keeps none).
      */
-    private void rankAnew(java.util.function.Consumer<Sink> running) {
+    private void rankAnew(SchedulerSnapshot s, Keys keys) {
         journal = null;
         byId.clear();
         rechecks.clear();
-        long round = ++rounds;
-        List<Entry> started = new ArrayList<>();
-        long[] place = {0};
-        running.accept((job, key, recheckAt) -> {
-            Entry e = everyRound.get(job);
-            if (e == null) {
-                e = new Entry(job, key, 0, recheckAt);
-                everyRound.put(job, e);
-                started.add(e);
-            }
-            e.key = key;
-            e.recheckAt = recheckAt;
-            e.seq = place[0]++;
-            e.rankedIn = round;
-        });
-        int kept = 0;
-        for (int i = 0; i < sorted.size(); i++) {
-            Entry e = sorted.get(i);
-            if (e.rankedIn == round) sorted.set(kept++, e);
-            else if (everyRound.get(e.job) == e) everyRound.remove(e.job); // it stopped (an entry of the journal's is in no map here)
+        sorted.clear();
+        gpusHeld = 0;
+        long seq = 0;
+        for (RunningJob r : s.running()) {
+            Entry e = new Entry(r.job(), keys.key(r), seq++, keys.recheckAt(r));
+            sorted.add(e);
+            gpusHeld += e.gpus;
         }
-        sorted.subList(kept, sorted.size()).clear();
-        sorted.addAll(started);
         sorted.sort(ORDER);
-        summed = false;
     }
 
-    private void add(RunningJob r, Keys keys, long seq, double now) {
+    /**
+     * Keys again the entries from rank place {@code from} on, where they were keyed at an earlier round by a key that
+     * falls as jobs run ({@link #updateEveryRound} following a journal; otherwise every key is current and this does
+     * nothing). {@code from} is the first place whose (old) key does not rank its job before the best waiting job:
+     * every job before it still ranks before that job, as its key can only have fallen. Afterwards the jobs that do not
+     * rank before it are all keyed as of now and in their exact order; those keyed again move to their new places.
+     */
+    void bringUpToDate(SchedulerSnapshot s, int from) {
+        if (fallingKey == null || from >= sorted.size()) return;
+        List<Entry> again = new ArrayList<>(sorted.subList(from, sorted.size()));
+        sorted.subList(from, sorted.size()).clear();
+        for (Entry e : again) {
+            double left = e.remaining != null ? e.remaining.getAsDouble() : s.occupancy().job(e.id()).orElseThrow().remainingIterations();
+            e.key = fallingKey.key(e.job, left);
+        }
+        again.sort(ORDER); // old keys mostly keep the order: a pass over it
+        for (Entry e : again) { // an entry's key fell: it may now rank before some not keyed again
+            int n = sorted.size();
+            if (n == 0 || ORDER.compare(sorted.get(n - 1), e) < 0) sorted.add(e);
+            else sorted.add(-Collections.binarySearch(sorted, e, ORDER) - 1, e);
+        }
+    }
+
+    private void add(SchedulerSnapshot s, RunningJob r, Keys keys, long seq) {
+        double now = s.now();
         double at = keys.recheckAt(r);
         Entry e = new Entry(r.job(), keys.key(r), seq, at);
+        if (fallingKey != null) e.remaining = s.occupancy().remainingReader(e.id());
         byId.put(e.id(), e);
         sorted.add(-Collections.binarySearch(sorted, e, ORDER) - 1, e); // entries differ in seq: never found
-        summed = false;
+        gpusHeld += e.gpus;
         // a re-check time that has come (the policy's estimate of it may run a little early) is the next round's
         if (at < Double.POSITIVE_INFINITY) rechecks.add(at > now ? at : Math.nextUp(now), e);
     }
@@ -206,7 +211,7 @@ final class RankedRunning implements Iterable<RankedRunning.Entry> {
         Entry e = byId.remove(id);
         if (e != null) {
             sorted.remove(Collections.binarySearch(sorted, e, ORDER));
-            summed = false;
+            gpusHeld -= e.gpus;
         }
     }
 
@@ -219,17 +224,21 @@ final class RankedRunning implements Iterable<RankedRunning.Entry> {
     Entry get(int i) { return sorted.get(i); }
 
     /**
-     * The GPUs the running jobs ranked before place {@code i} hold, summed once after the order last changed: a decision
-     * keeps the running jobs that rank before the next waiting one in one step where they fit in what is left
-     * ({@link PreemptivePriority#schedule}), instead of one by one through thousands.
+     * The GPUs the running jobs at rank places {@code [from, to)} hold: a decision keeps the running jobs that rank
+     * before the next waiting one in one step where they fit in what is left ({@link PreemptivePriority#schedule}),
+     * instead of one by one through thousands. Summed over the range or, when that is shorter, over the places outside
+     * it: the first range of a decision is most of the running jobs, and the order changes every decision (summing
+     * every place each time was a sixth of Tiresias' time on 100,000 jobs).
      */
-    int gpusBefore(int i) {
-        if (!summed) {
-            if (gpusBefore.length < sorted.size() + 1) gpusBefore = new int[sorted.size() + 1 + (sorted.size() >> 1)];
-            for (int k = 0; k < sorted.size(); k++) gpusBefore[k + 1] = gpusBefore[k] + sorted.get(k).job.gpus();
-            summed = true;
+    int gpusIn(int from, int to) {
+        int n = sorted.size(), sum = 0;
+        if (to - from <= n - (to - from)) {
+            for (int k = from; k < to; k++) sum += sorted.get(k).gpus;
+            return sum;
         }
-        return gpusBefore[i];
+        for (int k = 0; k < from; k++) sum += sorted.get(k).gpus;
+        for (int k = to; k < n; k++) sum += sorted.get(k).gpus;
+        return gpusHeld - sum;
     }
 
     /**

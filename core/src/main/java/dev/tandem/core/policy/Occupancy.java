@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.DoubleSupplier;
 
 /**
  * Who runs where, as the world indexes it, so that policies find idle GPUs and lone jobs without scanning
@@ -69,12 +70,12 @@ public interface Occupancy {
     }
 
     /**
-     * Hands every running job to {@code reader}, in the order of the snapshot's {@link SchedulerSnapshot#running()}, with
-     * what its view would say, and returns true; false (nothing read) where the world has only the views, which the
-     * caller then reads. SRTF ranks every running job by its remaining time at every decision: on 100,000 jobs, making a
-     * view of each was a third of its time.
+     * A reading of a running job's remaining iterations as its view would say them at the time it is read, for as long
+     * as the job keeps running; null where the world has only the views (or the job is not running). SRTF keeps one per
+     * running job and reads the few it must key again at a decision: looking each up and making its view was most of
+     * its time on 100,000 jobs.
      */
-    default boolean readRunning(OccupantReader reader) { return false; }
+    default DoubleSupplier remainingReader(String id) { return null; }
 
     /** The job itself, without building its full running view. */
     default Optional<Job> jobOf(String id) { return job(id).map(RunningJob::job); }

@@ -7,6 +7,10 @@ import dev.tandem.core.model.Job;
  * A policy that keeps the running jobs in its own order (SRTF's and Tiresias' ranking) follows these changes and asks
  * the world for the view of each job that started ({@link Occupancy#job}), instead of building a view of every
  * running job every round. A job that moves between GPUs stops and starts again.
+ * <p>A world that keeps one also promises that what it shows of a job while the job keeps running changes only as
+ * the job runs: its remaining iterations never rise, and its profile stays as it was (a job whose work grows, by a
+ * restart's overhead or a crash, stops and starts again). SRTF's ranking relies on it to key again only the few running
+ * jobs whose old remaining time could matter.
  */
 public final class RunningJournal extends Journal<Job> {
     public RunningJournal(int capacity) { super(capacity); }

@@ -40,6 +40,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.function.DoubleSupplier;
 import java.util.function.Supplier;
 import java.util.AbstractList;
 import java.util.Collection;
@@ -469,9 +470,9 @@ public final class Simulator {
                 for (JobState j : placements.on(gpu)) read(j, reader);
             }
 
-            @Override public boolean readRunning(Occupancy.OccupantReader reader) {
-                for (JobState j : placements.all()) read(j, reader); // runningViews' order
-                return true;
+            @Override public DoubleSupplier remainingReader(String id) {
+                JobState js = Run.this.job(id);
+                return js == null || js.phase != Lifecycle.Phase.RUNNING ? null : () -> seenRemaining(js, doneNow(js));
             }
 
             /** Hands a running job to a reader with what makeView would say, without making the view. */

@@ -17,7 +17,9 @@ import dev.tandem.data.truth.MeasuredTruth;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -344,16 +346,18 @@ class SimulatorTest {
     }
 
     /**
-     * What the simulator hands a policy about a GPU's jobs, or all running jobs, without views ({@code
-     * Occupancy.readOccupants}, {@code readRunning}) is what their views say, in their order, at every decision, for jobs
-     * of known and of unknown length, whether or not a view was made before.
+     * What the simulator hands a policy about a GPU's jobs without views ({@code Occupancy.readOccupants}) is what their
+     * views say, in their order, at every decision, for jobs of known and of unknown length, whether or not a view was
+     * made before; and a job's remaining iterations read through the reader handed out at an earlier decision
+     * ({@code Occupancy.remainingReader}) are what its view says now, for as long as it keeps running.
      */
     @Test
     void occupantsReadWithoutViewsAreWhatTheViewsSay() {
         var sc = dev.tandem.sim.scenario.ScenarioFixtures.lucid(80, "poisson:6", 5);
         for (Knowledge knowledge : List.of(Knowledge.EXACT, Knowledge.NONE)) {
             List<String> differences = new ArrayList<>();
-            int[] compared = {0};
+            int[] compared = {0}, readLater = {0};
+            Map<String, java.util.function.DoubleSupplier> readers = new HashMap<>(); // by job and start time
             Policy inner = dev.tandem.core.policies.PolicyCatalog.create("tandem");
             Policy watching = new Policy() {
                 @Override public String name() { return inner.name(); }
@@ -367,17 +371,25 @@ class SimulatorTest {
                         if (!read.equals(viewed) || !again.equals(viewed)) differences.add(read + " / " + again + " / " + viewed);
                         compared[0] += viewed.size();
                     }
-                    // every running job at once (Occupancy.readRunning), in the order of the snapshot's running jobs
-                    List<String> all = new ArrayList<>(), allViewed = new ArrayList<>();
-                    boolean answered = s.occupancy().readRunning((job, started, remaining, attained, known) -> all.add(job.id() + " " + started + " " + remaining + " " + attained + " " + known));
-                    for (var r : s.running()) allViewed.add(r.id() + " " + r.startedAt() + " " + r.remainingIterations() + " " + r.attainedGpuSeconds() + " " + r.lengthKnown());
-                    if (!answered || !all.equals(allViewed)) differences.add("running: " + answered + " " + all + " / " + allViewed);
+                    Map<String, java.util.function.DoubleSupplier> stillRunning = new HashMap<>();
+                    for (var r : s.running()) {
+                        String run = r.id() + "@" + r.startedAt();
+                        var reader = readers.get(run);
+                        if (reader == null) reader = s.occupancy().remainingReader(r.id());
+                        else readLater[0]++;
+                        if (reader == null || reader.getAsDouble() != r.remainingIterations())
+                            differences.add("remaining of " + run + ": " + (reader == null ? null : reader.getAsDouble()) + " / " + r.remainingIterations());
+                        stillRunning.put(run, reader);
+                    }
+                    readers.keySet().retainAll(stillRunning.keySet());
+                    readers.putAll(stillRunning);
                     return inner.decide(s);
                 }
             };
             new Simulator(SimConfig.defaults().withKnowledge(knowledge, 1), sc.cluster(), sc.profiles(), sc.truth()).run(sc.jobs(), watching, sc.newOracle());
             assertThat(differences).as(knowledge.toString()).isEmpty();
             assertThat(compared[0]).as("occupants compared").isGreaterThan(100);
+            assertThat(readLater[0]).as("remaining read at a later decision").isGreaterThan(100);
         }
     }
 
