@@ -179,11 +179,12 @@ public final class TandemPolicy implements Policy {
             }
             if (idle.isEmpty()) {
                 double seconds = queueOrder.selectedSeconds(i);
-                waitingSeconds[waiting.size()] = Double.isNaN(seconds) ? s.expectedSoloSeconds(p) : seconds;
+                if (Double.isNaN(seconds)) seconds = s.expectedSoloSeconds(p);
+                waitingSeconds[waiting.size()] = seconds;
                 waiting.add(p);
                 // the first urgent or overdue gang that cannot start holds back the GPUs that drain soonest
                 if (reservedFor || (!reservation.active() && p.job().gpus() > 1)) {
-                    double maxDrain = reserveWithin(s, p, price);
+                    double maxDrain = reserveWithin(s, p, seconds, price);
                     if (maxDrain > 0) reservation.hold(s, view, p, maxDrain);
                 }
                 continue;
@@ -298,11 +299,11 @@ public final class TandemPolicy implements Policy {
      * has waited as long as it will run (slowdown 2) holds GPUs draining within the time it has already waited:
      * its wait is then bounded by about twice that, and GPUs never idle long for a short job.
      */
-    private double reserveWithin(SchedulerSnapshot s, PendingJob p, Map<WorkPrices.Group, WorkPrices.Price> price) {
-        if (!price.isEmpty() && urgency(s, p) >= RESERVE_URGENCY) return MAX_DRAIN_SHARE * prices.horizon(s.now());
+    private double reserveWithin(SchedulerSnapshot s, PendingJob p, double expectedSeconds, Map<WorkPrices.Group, WorkPrices.Price> price) {
+        if (!price.isEmpty() && urgency(s, p, expectedSeconds) >= RESERVE_URGENCY) return MAX_DRAIN_SHARE * prices.horizon(s.now());
         if (cfg.objective() == Objective.MAKESPAN) return 0;
         double waited = s.now() - p.queuedSince();
-        return waited >= s.expectedSoloSeconds(p) ? waited : 0;
+        return waited >= expectedSeconds ? waited : 0;
     }
 
     private boolean starving(SchedulerSnapshot s, PendingJob p) {
@@ -380,7 +381,9 @@ public final class TandemPolicy implements Policy {
         Reservation.Drains drains = null; // how soon GPUs free up, worked out once per GPU and gang need, if a critical job asks
         for (Map.Entry<QueuedClass, List<PendingJob>> qe : queued.entrySet()) {
             QueuedClass qc = qe.getKey();
-            Job qrep = qe.getValue().get(0).job();
+            PendingJob first = qe.getValue().get(0);
+            Job qrep = first.job();
+            double urgency = price.isEmpty() ? 0 : urgency(s, first, waitingSeconds[positions.get(first)]);
             long need = s.memoryRule().charged(qc.needMiB());
             double opp = Double.NaN;
             for (Map.Entry<HostClass, List<Packing.Host>> he : hosts.entrySet()) {
@@ -404,9 +407,9 @@ public final class TandemPolicy implements Policy {
                     // the pair's reduced cost against the host running alone: zero for pairs in the planned mix
                     double[] r = WorkPrices.cautiousRates(pr, cfg.uncertaintyWeight());
                     gain = r[0] * pq.work() - (1 - r[1]) * ph.work() - pq.slot() + THROUGHPUT_TIE_WEIGHT * cautious(pr.combined(), pr)
-                            + cfg.urgencyWeight() * urgency(s, qe.getValue().get(0));
+                            + cfg.urgencyWeight() * urgency;
                 } else {
-                    if (Double.isNaN(opp)) opp = opportunity(s, qe.getValue().get(0), bySize.getOrDefault(qc.gpus(), List.of()));
+                    if (Double.isNaN(opp)) opp = opportunity(s, first, bySize.getOrDefault(qc.gpus(), List.of()));
                     gain = cautious(pr.combined(), pr) - opp;
                 }
                 // a critical job takes a host only where no other candidate would: its pair lasts as long as it does
@@ -520,12 +523,15 @@ public final class TandemPolicy implements Policy {
         return value - cfg.uncertaintyWeight() * u;
     }
 
-    /** The share of the plan's remaining horizon a queued job needs alone (1 = it must start now); 0 without a length. */
-    private double urgency(SchedulerSnapshot s, PendingJob q) {
+    /**
+     * The share of the plan's remaining horizon a queued job needs alone (1 = it must start now); 0 without a length.
+     * {@code expectedSeconds}: its expected solo seconds, as the round worked them out once per waiting job.
+     */
+    private double urgency(SchedulerSnapshot s, PendingJob q, double expectedSeconds) {
         if (!s.knowsLength(q)) return 0;
         double h = prices.horizon(s.now());
         if (!(h > 0)) return 1;
-        return Math.min(1, s.expectedSoloSeconds(q) / h);
+        return Math.min(1, expectedSeconds / h);
     }
 
     /** The cautious speeds at which this policy would let two jobs share GPUs, or empty where it would not. */
