@@ -112,6 +112,8 @@ public final class Simulator {
         double attained, queueTotal, longestWait, sharedSeconds, segmentStartDone;
         int restarts, ooms;
         long version, segment;
+        /** Its completion and first speed observation while it runs on its current GPUs, moved as its speed changes. */
+        EventQueue.Event<JobState> completion, observation;
         boolean observed, shared;
         /** The pair of its current placement went to the online model ({@link PairReports}). */
         boolean pairReported;
@@ -289,6 +291,15 @@ public final class Simulator {
             }
         }
 
+        /**
+         * A job's completion and observation move with its speed and are withdrawn when it stops ({@link JobState#completion}):
+         * one that comes up belongs to the job's current placement, or the simulator has lost track of an event.
+         */
+        private static void current(EventQueue.Event<JobState> e, JobState js) {
+            if (js.phase != Lifecycle.Phase.RUNNING || js.version != e.token())
+                throw new IllegalStateException("event " + e.type() + " of job " + js.job.id() + " came up for an old placement (token " + e.token() + ", now " + js.version + ")");
+        }
+
         private void process(EventQueue.Event<JobState> e) {
             eventCount++;
             JobState js = e.payload();
@@ -300,7 +311,7 @@ public final class Simulator {
                     enqueue(js, Lifecycle.Step.SUBMIT);
                 }
                 case COMPLETION -> {
-                    if (js.phase != Lifecycle.Phase.RUNNING || js.version != e.token()) return;
+                    current(e, js);
                     advance(js); // exact integration brings done to the total; tests check it, so it is not forced here
                     js.phase = Lifecycle.after(js.phase, Lifecycle.Step.FINISH);
                     js.finish = clock;
@@ -319,7 +330,7 @@ public final class Simulator {
                     crash(js);
                 }
                 case OBSERVE -> {
-                    if (js.phase != Lifecycle.Phase.RUNNING || js.version != e.token()) return;
+                    current(e, js);
                     js.observed = true;
                     newlyObserved.add(js);
                     reportObservation(js);
@@ -378,8 +389,8 @@ public final class Simulator {
             givenIds = null;
             suspendedNow.clear();
             holdsChanged(DecisionRules.apply(decisions, rulesView, reservations, clock, steps));
-            // the jobs it suspended are back in the queue by its own decision: nothing it has not seen, so no decision at the
-            // next event for them (that event may be a stale completion of a suspended job, a moment the daemon never sees)
+            // the jobs it suspended are back in the queue by its own decision: nothing it has not seen, so no decision is
+            // due for them
             dirty = false;
             if (policy.decidesInRounds()) {
                 double end = policy.wakeUpAt();
@@ -703,6 +714,8 @@ public final class Simulator {
             }
             runningJournal.stopped(js.job);
             if (soleTenants.remove(js)) soleTenantJournal.notAlone(js.job);
+            events.withdraw(js.completion);
+            events.withdraw(js.observation);
             js.gpus = new int[0];
             js.version++;
             js.rate = 0;
@@ -785,8 +798,9 @@ public final class Simulator {
                 js.placedAt = clock;
                 js.observed = false;
                 js.pairReported = false;
-                if (js.rate > 0) push(clock + Math.max(0, js.remaining()) / js.rate, COMPLETION, js, js.version);
-                push(clock + cfg.observeAfterSeconds(), OBSERVE, js, js.version);
+                if (js.rate > 0) js.completion = events.reschedule(js.completion, clock + Math.max(0, js.remaining()) / js.rate, COMPLETION, js, js.version);
+                else events.withdraw(js.completion);
+                js.observation = events.reschedule(js.observation, clock + cfg.observeAfterSeconds(), OBSERVE, js, js.version);
                 if (!stretches) continue;
                 js.stretchStart = clock;
                 js.stretchPartner = binding;
