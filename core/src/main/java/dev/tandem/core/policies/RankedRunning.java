@@ -47,15 +47,18 @@ final class RankedRunning implements Iterable<RankedRunning.Entry> {
     /** A running job in rank order, with what the ranking compares copied beside it (read for every job every round). */
     static final class Entry {
         final Job job;
-        /** The key as of the last round that ranked it (every round for keys that change with time alone). */
+        /**
+         * The key as of when it was last keyed: for a key that falls as the job runs, kept from an earlier round, an upper
+         * bound of its key now ({@link #bringUpToDate}).
+         */
         double key;
         final int priority;
         final int gpus;
         final double submitTime;
         /** When it started relative to the others: the last tie-break (its place in the snapshot's running order). */
-        long seq;
+        final long seq;
         /** When its key may change next ({@link Keys#recheckAt}), or +inf. */
-        double recheckAt;
+        final double recheckAt;
         /** Where {@link #bringUpToDate} reads its remaining iterations, if the world offers that: else through its view. */
         private DoubleSupplier remaining;
 

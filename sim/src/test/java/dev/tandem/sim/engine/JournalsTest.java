@@ -72,6 +72,23 @@ class JournalsTest {
     }
 
     /**
+     * Without exact lengths too: with {@code noisy:1} the remaining times the policies see stop falling once a job outruns
+     * its estimate (SRTF keys again only the running jobs whose old remaining time could matter, see
+     * {@code RankedRunning}), and with {@code none} they never fall; tandem also stops trusting the declared lengths.
+     */
+    @Test
+    void everyPolicyDecidesAsWithoutTheJournalsWithoutExactLengths() {
+        for (String knowledge : List.of("noisy:1", "none")) {
+            ScenarioSpec spec = new ScenarioSpec(DataSource.LUCID_PROFILES.name(), DataSource.LUCID_PAIRS.name(), DataSource.LUCID_PAIRS.name(), "v100",
+                    "auto", true, Cluster.parse("2x8:RTX3090-24GB"), WorkloadSpec.of(300, "poisson:4", "1:0.7,2:0.1,4:0.15,8:0.05", 1800, 57600, 5),
+                    SimConfig.defaults().withKnowledge(Knowledge.parse(knowledge), 5), TandemPolicy.Config.defaults());
+            Scenario sc = Scenario.load(spec);
+            Totals t = compareEveryPolicy(sc.spec().sim(), sc.cluster(), sc.profiles(), sc.truth(), sc.jobs(), sc::newOracle);
+            assertThat(t.preemptions).as(knowledge + " preemptions").isGreaterThan(100);
+        }
+    }
+
+    /**
      * Pairs of A and B run out of memory whatever the oracle says: the crashes teach memory estimates (the packing
      * policies' hosts are then charged more) and make jobs run alone, on arrivals of 1-, 2- and 4-GPU gangs.
      */
