@@ -3,7 +3,6 @@ package dev.tandem.core.policies;
 import dev.tandem.core.model.DurationText;
 import dev.tandem.core.model.Gpu;
 import dev.tandem.core.model.Job;
-import dev.tandem.core.model.Node;
 import dev.tandem.core.policy.ClusterView;
 import dev.tandem.core.policy.Decision;
 import dev.tandem.core.policy.RunningJob;
@@ -144,7 +143,9 @@ final class Reservation {
      * Each GPU's expected drain in one view, each worked out once, and per gang size and memory need the node whose GPUs
      * drain soonest: tandem asks at decisions where a job on the critical path could join a partner, for every such
      * pair, and a look at every GPU per ask (listing and sorting their drains as objects, node by node) was a fifth of a
-     * 100,000-job run on 2,000 GPUs. A reservation asks the same when it chooses GPUs for a gang.
+     * 100,000-job run on 2,000 GPUs. A reservation asks the same when it chooses GPUs for a gang. tandem's question is
+     * only whether GPUs drain soon enough ({@link #freeWhen}): the nodes are looked at until one answers it, and on
+     * 20,000 GPUs, where a look at every one per round was most of tandem's time, the first few nodes mostly do.
      */
     static final class Drains {
         /** What the soonest drain depends on: the gang size and the memory charged per GPU. */
@@ -155,10 +156,17 @@ final class Reservation {
         private long version;
         /** Seconds per GPU, NaN where not worked out yet (since the view's last change). */
         private final double[] seconds;
-        /** Per gang need, the soonest node's index (-1: none) and its drain (since the view's last change). */
-        private final Map<GangNeed, Soonest> soonest = new HashMap<>();
+        /** Per gang need, how far the nodes have been looked at (since the view's last change). */
+        private final Map<GangNeed, Scan> scans = new HashMap<>();
 
-        private record Soonest(int node, double seconds) {}
+        /** The nodes before {@code next} looked at: the first where the need's drain was least, and that drain. */
+        private static final class Scan {
+            int next;
+            int node = -1;
+            double seconds = Double.POSITIVE_INFINITY;
+
+            boolean done(int nodes) { return next == nodes || seconds <= 0; } // none sooner than 0
+        }
 
         Drains(SchedulerSnapshot s, ClusterView view) {
             this.s = s;
@@ -176,9 +184,17 @@ final class Reservation {
             return d;
         }
 
-        /** Seconds until GPUs for this job are expected to be free (as many as it needs, on one node); infinite if never known. */
-        double soonestFor(Job job) {
-            return soonest(job).seconds();
+        /**
+         * Whether GPUs for this job (as many as it needs, on one node) are expected to be free at a time {@code soonEnough}
+         * accepts: true as soon as a node's drain is accepted, so {@code soonEnough} must accept every time below one it
+         * accepts; then the answer is the same as for the soonest drain of all nodes, without looking at them all.
+         */
+        boolean freeWhen(Job job, java.util.function.DoublePredicate soonEnough) {
+            forgetIfChanged();
+            Scan scan = scan(job);
+            int nodes = s.cluster().nodes().size();
+            while (!soonEnough.test(scan.seconds) && !scan.done(nodes)) lookAt(scan, job.gpus(), need(job).chargedMiB());
+            return soonEnough.test(scan.seconds);
         }
 
         /**
@@ -187,7 +203,11 @@ final class Reservation {
          * that many GPUs with room for the job.
          */
         Optional<List<Integer>> soonestGpus(Job job) {
-            int node = soonest(job).node();
+            forgetIfChanged();
+            Scan scan = scan(job);
+            int nodes = s.cluster().nodes().size();
+            while (!scan.done(nodes)) lookAt(scan, job.gpus(), need(job).chargedMiB());
+            int node = scan.node;
             if (node < 0) return Optional.empty();
             List<Integer> ids = new ArrayList<>();
             for (Gpu g : s.cluster().nodes().get(node).gpus()) ids.add(g.id());
@@ -195,38 +215,36 @@ final class Reservation {
             return Optional.of(ids.subList(0, job.gpus()).stream().sorted().toList());
         }
 
-        /** Per node with enough GPUs and memory, the k-th soonest drain of its GPUs; the first node where it is least. */
-        private Soonest soonest(Job job) {
-            forgetIfChanged();
-            int k = job.gpus();
-            GangNeed need = new GangNeed(k, s.memoryRule().charged(s.memoryNeed(job)));
-            Soonest known = soonest.get(need);
-            if (known != null) return known;
-            int best = -1;
-            double bestSeconds = Double.POSITIVE_INFINITY;
-            double[] drains = new double[s.cluster().maxGpusPerNode()];
-            List<Node> nodes = s.cluster().nodes();
-            for (int n = 0; n < nodes.size() && bestSeconds > 0; n++) { // none sooner than 0
-                List<Gpu> gpus = nodes.get(n).gpus();
-                if (gpus.size() < k || gpus.get(0).type().memoryMiB() < need.chargedMiB()) continue;
-                for (int i = 0; i < gpus.size(); i++) drains[i] = of(gpus.get(i).id());
-                Arrays.sort(drains, 0, gpus.size());
-                if (drains[k - 1] < bestSeconds) {
-                    best = n;
-                    bestSeconds = drains[k - 1];
-                }
-            }
-            Soonest found = new Soonest(best, bestSeconds);
-            soonest.put(need, found);
-            return found;
+        private GangNeed need(Job job) {
+            return new GangNeed(job.gpus(), s.memoryRule().charged(s.memoryNeed(job)));
         }
+
+        private Scan scan(Job job) {
+            return scans.computeIfAbsent(need(job), n -> new Scan());
+        }
+
+        /** Looks at the scan's next node: with enough GPUs and memory, the k-th soonest drain of its GPUs. */
+        private void lookAt(Scan scan, int k, long chargedMiB) {
+            List<Gpu> gpus = s.cluster().nodes().get(scan.next++).gpus();
+            if (gpus.size() < k || gpus.get(0).type().memoryMiB() < chargedMiB) return;
+            if (drains.length < gpus.size()) drains = new double[gpus.size()];
+            for (int i = 0; i < gpus.size(); i++) drains[i] = of(gpus.get(i).id());
+            Arrays.sort(drains, 0, gpus.size());
+            if (drains[k - 1] < scan.seconds) {
+                scan.node = scan.next - 1;
+                scan.seconds = drains[k - 1];
+            }
+        }
+
+        /** One node's drains, sorted ({@link #lookAt}). */
+        private double[] drains = new double[0];
 
         /** The view changed since: nothing worked out holds. */
         private void forgetIfChanged() {
             if (view.version() == version) return;
             version = view.version();
             Arrays.fill(seconds, Double.NaN);
-            soonest.clear();
+            scans.clear();
         }
     }
 

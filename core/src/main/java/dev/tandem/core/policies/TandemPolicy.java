@@ -395,10 +395,10 @@ public final class TandemPolicy implements Policy {
                 if (qc.critical()) {
                     // a job on the critical path outlasts all other work: a partner's slowdown adds to its end, unless
                     // waiting for GPUs of its own would add more (one GPU, every GPU busy for longer than it slows down)
-                    double seconds = criticalSeconds.get(qc);
+                    double seconds = criticalSeconds.get(qc), slowed = seconds / cautious(pr.speedA(), pr);
                     if (drains == null) drains = new Reservation.Drains(s, view);
-                    double wait = drains.soonestFor(qrep);
-                    if (!(seconds / cautious(pr.speedA(), pr) < wait + seconds)) continue;
+                    // GPUs of its own drain soon enough when the wait for them adds no more than the slowdown would
+                    if (drains.freeWhen(qrep, wait -> !(slowed < wait + seconds))) continue;
                 }
                 double gain;
                 if (!price.isEmpty()) {

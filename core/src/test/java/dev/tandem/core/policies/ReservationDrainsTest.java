@@ -16,8 +16,9 @@ import java.util.SplittableRandom;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The GPUs a reservation chooses for a gang and the soonest drain for it (what tandem's critical-path rule compares a
- * partner's slowdown with), each GPU's drain worked out once however many gang sizes ask, against a plain search.
+ * The GPUs a reservation chooses for a gang, and whether GPUs for it drain soon enough (what tandem's critical-path rule
+ * compares a partner's slowdown with, answered without looking at every node), each GPU's drain worked out once however
+ * many gang sizes ask, against a plain search.
  */
 class ReservationDrainsTest {
     /** What a reservation should hold for the job, found the plain way, and when those GPUs drain. */
@@ -43,8 +44,25 @@ class ReservationDrainsTest {
 
     private static void agrees(Reservation.Drains drains, SchedulerSnapshot s, ClusterView view, Job q, String when) {
         Choice plain = plainChoice(s, view, q);
-        assertThat(drains.soonestFor(q)).as("%s, %d GPU(s)", when, q.gpus()).isEqualTo(plain.drain());
+        soonestIs(drains, q, plain.drain(), when);
         assertThat(drains.soonestGpus(q)).as("%s, %d GPU(s)", when, q.gpus()).isEqualTo(java.util.Optional.ofNullable(plain.gpus()));
+    }
+
+    /**
+     * The soonest drain for q is {@code expected}: GPUs are free at it and not before it, asked the way tandem asks (a
+     * time accepted with every time below it): first by a threshold the first node with room meets (the scan stops
+     * there), then by thresholds that only the soonest drain decides (the scan taken up again where it stopped).
+     */
+    private static void soonestIs(Reservation.Drains drains, Job q, double expected, String when) {
+        String as = when + ", " + q.gpus() + " GPU(s)";
+        if (expected == Double.POSITIVE_INFINITY) {
+            assertThat(drains.freeWhen(q, w -> w < Double.POSITIVE_INFINITY)).as(as).isFalse();
+            return;
+        }
+        assertThat(drains.freeWhen(q, w -> w <= 1e12)).as(as).isTrue(); // the first node with room answers
+        assertThat(drains.freeWhen(q, w -> w < 0)).as(as).isFalse();
+        assertThat(drains.freeWhen(q, w -> w < expected)).as(as).isFalse();
+        assertThat(drains.freeWhen(q, w -> w <= expected)).as(as).isTrue();
     }
 
     @Test
@@ -83,9 +101,9 @@ class ReservationDrainsTest {
         WorkloadSignature a = f.profile("A", 50, 4000), huge = f.profile("H", 50, 40000);
         SchedulerSnapshot s = f.snapshot();
         Reservation.Drains drains = new Reservation.Drains(s, new ClusterView(s));
-        assertThat(drains.soonestFor(f.job("wide", a, 4, 100, 0))).isEqualTo(Double.POSITIVE_INFINITY); // no node has 4 GPUs
-        assertThat(drains.soonestFor(f.job("huge", huge, 1, 100, 0))).isEqualTo(Double.POSITIVE_INFINITY); // no GPU has the memory
-        assertThat(drains.soonestFor(f.job("fits", a, 2, 100, 0))).isZero(); // all idle
+        soonestIs(drains, f.job("wide", a, 4, 100, 0), Double.POSITIVE_INFINITY, "no node has 4 GPUs");
+        soonestIs(drains, f.job("huge", huge, 1, 100, 0), Double.POSITIVE_INFINITY, "no GPU has the memory");
+        soonestIs(drains, f.job("fits", a, 2, 100, 0), 0, "all idle");
     }
 
     @Test
@@ -97,6 +115,6 @@ class ReservationDrainsTest {
         Reservation.Drains drains = new Reservation.Drains(s, new ClusterView(s));
         assertThat(drains.soonestGpus(f.job("one", a, 1, 100, 0))).contains(List.of(0));
         assertThat(drains.soonestGpus(f.job("two", a, 2, 100, 0))).contains(List.of(0, 1));
-        assertThat(drains.soonestFor(f.job("two", a, 2, 100, 0))).isEqualTo(1_000);
+        soonestIs(drains, f.job("two", a, 2, 100, 0), 1_000, "all drain in 1,000 s");
     }
 }
