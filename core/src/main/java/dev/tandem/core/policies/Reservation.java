@@ -33,6 +33,8 @@ final class Reservation {
     private String jobId;
     private Job gang;
     private double retryAt = Double.NEGATIVE_INFINITY;
+    /** How soon GPUs drain, for the policy's asks and the hold's choice (begun anew for each view). */
+    private final Drains drains = new Drains();
     private List<Integer> gpus;
     /** When the reserved GPUs are expected to be free, as of this round. */
     private double readyAt;
@@ -69,7 +71,7 @@ final class Reservation {
     boolean hold(SchedulerSnapshot s, ClusterView view, dev.tandem.core.policy.PendingJob gang, double maxDrainSeconds) {
         if (!isFor(gang)) {
             if (s.now() < retryAt) return false;
-            Optional<List<Integer>> chosen = new Drains(s, view).soonestGpus(gang.job());
+            Optional<List<Integer>> chosen = drains.begin(s, view).soonestGpus(gang.job());
             double drain = chosen.map(g -> drainSeconds(s, view, g)).orElse(Double.POSITIVE_INFINITY);
             if (drain > maxDrainSeconds) {
                 retryAt = s.now() + RETRY_SECONDS;
@@ -145,43 +147,60 @@ final class Reservation {
      * pair, and a look at every GPU per ask (listing and sorting their drains as objects, node by node) was a fifth of a
      * 100,000-job run on 2,000 GPUs. A reservation asks the same when it chooses GPUs for a gang. tandem's question is
      * only whether GPUs drain soon enough ({@link #freeWhen}): the nodes are looked at until one answers it, and on
-     * 20,000 GPUs, where a look at every one per round was most of tandem's time, the first few nodes mostly do.
+     * 20,000 GPUs, where a look at every one per round was most of tandem's time, the first few nodes mostly do. One
+     * per policy, begun anew for each view ({@link #begin}): what it has worked out is forgotten in one step, not by
+     * clearing an entry per GPU at every round.
      */
     static final class Drains {
         /** What the soonest drain depends on: the gang size and the memory charged per GPU. */
         private record GangNeed(int gpus, long chargedMiB) {}
 
-        private final SchedulerSnapshot s;
-        private final ClusterView view;
+        private SchedulerSnapshot s;
+        private ClusterView view;
         private long version;
-        /** Seconds per GPU, NaN where not worked out yet (since the view's last change). */
-        private final double[] seconds;
+        /** Seconds per GPU, valid where {@link #workedOutIn} is the current {@link #epoch}. */
+        private double[] seconds = new double[0];
+        private int[] workedOutIn = new int[0];
+        /** Counts the views begun and their changes: a GPU's drain holds only in the epoch it was worked out in. */
+        private int epoch;
         /** Per gang need, how far the nodes have been looked at (since the view's last change). */
         private final Map<GangNeed, Scan> scans = new HashMap<>();
+        /** One node's drains, sorted ({@link #lookAt}). */
+        private double[] nodeDrains = new double[0];
 
-        /** The nodes before {@code next} looked at: the first where the need's drain was least, and that drain. */
+        /** The nodes before {@code next} looked at for a need: the first where its drain was least, and that drain. */
         private static final class Scan {
+            final GangNeed need;
             int next;
             int node = -1;
             double seconds = Double.POSITIVE_INFINITY;
 
+            Scan(GangNeed need) { this.need = need; }
+
             boolean done(int nodes) { return next == nodes || seconds <= 0; } // none sooner than 0
         }
 
-        Drains(SchedulerSnapshot s, ClusterView view) {
+        /** Starts on a view: nothing worked out yet. */
+        Drains begin(SchedulerSnapshot s, ClusterView view) {
             this.s = s;
             this.view = view;
-            this.version = view.version();
-            this.seconds = new double[s.cluster().gpuCount()];
-            Arrays.fill(seconds, Double.NaN);
+            int n = s.cluster().gpuCount();
+            if (seconds.length != n) {
+                seconds = new double[n];
+                workedOutIn = new int[n];
+            }
+            forget();
+            return this;
         }
 
         /** Seconds until every job on the GPU is done, as of the view now. */
         double of(int gpu) {
             forgetIfChanged();
-            double d = seconds[gpu];
-            if (Double.isNaN(d)) seconds[gpu] = d = drainSeconds(s, view, gpu);
-            return d;
+            if (workedOutIn[gpu] != epoch) {
+                seconds[gpu] = drainSeconds(s, view, gpu);
+                workedOutIn[gpu] = epoch;
+            }
+            return seconds[gpu];
         }
 
         /**
@@ -190,11 +209,7 @@ final class Reservation {
          * accepts; then the answer is the same as for the soonest drain of all nodes, without looking at them all.
          */
         boolean freeWhen(Job job, java.util.function.DoublePredicate soonEnough) {
-            forgetIfChanged();
-            Scan scan = scan(job);
-            int nodes = s.cluster().nodes().size();
-            while (!soonEnough.test(scan.seconds) && !scan.done(nodes)) lookAt(scan, job.gpus(), need(job).chargedMiB());
-            return soonEnough.test(scan.seconds);
+            return soonEnough.test(scan(job, soonEnough).seconds);
         }
 
         /**
@@ -203,11 +218,7 @@ final class Reservation {
          * that many GPUs with room for the job.
          */
         Optional<List<Integer>> soonestGpus(Job job) {
-            forgetIfChanged();
-            Scan scan = scan(job);
-            int nodes = s.cluster().nodes().size();
-            while (!scan.done(nodes)) lookAt(scan, job.gpus(), need(job).chargedMiB());
-            int node = scan.node;
+            int node = scan(job, seconds -> false).node; // every node
             if (node < 0) return Optional.empty();
             List<Integer> ids = new ArrayList<>();
             for (Gpu g : s.cluster().nodes().get(node).gpus()) ids.add(g.id());
@@ -215,35 +226,40 @@ final class Reservation {
             return Optional.of(ids.subList(0, job.gpus()).stream().sorted().toList());
         }
 
-        private GangNeed need(Job job) {
-            return new GangNeed(job.gpus(), s.memoryRule().charged(s.memoryNeed(job)));
-        }
-
-        private Scan scan(Job job) {
-            return scans.computeIfAbsent(need(job), n -> new Scan());
+        /** The job's need's scan, taken on until {@code enough} accepts its drain so far or every node is looked at. */
+        private Scan scan(Job job, java.util.function.DoublePredicate enough) {
+            forgetIfChanged();
+            Scan scan = scans.computeIfAbsent(new GangNeed(job.gpus(), s.memoryRule().charged(s.memoryNeed(job))), Scan::new);
+            int nodes = s.cluster().nodes().size();
+            while (!enough.test(scan.seconds) && !scan.done(nodes)) lookAt(scan);
+            return scan;
         }
 
         /** Looks at the scan's next node: with enough GPUs and memory, the k-th soonest drain of its GPUs. */
-        private void lookAt(Scan scan, int k, long chargedMiB) {
+        private void lookAt(Scan scan) {
             List<Gpu> gpus = s.cluster().nodes().get(scan.next++).gpus();
-            if (gpus.size() < k || gpus.get(0).type().memoryMiB() < chargedMiB) return;
-            if (drains.length < gpus.size()) drains = new double[gpus.size()];
-            for (int i = 0; i < gpus.size(); i++) drains[i] = of(gpus.get(i).id());
-            Arrays.sort(drains, 0, gpus.size());
-            if (drains[k - 1] < scan.seconds) {
+            int k = scan.need.gpus();
+            if (gpus.size() < k || gpus.get(0).type().memoryMiB() < scan.need.chargedMiB()) return;
+            if (nodeDrains.length < gpus.size()) nodeDrains = new double[gpus.size()];
+            for (int i = 0; i < gpus.size(); i++) nodeDrains[i] = of(gpus.get(i).id());
+            Arrays.sort(nodeDrains, 0, gpus.size());
+            if (nodeDrains[k - 1] < scan.seconds) {
                 scan.node = scan.next - 1;
-                scan.seconds = drains[k - 1];
+                scan.seconds = nodeDrains[k - 1];
             }
         }
 
-        /** One node's drains, sorted ({@link #lookAt}). */
-        private double[] drains = new double[0];
-
         /** The view changed since: nothing worked out holds. */
         private void forgetIfChanged() {
-            if (view.version() == version) return;
+            if (view.version() != version) forget();
+        }
+
+        private void forget() {
             version = view.version();
-            Arrays.fill(seconds, Double.NaN);
+            if (++epoch == 0) { // wrapped: a stale entry could read as current
+                java.util.Arrays.fill(workedOutIn, 0);
+                epoch = 1;
+            }
             scans.clear();
         }
     }

@@ -122,6 +122,8 @@ public final class TandemPolicy implements Policy {
     private final String name;
     private final WorkPrices prices = new WorkPrices(this::sharingRates);
     private final Reservation reservation = new Reservation();
+    /** How soon GPUs drain, for the critical-path rule of {@link #match} (begun anew each round that asks). */
+    private final Reservation.Drains drains = new Reservation.Drains();
     private final QueueOrder queueOrder = new QueueOrder();
     private final ArrivalLoad arrivalLoad = new ArrivalLoad();
     private final ShortestFirstPreemption.GpuSummary preemptionSummary = new ShortestFirstPreemption.GpuSummary();
@@ -378,7 +380,7 @@ public final class TandemPolicy implements Policy {
         }
         // one prediction per (queued workload, host workload): jobs of a class are interchangeable
         List<ClassEdge> edges = new ArrayList<>();
-        Reservation.Drains drains = null; // how soon GPUs free up, worked out once per GPU and gang need, if a critical job asks
+        boolean drainsBegun = false; // how soon GPUs free up, worked out once per GPU and gang need, if a critical job asks
         for (Map.Entry<QueuedClass, List<PendingJob>> qe : queued.entrySet()) {
             QueuedClass qc = qe.getKey();
             PendingJob first = qe.getValue().get(0);
@@ -396,7 +398,10 @@ public final class TandemPolicy implements Policy {
                     // a job on the critical path outlasts all other work: a partner's slowdown adds to its end, unless
                     // waiting for GPUs of its own would add more (one GPU, every GPU busy for longer than it slows down)
                     double seconds = criticalSeconds.get(qc), slowed = seconds / cautious(pr.speedA(), pr);
-                    if (drains == null) drains = new Reservation.Drains(s, view);
+                    if (!drainsBegun) {
+                        drains.begin(s, view);
+                        drainsBegun = true;
+                    }
                     // GPUs of its own drain soon enough when the wait for them adds no more than the slowdown would
                     if (drains.freeWhen(qrep, wait -> !(slowed < wait + seconds))) continue;
                 }

@@ -68,6 +68,7 @@ class ReservationDrainsTest {
     @Test
     void theSoonestDrainIsThatOfTheGpusAReservationWouldChooseOnRandomClusters() {
         SplittableRandom rnd = new SplittableRandom(7);
+        Reservation.Drains shared = new Reservation.Drains(); // one per policy: begun anew on each trial's view
         for (int trial = 0; trial < 300; trial++) {
             Fixture f = new Fixture(3, 4, 24576);
             WorkloadSignature a = f.profile("A", 50, 4000), b = f.profile("B", 40, 20000);
@@ -83,7 +84,7 @@ class ReservationDrainsTest {
             if (rnd.nextBoolean()) f.running(f.job("gang" + id, a, 4, 1e6, 0), List.of(8, 9, 10, 11), 100 + rnd.nextInt(5000), 0, Double.NaN);
             SchedulerSnapshot s = f.snapshot();
             ClusterView view = new ClusterView(s);
-            Reservation.Drains drains = new Reservation.Drains(s, view);
+            Reservation.Drains drains = shared.begin(s, view);
             List<Job> asks = new ArrayList<>();
             for (int k : new int[] {1, 2, 4}) asks.add(f.job("q" + k, a, k, 100, 0));
             asks.add(f.job("big", b, 1, 100, 0)); // a larger memory need, which every node still meets
@@ -100,7 +101,7 @@ class ReservationDrainsTest {
         Fixture f = new Fixture(2, 2, 24576);
         WorkloadSignature a = f.profile("A", 50, 4000), huge = f.profile("H", 50, 40000);
         SchedulerSnapshot s = f.snapshot();
-        Reservation.Drains drains = new Reservation.Drains(s, new ClusterView(s));
+        Reservation.Drains drains = new Reservation.Drains().begin(s, new ClusterView(s));
         soonestIs(drains, f.job("wide", a, 4, 100, 0), Double.POSITIVE_INFINITY, "no node has 4 GPUs");
         soonestIs(drains, f.job("huge", huge, 1, 100, 0), Double.POSITIVE_INFINITY, "no GPU has the memory");
         soonestIs(drains, f.job("fits", a, 2, 100, 0), 0, "all idle");
@@ -112,7 +113,7 @@ class ReservationDrainsTest {
         WorkloadSignature a = f.profile("A", 50, 4000);
         for (int g = 0; g < 4; g++) f.running(f.job("r" + g, a, 1, 1e6, 0), List.of(g), 1_000, 0, Double.NaN); // all drain in 1,000 s
         SchedulerSnapshot s = f.snapshot();
-        Reservation.Drains drains = new Reservation.Drains(s, new ClusterView(s));
+        Reservation.Drains drains = new Reservation.Drains().begin(s, new ClusterView(s));
         assertThat(drains.soonestGpus(f.job("one", a, 1, 100, 0))).contains(List.of(0));
         assertThat(drains.soonestGpus(f.job("two", a, 2, 100, 0))).contains(List.of(0, 1));
         soonestIs(drains, f.job("two", a, 2, 100, 0), 1_000, "all drain in 1,000 s");
