@@ -7,8 +7,16 @@ import java.util.Arrays;
  * parallel arrays (times, insertion numbers, items) rather than as objects behind a comparator: a replay with hundreds
  * of thousands of preemptions adds and takes millions of these (the simulator's future events, the re-checks of the
  * preemptive policies), and a comparison that followed two references per step was a tenth of such a replay.
+ * An item that is {@link Placed} is told where it is, so that it can be moved ({@link #move}) or taken out
+ * ({@link #remove}) before it is due: the simulator's completion of a job moves whenever the job's speed changes.
  */
 public final class TimeHeap<T> {
+    /** An item that keeps track of its place in the heap. */
+    public interface Placed {
+        /** Its place now; -1 once it has been taken out. */
+        void placedAt(int index);
+    }
+
     private double[] times = new double[16];
     private long[] seqs = new long[16];
     private Object[] items = new Object[16];
@@ -25,10 +33,38 @@ public final class TimeHeap<T> {
     public T poll() {
         if (size == 0) return null;
         T top = (T) items[0];
-        int last = --size;
-        if (last > 0) siftDown(0, times[last], seqs[last], items[last]);
-        items[last] = null; // holds nothing it has handed out
+        removeAt(0);
         return top;
+    }
+
+    /**
+     * Moves the item at {@code index} (as its {@link Placed#placedAt} said) to be due at {@code time}, as if it were taken
+     * out and added anew: it comes after the items already due then.
+     */
+    public void move(int index, double time) {
+        Object item = items[index];
+        long seq = added++;
+        int parent = (index - 1) >>> 1;
+        if (index > 0 && before(time, seq, times[parent], seqs[parent])) siftUp(index, time, seq, item);
+        else siftDown(index, time, seq, item);
+    }
+
+    /** Takes out the item at {@code index} (as its {@link Placed#placedAt} said). */
+    public void remove(int index) { removeAt(index); }
+
+    private void removeAt(int index) {
+        Object item = items[index];
+        int last = --size;
+        if (index < last) {
+            double time = times[last];
+            long seq = seqs[last];
+            Object moved = items[last];
+            int parent = (index - 1) >>> 1;
+            if (index > 0 && before(time, seq, times[parent], seqs[parent])) siftUp(index, time, seq, moved);
+            else siftDown(index, time, seq, moved);
+        }
+        items[last] = null; // holds nothing it has handed out
+        if (item instanceof Placed p) p.placedAt(-1);
     }
 
     /** The earliest item, left in place; null when there is none. */
@@ -43,6 +79,7 @@ public final class TimeHeap<T> {
     public boolean isEmpty() { return size == 0; }
 
     public void clear() {
+        for (int i = 0; i < size; i++) if (items[i] instanceof Placed p) p.placedAt(-1);
         Arrays.fill(items, 0, size, null);
         size = 0;
     }
@@ -79,6 +116,7 @@ public final class TimeHeap<T> {
         times[at] = time;
         seqs[at] = seq;
         items[at] = item;
+        if (item instanceof Placed p) p.placedAt(at);
     }
 
     private void grow() {

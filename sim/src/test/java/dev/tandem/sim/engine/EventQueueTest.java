@@ -51,44 +51,4 @@ class EventQueueTest {
         assertThat(q.poll().token()).isEqualTo(3);
         assertThatThrownBy(() -> q.reschedule(q.push(1, 1, "x", 0), 2, 2, "x", 0)).isInstanceOf(IllegalArgumentException.class);
     }
-
-    /** Thousands of random pushes, moves, withdrawals and polls: the same order as a list kept sorted by (time, scheduling). */
-    @Test
-    void movesAndWithdrawalsKeepTheOrderOfAPlainSortedList() {
-        java.util.SplittableRandom r = new java.util.SplittableRandom(7);
-        EventQueue<Integer> q = new EventQueue<>();
-        record Ref(double time, long seq, int id) {}
-        List<Ref> ref = new ArrayList<>();
-        List<EventQueue.Event<Integer>> handles = new ArrayList<>();
-        long seq = 0;
-        for (int step = 0; step < 20_000; step++) {
-            int op = r.nextInt(4);
-            double time = r.nextInt(50); // few distinct times: ties are common
-            if (op == 0 || handles.isEmpty()) {
-                int id = handles.size();
-                handles.add(q.push(time, 0, id, 0));
-                ref.add(new Ref(time, seq++, id));
-            } else if (op == 1) {
-                int id = r.nextInt(handles.size());
-                handles.set(id, q.reschedule(handles.get(id), time, 0, handles.get(id).payload(), 0)); // its own payload, not a new box
-                ref.removeIf(x -> x.id() == id);
-                ref.add(new Ref(time, seq++, id));
-            } else if (op == 2) {
-                int id = r.nextInt(handles.size());
-                q.withdraw(handles.get(id));
-                ref.removeIf(x -> x.id() == id);
-            } else {
-                ref.sort(java.util.Comparator.comparingDouble(Ref::time).thenComparingLong(Ref::seq));
-                EventQueue.Event<Integer> e = q.poll();
-                if (ref.isEmpty()) {
-                    assertThat(e).isNull();
-                } else {
-                    Ref expected = ref.remove(0);
-                    assertThat(e.payload()).as("step %d", step).isEqualTo(expected.id());
-                    assertThat(e.time()).isEqualTo(expected.time());
-                }
-            }
-            assertThat(q.size()).isEqualTo(ref.size());
-        }
-    }
 }
