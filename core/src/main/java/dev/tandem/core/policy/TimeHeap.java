@@ -33,7 +33,7 @@ public final class TimeHeap<T> {
     public T poll() {
         if (size == 0) return null;
         T top = (T) items[0];
-        removeAt(0);
+        remove(0);
         return top;
     }
 
@@ -42,29 +42,23 @@ public final class TimeHeap<T> {
      * out and added anew: it comes after the items already due then.
      */
     public void move(int index, double time) {
-        Object item = items[index];
-        long seq = added++;
-        int parent = (index - 1) >>> 1;
-        if (index > 0 && before(time, seq, times[parent], seqs[parent])) siftUp(index, time, seq, item);
-        else siftDown(index, time, seq, item);
+        place(index, time, added++, items[index]);
     }
 
     /** Takes out the item at {@code index} (as its {@link Placed#placedAt} said). */
-    public void remove(int index) { removeAt(index); }
-
-    private void removeAt(int index) {
+    public void remove(int index) {
         Object item = items[index];
         int last = --size;
-        if (index < last) {
-            double time = times[last];
-            long seq = seqs[last];
-            Object moved = items[last];
-            int parent = (index - 1) >>> 1;
-            if (index > 0 && before(time, seq, times[parent], seqs[parent])) siftUp(index, time, seq, moved);
-            else siftDown(index, time, seq, moved);
-        }
+        if (index < last) place(index, times[last], seqs[last], items[last]); // the last item fills the hole
         items[last] = null; // holds nothing it has handed out
         if (item instanceof Placed p) p.placedAt(-1);
+    }
+
+    /** Puts an item at {@code at} (a hole, or its own old place) and moves it up or down to where it fits. */
+    private void place(int at, double time, long seq, Object item) {
+        int parent = (at - 1) >>> 1;
+        if (at > 0 && before(time, seq, times[parent], seqs[parent])) siftUp(at, time, seq, item);
+        else siftDown(at, time, seq, item);
     }
 
     /** The earliest item, left in place; null when there is none. */
