@@ -386,11 +386,7 @@ public final class Store implements AutoCloseable {
                 for (JobState st : JobState.TERMINAL) ps.setString(i++, st.dbName());
                 if (owner != null) ps.setString(i++, owner);
                 ps.setInt(i, limit);
-                List<JobRecord> out = new ArrayList<>();
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) out.add(mapJob(rs));
-                }
-                return out;
+                return readJobs(ps);
             }
         });
     }
@@ -403,11 +399,7 @@ public final class Store implements AutoCloseable {
         return db.tx(c -> {
             try (PreparedStatement ps = c.prepareStatement("SELECT " + JOB_COLUMNS + " FROM jobs WHERE iterations IS NOT NULL ORDER BY id DESC LIMIT ?")) {
                 ps.setInt(1, limit);
-                List<JobRecord> out = new ArrayList<>();
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) out.add(mapJob(rs));
-                }
-                return out;
+                return readJobs(ps);
             }
         });
     }
@@ -436,6 +428,15 @@ public final class Store implements AutoCloseable {
     public Optional<JobRecord> job(long id) {
         Optional<JobRecord> unfinished = live.unfinished(id);
         return unfinished.isPresent() ? unfinished : db.tx(c -> jobRow(c, id));
+    }
+
+    /** The jobs a prepared query selects ({@link #JOB_COLUMNS}), in its order. */
+    private static List<JobRecord> readJobs(PreparedStatement ps) throws SQLException {
+        List<JobRecord> out = new ArrayList<>();
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) out.add(mapJob(rs));
+        }
+        return out;
     }
 
     private static Optional<JobRecord> jobRow(Connection c, long id) throws SQLException {
@@ -471,11 +472,7 @@ public final class Store implements AutoCloseable {
             if (owner != null) ps.setString(i++, owner);
             for (JobState s : states) ps.setString(i++, s.dbName());
             ps.setInt(i, limit);
-            List<JobRecord> out = new ArrayList<>();
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) out.add(mapJob(rs));
-            }
-            return out;
+            return readJobs(ps);
         }
     }
 
@@ -490,11 +487,7 @@ public final class Store implements AutoCloseable {
             try (PreparedStatement ps = c.prepareStatement("SELECT " + JOB_COLUMNS + " FROM jobs WHERE pid IS NOT NULL OR state IN (?, ?, ?) ORDER BY id")) {
                 int i = 1;
                 for (JobState s : JobState.ON_GPU) ps.setString(i++, s.dbName());
-                List<JobRecord> out = new ArrayList<>();
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) out.add(mapJob(rs));
-                }
-                return out;
+                return readJobs(ps);
             }
         });
     }

@@ -902,13 +902,14 @@ public final class Simulator {
             double makespan = last - first;
             int n = arrivals.size();
             double gpuTime = cluster.gpuCount() * makespan;
+            double lengthErrorShare = lengthEstimates.errorShare();
             Metrics m = new Metrics(makespan, jctSum / n, dev.tandem.core.compat.Stats.quantileSorted(jcts, 0.5),
                     dev.tandem.core.compat.Stats.quantileSorted(jcts, 0.99), queueSum / n,
                     gpuTime > 0 ? busyGpuSeconds / gpuTime : 0, gpuTime > 0 ? sharedGpuSeconds / gpuTime : 0,
                     oomEvents, completed, preemptions, pairings, fallbackGpuSeconds, eventCount, policyCalls, wallSeconds,
                     sharedGpuSeconds > 0 ? fallbackGpuSeconds / sharedGpuSeconds : 0, maxWait,
                     dev.tandem.core.compat.Stats.quantileSorted(fairness, 0.5), fairness[n - 1], holdsBegun,
-                    Double.isNaN(lengthEstimates.errorShare()) ? null : lengthEstimates.errorShare(),
+                    Double.isNaN(lengthErrorShare) ? null : lengthErrorShare,
                     Double.isNaN(lengthsDistrustedAt) ? null : lengthsDistrustedAt);
             return new SimulationResult(policy.name(), m, records, series, List.copyOf(decisionLog), decisionsTotal, List.copyOf(timeline), List.copyOf(coRuns));
         }
