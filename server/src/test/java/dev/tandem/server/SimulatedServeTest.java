@@ -422,11 +422,20 @@ public class SimulatedServeTest {
     }
 
     @Test
-    void aWorkloadTheDataDoesNotKnowFailsWithTheReasonAndBadSettingsAreRefused() throws Exception {
+    void aWorkloadTheDataDoesNotKnowIsRefusedOrFailsWithTheReasonAndBadSettingsAreRefused() throws Exception {
         server = TandemServer.start(config("1x2:RTX3090-24GB", 3600, "tandem"));
         TestApi api = new TestApi(server.url());
         String admin = Files.readString(server.adminTokenFile()).strip();
-        long id = api.submit(admin, job(new WorkloadSignature("MyOwnNet", "Private", 8, false), 100));
+        WorkloadSignature unknown = new WorkloadSignature("MyOwnNet", "Private", 8, false);
+        // submitted: refused at once, naming the field, and nothing is stored
+        TestApi.Response refused = api.post("/jobs", admin, job(unknown, 100));
+        assertThat(refused.status()).isEqualTo(400);
+        assertThat(refused.json().get("error").asText())
+                .startsWith("signature: the simulated executor has no measured profile of workload MyOwnNet/Private/bs8; submit with --model");
+        assertThat(server.store().countByState().values().stream().mapToLong(Long::longValue).sum()).isZero();
+        // a job of such a workload the store already holds (submitted to a daemon with another executor) fails at its start
+        long id = server.store().insertJob(new dev.tandem.server.store.NewJob("mine", List.of("train.py"), java.util.Map.of(), dir.toString(), 1, 0,
+                100L, unknown, null, dev.tandem.server.store.JobControls.NONE), "admin", System.currentTimeMillis()).id();
         TestApi.await(LONG, "it to fail", () -> api.state(admin, id).equals("failed"));
         assertThat(api.job(admin, id).get("reason").asText()).contains("the simulated executor has no measured profile of workload MyOwnNet/Private/bs8");
 

@@ -87,6 +87,12 @@ public interface Executor extends AutoCloseable {
         return limits.any() ? Optional.of("the " + getClass().getSimpleName() + " sets no run limits") : Optional.empty();
     }
 
+    /**
+     * Why this executor can never run a job of this workload (the simulated one runs only workloads it has measured
+     * speeds of), or empty: the API refuses such a job when it is submitted rather than letting it fail at each start.
+     */
+    default Optional<String> cannotRun(dev.tandem.core.model.WorkloadSignature workload) { return Optional.empty(); }
+
     /** How runs are kept apart from the daemon and from each other, for the start-up log. */
     String containment();
 

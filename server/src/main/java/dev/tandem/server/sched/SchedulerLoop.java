@@ -236,6 +236,9 @@ public final class SchedulerLoop implements AutoCloseable {
     /** Why this daemon's executor cannot enforce a job's run limits; empty where it can. */
     public java.util.Optional<String> cannotEnforce(dev.tandem.server.store.RunLimits limits) { return ctx.executor.cannotEnforce(limits); }
 
+    /** Why this daemon's executor can never run a job of this workload; empty where it can. */
+    public java.util.Optional<String> cannotRun(dev.tandem.core.model.WorkloadSignature workload) { return ctx.executor.cannotRun(workload); }
+
     private void loop() {
         while (running) {
             try {

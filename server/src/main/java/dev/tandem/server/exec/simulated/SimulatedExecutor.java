@@ -4,6 +4,7 @@ import dev.tandem.core.model.Cluster;
 import dev.tandem.core.model.Gpu;
 import dev.tandem.core.model.JobProfile;
 import dev.tandem.core.model.ProfileStore;
+import dev.tandem.core.model.WorkloadSignature;
 import dev.tandem.data.DataSource;
 import dev.tandem.data.LucidPairReader;
 import dev.tandem.data.ProfileReader;
@@ -139,11 +140,17 @@ public final class SimulatedExecutor implements Executor {
         return out;
     }
 
+    /** A workload without a measured profile: its speeds are not known, so the simulated GPUs cannot run it. */
+    @Override public Optional<String> cannotRun(WorkloadSignature workload) {
+        if (profiles.find(workload).isPresent()) return Optional.empty();
+        return Optional.of("the simulated executor has no measured profile of workload " + workload.label()
+                + "; submit with --model/--dataset/--batch-size/--amp of a bundled one, e.g. "
+                + profiles.all().stream().limit(3).map(x -> x.signature().label()).toList() + " (tandem compat matrix lists them)");
+    }
+
     @Override public Launched start(Launch l) {
         if (runs.containsKey(l.jobId())) throw new ExecException("job " + l.jobId() + " is already running");
-        JobProfile p = profiles.find(l.signature()).orElseThrow(() -> new ExecException("the simulated executor has no measured profile of workload "
-                + l.signature().label() + "; submit with --model/--dataset/--batch-size/--amp of a bundled one, e.g. "
-                + profiles.all().stream().limit(3).map(x -> x.signature().label()).toList() + " (tandem compat matrix lists them)"));
+        JobProfile p = profiles.find(l.signature()).orElseThrow(() -> new ExecException(cannotRun(l.signature()).orElseThrow()));
         long now = clock.getAsLong();
         double total = l.iterations() != null ? l.iterations() : Math.ceil(p.soloSpeed() * DEFAULT_SOLO_SECONDS);
         Double checkpoint = checkpoints.get(l.jobId());
