@@ -359,12 +359,15 @@ final class DecisionApplier {
         ctx.metrics.decision(state == JobState.PAIRED ? "start_paired" : state == JobState.PROFILING ? "start_profiling" : "start_alone");
         run.get().profiling = state == JobState.PROFILING;
         if (host != null) {
-            run.get().placed(now, host.jobId, prediction);
+            // the pair forms when the job that joins starts, not when the round began: a host the same round started
+            // (later than the round's start) would otherwise show being paired before it started
+            long formed = run.get().startedAt;
+            run.get().placed(formed, host.jobId, prediction);
             PairPrediction hostSide = prediction == null ? null : prediction.swapped();
-            host.placed(now, job.id(), hostSide);
-            ctx.store.recordPartners(job.id(), host.jobId, now);
+            host.placed(formed, job.id(), hostSide);
+            ctx.store.recordPartners(job.id(), host.jobId, formed);
             ctx.store.transition(host.jobId, EnumSet.of(JobState.RUNNING), JobState.PAIRED, Context.ACTOR,
-                    "paired with job " + job.id() + " (" + reason + ")", new Change().set(Column.PREDICTED_SPEED, hostSide == null ? null : hostSide.speedA()), now);
+                    "paired with job " + job.id() + " (" + reason + ")", new Change().set(Column.PREDICTED_SPEED, hostSide == null ? null : hostSide.speedA()), formed);
         }
     }
 
