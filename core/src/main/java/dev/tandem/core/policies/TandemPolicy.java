@@ -220,6 +220,9 @@ public final class TandemPolicy implements Policy {
      */
     private void spreadOut(SchedulerSnapshot s, ClusterView view, List<Decision> out) {
         if (view.freeCount() == 0) return;
+        // pairs are what it moves: with none in the world and none made this round, no running job needs a look (on
+        // 20,000 GPUs filling up, looking at each was half of the time)
+        if (s.occupancy().sharedGpus() == 0 && !view.placedBesideAJob()) return;
         java.util.Set<String> seen = new java.util.HashSet<>();
         for (dev.tandem.core.policy.RunningJob r : s.running()) {
             if (view.freeCount() == 0) return;

@@ -45,6 +45,8 @@ public final class ClusterView {
     private int[] touched = new int[0];
     private int touchedCount;
     private int idleTotal;
+    /** A placement of this round joined a job on its GPU ({@link #placedBesideAJob}). */
+    private boolean placedBesideAJob;
     /** Counts the changes: place, remove, hold, release ({@link #version}). */
     private long version;
 
@@ -58,6 +60,7 @@ public final class ClusterView {
     public void place(Job job, List<Integer> gpus) {
         version++;
         for (int g : gpus) {
+            if (!placedBesideAJob && occupantCount(g) > (held(g) ? 1 : 0)) placedBesideAJob = true;
             if (idle(g)) changeIdle(g, -1);
             added.computeIfAbsent(g, x -> new ArrayList<>(2)).add(job);
         }
@@ -210,6 +213,9 @@ public final class ClusterView {
     public boolean placedThisRound(String jobId) { return !placedGpus.isEmpty() && placedGpus.containsKey(jobId); }
 
     public int freeCount() { return idleTotal; }
+
+    /** Whether this round placed a job on a GPU that held another: a pair the world does not know of yet. */
+    public boolean placedBesideAJob() { return placedBesideAJob; }
 
     private int idleOnNode(int node) { return base.idleOnNode(node) + (idleDelta == null ? 0 : idleDelta[node]); }
 

@@ -33,6 +33,13 @@ public interface Occupancy {
     /** Ids of the jobs on a GPU; empty when no job of the scheduler's is on it (it is idle if also {@link #usable}). */
     List<String> jobsOn(int gpu);
 
+    /**
+     * How many GPUs hold more than one job of the scheduler's: with none, no pair needs a look (tandem spreads pairs
+     * out when GPUs fall idle; on 20,000 GPUs filling up, looking at every running job for a pair was a quarter of a
+     * run's first minutes).
+     */
+    int sharedGpus();
+
     /** How many jobs of the scheduler's are on a GPU ({@link #jobsOn}'s size, where a world counts it without a list). */
     default int countOn(int gpu) { return jobsOn(gpu).size(); }
 
@@ -116,6 +123,9 @@ public interface Occupancy {
         for (int g : unusable) notUsable.set(g);
         for (int g : taken) idle[cluster.nodeIndexOf(g)]--;
         int total = cluster.gpuCount() - taken.size();
+        int shared = 0;
+        for (List<String> ids : on.values()) if (ids.size() > 1) shared++;
+        int sharedGpus = shared;
         IdleNodeBuckets buckets = new IdleNodeBuckets(cluster, idle);
         List<RunningJob> sole = new ArrayList<>(), observed = new ArrayList<>();
         for (RunningJob r : running) {
@@ -126,6 +136,7 @@ public interface Occupancy {
             @Override public int idleTotal() { return total; }
             @Override public int idleOnNode(int node) { return idle[node]; }
             @Override public int nodeWithIdle(int count, int from) { return buckets.next(count, from); }
+            @Override public int sharedGpus() { return sharedGpus; }
             @Override public List<String> jobsOn(int gpu) { return on.getOrDefault(gpu, List.of()); }
             @Override public boolean usable(int gpu) { return !notUsable.get(gpu); }
             @Override public Optional<RunningJob> job(String id) { return Optional.ofNullable(byId.get(id)); }

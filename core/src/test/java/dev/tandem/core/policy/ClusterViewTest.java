@@ -121,6 +121,34 @@ class ClusterViewTest {
     }
 
     /**
+     * Whether a round made a pair the world does not know of yet (tandem then looks for pairs to spread out even where
+     * the world has none): a placement on an idle GPU or on GPUs held for it makes none, one next to a job does. The
+     * world's own pairs are {@link Occupancy#sharedGpus}. One node of four GPUs, job r alone on GPU 0, t and u on GPU 3.
+     */
+    @Test
+    void aRoundKnowsWhetherItPlacedAJobBesideAnother() {
+        Cluster c = Cluster.homogeneous(1, 4, new GpuType("T", 24_576), 8, 1 << 16);
+        Job r = new Job("r", "u", 0, 1, SIG, 100, 1000, 0);
+        Job t = new Job("t", "u", 0, 1, SIG, 100, 1000, 0);
+        Job u = new Job("u", "u", 0, 1, SIG, 100, 1000, 0);
+        SchedulerSnapshot s = new SchedulerSnapshot(0, c, List.of(), List.of(new RunningJob(r, List.of(0), 0, 0, 100, 0, Double.NaN),
+                new RunningJob(t, List.of(3), 0, 0, 100, 0, Double.NaN), new RunningJob(u, List.of(3), 0, 0, 100, 0, Double.NaN)),
+                new ProfileStore(), new UtilSumModel(1, 0, 0), new MemoryRule(0), Map.of(), Set.of());
+        assertThat(s.occupancy().sharedGpus()).isEqualTo(1);
+        ClusterView v = new ClusterView(s);
+        assertThat(v.placedBesideAJob()).isFalse();
+        v.place(new Job("idle", "u", 0, 1, SIG, 100, 1000, 0), List.of(1));
+        v.hold(List.of(2));
+        v.place(new Job("gang", "u", 0, 1, SIG, 100, 1000, 0), List.of(2));
+        assertThat(v.placedBesideAJob()).as("on an idle GPU and on a held one").isFalse();
+        v.remove("r");
+        v.place(new Job("after", "u", 0, 1, SIG, 100, 1000, 0), List.of(0));
+        assertThat(v.placedBesideAJob()).as("where a job left this round").isFalse();
+        v.place(new Job("beside", "u", 0, 1, SIG, 100, 1000, 0), List.of(1));
+        assertThat(v.placedBesideAJob()).isTrue();
+    }
+
+    /**
      * GPUs held for a waiting gang: not idle, no partner for a job on them, one occupant more; released, as before.
      * One node of four GPUs, job r alone on GPU 0, GPUs 1-3 idle.
      */

@@ -473,6 +473,8 @@ public final class Simulator {
 
             @Override public int nodeWithIdle(int count, int from) { return placements.nodeWithIdle(count, from); }
 
+            @Override public int sharedGpus() { return placements.sharedGpus(); }
+
             @Override public List<String> jobsOn(int gpu) { return placements.keysOn(gpu); }
 
             @Override public int countOn(int gpu) { return placements.countOn(gpu); }
