@@ -34,9 +34,8 @@ public interface Occupancy {
     List<String> jobsOn(int gpu);
 
     /**
-     * How many GPUs hold more than one job of the scheduler's: with none, no pair needs a look (tandem spreads pairs
-     * out when GPUs fall idle; on 20,000 GPUs filling up, looking at every running job for a pair was a quarter of a
-     * run's first minutes).
+     * How many GPUs hold more than one job of the scheduler's: with none, no pair needs a look (tandem spreads pairs out
+     * when GPUs fall idle, and need not walk every running job to find there are none).
      */
     int sharedGpus();
 
