@@ -122,9 +122,7 @@ public interface Occupancy {
         for (int g : unusable) notUsable.set(g);
         for (int g : taken) idle[cluster.nodeIndexOf(g)]--;
         int total = cluster.gpuCount() - taken.size();
-        int shared = 0;
-        for (List<String> ids : on.values()) if (ids.size() > 1) shared++;
-        int sharedGpus = shared;
+        int sharedGpus = (int) on.values().stream().filter(ids -> ids.size() > 1).count();
         IdleNodeBuckets buckets = new IdleNodeBuckets(cluster, idle);
         List<RunningJob> sole = new ArrayList<>(), observed = new ArrayList<>();
         for (RunningJob r : running) {
