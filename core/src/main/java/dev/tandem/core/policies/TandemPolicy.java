@@ -122,7 +122,7 @@ public final class TandemPolicy implements Policy {
     private final String name;
     private final WorkPrices prices = new WorkPrices(this::sharingRates);
     private final Reservation reservation = new Reservation();
-    /** How soon GPUs drain, for the critical-path rule of {@link #match} (begun anew each round that asks). */
+    /** How soon GPUs drain, for the critical-path rule of {@link #match} (begun anew at each matching). */
     private final Reservation.Drains drains = new Reservation.Drains();
     private final QueueOrder queueOrder = new QueueOrder();
     private final ArrivalLoad arrivalLoad = new ArrivalLoad();
@@ -395,7 +395,7 @@ public final class TandemPolicy implements Policy {
         }
         // one prediction per (queued workload, host workload): jobs of a class are interchangeable
         List<ClassEdge> edges = new ArrayList<>();
-        boolean drainsBegun = false; // how soon GPUs free up, worked out once per GPU and gang need, if a critical job asks
+        drains.begin(s, view); // how soon GPUs free up, worked out once per GPU and gang need when a critical job asks
         for (Map.Entry<QueuedClass, List<PendingJob>> qe : queued.entrySet()) {
             QueuedClass qc = qe.getKey();
             PendingJob first = qe.getValue().get(0);
@@ -413,10 +413,6 @@ public final class TandemPolicy implements Policy {
                     // a job on the critical path outlasts all other work: a partner's slowdown adds to its end, unless
                     // waiting for GPUs of its own would add more (one GPU, every GPU busy for longer than it slows down)
                     double seconds = criticalSeconds.get(qc), slowed = seconds / cautious(pr.speedA(), pr);
-                    if (!drainsBegun) {
-                        drains.begin(s, view);
-                        drainsBegun = true;
-                    }
                     // GPUs of its own drain soon enough when the wait for them adds no more than the slowdown would
                     if (drains.freeWhen(qrep, wait -> !(slowed < wait + seconds))) continue;
                 }
