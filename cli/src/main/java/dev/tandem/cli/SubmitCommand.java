@@ -42,7 +42,8 @@ final class SubmitCommand implements Callable<Integer> {
     @Option(names = "--workdir", description = "working directory on the server (default: the current directory)")
     Path workdir;
 
-    @Option(names = "--model", description = "workload signature: model name (jobs alike share a profile; default: derived from the command)")
+    @Option(names = "--model", description = "workload signature: model name (jobs alike share a profile; default: derived from the command). "
+            + "A daemon with --executor simulated takes only the bundled workloads (tandem compat matrix lists them)")
     String model;
 
     @Option(names = "--dataset", description = "workload signature: data set")
