@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
 
 import java.util.LinkedHashMap;
@@ -43,22 +45,30 @@ final class UsersCommand implements Runnable {
     }
 
     @Command(name = "add", mixinStandardHelpOptions = true, footer = {"", "Example: tandem users add alice --unix-user alice"}, description = {"Create a user and print its token (shown only once).",
-            "Its jobs run as --unix-user (default: the account named like the user) when the daemon runs as root."})
+            "Its jobs run as --unix-user (default: the account named like the user) when the daemon runs as root.",
+            "An account of uid 0 (root) needs --allow-root: whoever holds the token then has root's rights."})
     static final class Add implements Callable<Integer> {
         @Mixin ClientOptions client;
         @Parameters(paramLabel = "NAME", description = "lower-case letters, digits, '_' and '-'") String name;
         @Option(names = "--role", defaultValue = "user", description = "user or admin (default: ${DEFAULT-VALUE})") String role;
         @Option(names = "--unix-user", paramLabel = "ACCOUNT", description = "the Unix account whose rights its jobs get") String unixUser;
+        @Option(names = "--allow-root", description = "allow --unix-user to be an account of uid 0 (refused otherwise)") boolean allowRoot;
+        @Spec CommandSpec spec;
 
         @Override public Integer call() throws Exception {
             Map<String, Object> body = new LinkedHashMap<>();
             body.put("name", name);
             body.put("role", role);
             if (unixUser != null) body.put("unix_user", unixUser);
+            if (allowRoot) body.put("allow_root", true);
             JsonNode res = client.client().post("/users", body);
-            if (client.json) client.print(res);
-            else System.out.println("Created user " + name + " (" + res.get("role").asText() + ", Unix account " + res.get("unix_user").asText()
+            if (client.json) {
+                client.print(res);
+                return 0;
+            }
+            System.out.println("Created user " + name + " (" + res.get("role").asText() + ", Unix account " + res.get("unix_user").asText()
                     + "); its token, shown only now:\n" + res.get("token").asText());
+            if (res.hasNonNull("warning")) spec.commandLine().getErr().println("Warning: " + res.get("warning").asText());
             return 0;
         }
     }

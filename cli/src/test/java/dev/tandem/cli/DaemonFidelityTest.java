@@ -220,7 +220,7 @@ class DaemonFidelityTest {
 
     /** Creates an API user (run as this test's own Unix account); its token. */
     private static String userToken(TestApi api, String admin, String name) {
-        TestApi.Response r = api.post("/users", admin, TestApi.json(Map.of("name", name, "unix_user", System.getProperty("user.name"))));
+        TestApi.Response r = api.post("/users", admin, TestApi.json(Map.of("name", name, "unix_user", System.getProperty("user.name"), "allow_root", true)));
         if (r.status() != 201) throw new AssertionError("creating user " + name + ": " + r.body());
         return r.json().get("token").asText();
     }

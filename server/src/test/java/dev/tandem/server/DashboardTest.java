@@ -105,7 +105,7 @@ class DashboardTest {
 
     @Test
     void jobsAppearLiveWithTheirReasonsPartnersAndHistory() throws Exception {
-        TestApi.Response created = api.post("/users", admin, TestApi.json(Map.of("name", "alice", "unix_user", System.getProperty("user.name"))));
+        TestApi.Response created = api.post("/users", admin, TestApi.json(Map.of("name", "alice", "unix_user", System.getProperty("user.name"), "allow_root", true)));
         String alice = created.json().get("token").asText();
 
         signIn("not-a-token");

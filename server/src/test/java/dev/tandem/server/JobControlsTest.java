@@ -222,7 +222,7 @@ class JobControlsTest {
 
     /** A user mapped to this test's own Unix account; its token. */
     String user(String name) {
-        TestApi.Response r = api.post("/users", admin, TestApi.json(Map.of("name", name, "unix_user", System.getProperty("user.name"))));
+        TestApi.Response r = api.post("/users", admin, TestApi.json(Map.of("name", name, "unix_user", System.getProperty("user.name"), "allow_root", true)));
         if (r.status() != 201) throw new AssertionError(r.body());
         return r.json().get("token").asText();
     }

@@ -386,7 +386,7 @@ public class SimulatedServeTest {
     }
 
     static String user(TestApi api, String admin, String name) {
-        TestApi.Response r = api.post("/users", admin, TestApi.json(Map.of("name", name, "role", "user", "unix_user", System.getProperty("user.name"))));
+        TestApi.Response r = api.post("/users", admin, TestApi.json(Map.of("name", name, "role", "user", "unix_user", System.getProperty("user.name"), "allow_root", true)));
         assertThat(r.status()).as(r.body()).isEqualTo(201);
         return r.json().get("token").asText();
     }

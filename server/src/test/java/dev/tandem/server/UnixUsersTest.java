@@ -187,21 +187,50 @@ class UnixUsersTest {
     }
 
     @Test
+    void rootOnlyWhenAllowedAndWithAWarning() throws Exception {
+        assumeTrue("root".equals(System.getProperty("user.name")), "a daemon that is not root maps every user to itself");
+        FakeGpuHost host = FakeGpuHost.install(dir.resolve("host"), "h100x2");
+        server = TandemServer.start(host.config(dir.resolve("state")));
+        TestApi api = new TestApi(server.url());
+        String admin = Files.readString(server.adminTokenFile()).strip();
+        var refused = api.post("/users", admin, TestApi.json(Map.of("name", "eve", "unix_user", "root")));
+        assertThat(refused.status()).as(refused.body()).isEqualTo(400);
+        assertThat(refused.json().get("field").asText()).isEqualTo("unix_user");
+        assertThat(refused.json().get("error").asText()).contains("'root' is root (uid 0)");
+        assertThat(api.get("/users/eve", admin).status()).as("nothing stored").isEqualTo(404);
+        var notABoolean = api.post("/users", admin, TestApi.json(Map.of("name", "eve", "unix_user", "root", "allow_root", "yes")));
+        assertThat(notABoolean.status()).isEqualTo(400);
+        assertThat(notABoolean.json().get("field").asText()).isEqualTo("allow_root");
+        var ops = api.post("/users", admin, TestApi.json(Map.of("name", "ops", "unix_user", "root", "allow_root", true)));
+        assertThat(ops.status()).as(ops.body()).isEqualTo(201);
+        assertThat(ops.json().get("warning").asText()).startsWith("its jobs run as root (uid 0)");
+        var plain = api.post("/users", admin, TestApi.json(Map.of("name", "svc", "unix_user", "nobody", "allow_root", true)));
+        assertThat(plain.json().has("warning")).as(plain.body()).isFalse();
+    }
+
+    @Test
     void theMappingRules() {
         UnixAccount root = new UnixAccount("root", 0, 0, "/root", "/bin/sh"), svc = new UnixAccount("tandem", 998, 998, "/var/lib/tandem", "/bin/sh");
-        java.util.function.Function<String, Optional<UnixAccount>> accounts = n -> Set.of("alice", "svc-ml", "root").contains(n)
-                ? Optional.of(new UnixAccount(n, 1000, 1000, "/home/" + n, "/bin/sh")) : Optional.empty();
-        assertThat(UnixAccount.resolve(null, "alice", root, accounts)).isEqualTo("alice");
-        assertThat(UnixAccount.resolve("svc-ml", "alice", root, accounts)).isEqualTo("svc-ml");
-        assertThat(UnixAccount.resolve("root", "ops", root, accounts)).as("root only when asked").isEqualTo("root");
-        assertThatThrownBy(() -> UnixAccount.resolve(null, "carol", root, accounts))
+        java.util.function.Function<String, Optional<UnixAccount>> accounts = n -> n.equals("root") || n.equals("toor") ? Optional.of(new UnixAccount(n, 0, 0, "/root", "/bin/sh"))
+                : Set.of("alice", "svc-ml").contains(n) ? Optional.of(new UnixAccount(n, 1000, 1000, "/home/" + n, "/bin/sh")) : Optional.empty();
+        assertThat(UnixAccount.resolve(null, "alice", false, root, accounts).name()).isEqualTo("alice");
+        assertThat(UnixAccount.resolve("svc-ml", "alice", false, root, accounts).name()).isEqualTo("svc-ml");
+        assertThat(UnixAccount.resolve("root", "ops", true, root, accounts).name()).as("root only when asked and allowed").isEqualTo("root");
+        // a user's token carries root's rights only when the admin allowed it, whatever the uid-0 account is called
+        for (String uid0 : List.of("root", "toor")) {
+            assertThatThrownBy(() -> UnixAccount.resolve(uid0, "carol", false, root, accounts))
+                    .hasMessage("'" + uid0 + "' is root (uid 0): the user's jobs would run with every right on this machine; "
+                            + "map it to an unprivileged account, or give allow_root (tandem users add --allow-root) if that is meant");
+        }
+        assertThatThrownBy(() -> UnixAccount.resolve(null, "root", false, root, accounts)).hasMessageStartingWith("'root' is root (uid 0)");
+        assertThatThrownBy(() -> UnixAccount.resolve(null, "carol", false, root, accounts))
                 .hasMessage("no Unix account named 'carol' on this machine; give unix_user, the account whose rights its jobs get");
-        assertThatThrownBy(() -> UnixAccount.resolve("nobody-here", "carol", root, accounts)).hasMessage("no Unix account 'nobody-here' on this machine");
-        assertThatThrownBy(() -> UnixAccount.resolve("Bad Name", "carol", root, accounts)).hasMessage("'Bad Name' is not a Unix account name");
+        assertThatThrownBy(() -> UnixAccount.resolve("nobody-here", "carol", false, root, accounts)).hasMessage("no Unix account 'nobody-here' on this machine");
+        assertThatThrownBy(() -> UnixAccount.resolve("Bad Name", "carol", false, root, accounts)).hasMessage("'Bad Name' is not a Unix account name");
         // a daemon that is not root runs every job as itself
-        assertThat(UnixAccount.resolve(null, "alice", svc, accounts)).isEqualTo("tandem");
-        assertThat(UnixAccount.resolve("tandem", "alice", svc, accounts)).isEqualTo("tandem");
-        assertThatThrownBy(() -> UnixAccount.resolve("alice", "alice", svc, accounts))
+        assertThat(UnixAccount.resolve(null, "alice", false, svc, accounts)).isEqualTo(svc);
+        assertThat(UnixAccount.resolve("tandem", "alice", false, svc, accounts)).isEqualTo(svc);
+        assertThatThrownBy(() -> UnixAccount.resolve("alice", "alice", false, svc, accounts))
                 .hasMessage("tandem serve runs as tandem, not as root, so every job runs as tandem; map users to tandem or run the daemon as root");
     }
 }

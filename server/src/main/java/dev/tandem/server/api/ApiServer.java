@@ -541,10 +541,10 @@ public final class ApiServer implements AutoCloseable {
         User user = ctx.attribute("user");
         if (!user.admin()) throw new ApiError(403, null, "only an admin creates users");
         JsonNode b = body(ctx);
-        if (!b.isObject()) throw new ApiError(400, null, "the body must be a JSON object {name, role, unix_user}");
+        if (!b.isObject()) throw new ApiError(400, null, "the body must be a JSON object {name, role, unix_user, allow_root}");
         for (var it = b.fieldNames(); it.hasNext(); ) {
             String f = it.next();
-            if (!f.equals("name") && !f.equals("role") && !f.equals("unix_user")) throw ApiError.badField(f, "unknown field (known: name, role, unix_user)");
+            if (!f.equals("name") && !f.equals("role") && !f.equals("unix_user") && !f.equals("allow_root")) throw ApiError.badField(f, "unknown field (known: name, role, unix_user, allow_root)");
         }
         JsonNode n = b.get("name");
         if (n == null || !n.isTextual()) throw ApiError.badField("name", "required, a string");
@@ -561,21 +561,27 @@ public final class ApiServer implements AutoCloseable {
         if (store.user(name).isPresent()) throw new ApiError(409, "name", "user '" + name + "' exists");
         JsonNode unixNode = b.get("unix_user");
         if (unixNode != null && !unixNode.isNull() && !unixNode.isTextual()) throw ApiError.badField("unix_user", "must be a string, a Unix account name");
-        String unixUser;
+        JsonNode allowRoot = b.get("allow_root");
+        if (allowRoot != null && !allowRoot.isNull() && !allowRoot.isBoolean()) throw ApiError.badField("allow_root", "must be true or false");
+        UnixAccount account;
         try {
-            unixUser = UnixAccount.resolve(unixNode == null || unixNode.isNull() ? null : unixNode.asText(), name, daemonAccount, UnixAccount::lookup);
+            account = UnixAccount.resolve(unixNode == null || unixNode.isNull() ? null : unixNode.asText(), name, allowRoot != null && allowRoot.asBoolean(), daemonAccount, UnixAccount::lookup);
         } catch (IllegalArgumentException e) {
             throw ApiError.badField("unix_user", e.getMessage());
         }
+        String unixUser = account.name();
         String token = Tokens.generate();
         if (!store.createUser(name, role, Tokens.hash(token), unixUser, user.name(), loop.now())) throw new ApiError(409, "name", "user '" + name + "' exists");
         log.info("user {} ({}, Unix account {}) created by {}", name, role.dbName(), unixUser, user.name());
+        String warning = account.root() ? "its jobs run as root (uid 0), with every right on this machine; whoever holds its token has them too" : null;
+        if (warning != null) log.warn("user {}: {}", name, warning);
         ObjectNode o = json.createObjectNode();
         o.put("name", name);
         o.put("role", role.dbName());
         o.put("unix_user", unixUser);
         o.put("token", token);
         o.put("note", "the token is shown only now: tandem keeps only its SHA-256");
+        if (warning != null) o.put("warning", warning);
         ctx.status(201);
         send(ctx, o);
     }

@@ -54,24 +54,31 @@ public record UnixAccount(String name, long uid, long gid, String home, String s
 
     /**
      * The account a new API user's jobs run as. A daemon that is not root can run jobs only as itself; a root daemon
-     * runs them as the named account, by default the one named like the user, and never as root unless asked.
+     * runs them as the named account, by default the one named like the user, and as root (any account of uid 0) only
+     * when the admin says so with {@code allowRoot}: whoever holds the user's token then has every right on the machine.
      *
      * @param requested the account asked for, or null
-     * @return the account's name
+     * @param allowRoot whether the admin allowed an account of uid 0
+     * @return the account
      * @throws IllegalArgumentException with the reason, for the API to report on the field {@code unix_user}
      */
-    public static String resolve(String requested, String userName, UnixAccount daemon, Function<String, Optional<UnixAccount>> lookup) {
+    public static UnixAccount resolve(String requested, String userName, boolean allowRoot, UnixAccount daemon, Function<String, Optional<UnixAccount>> lookup) {
         if (!daemon.root()) {
-            if (requested == null || requested.equals(daemon.name())) return daemon.name();
+            if (requested == null || requested.equals(daemon.name())) return daemon;
             throw new IllegalArgumentException("tandem serve runs as " + daemon.name() + ", not as root, so every job runs as " + daemon.name()
                     + "; map users to " + daemon.name() + " or run the daemon as root");
         }
         String name = requested != null ? requested : userName;
         if (!validName(name)) throw new IllegalArgumentException("'" + name + "' is not a Unix account name");
-        if (lookup.apply(name).isEmpty()) {
+        Optional<UnixAccount> account = lookup.apply(name);
+        if (account.isEmpty()) {
             throw new IllegalArgumentException(requested != null ? "no Unix account '" + name + "' on this machine"
                     : "no Unix account named '" + name + "' on this machine; give unix_user, the account whose rights its jobs get");
         }
-        return name;
+        if (account.get().root() && !allowRoot) {
+            throw new IllegalArgumentException("'" + name + "' is root (uid 0): the user's jobs would run with every right on this machine; "
+                    + "map it to an unprivileged account, or give allow_root (tandem users add --allow-root) if that is meant");
+        }
+        return account.get();
     }
 }

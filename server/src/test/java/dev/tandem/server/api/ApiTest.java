@@ -44,7 +44,7 @@ class ApiTest {
 
     static String createUser(String name, String role) {
         // mapped to the test's own account: a root daemon would otherwise look for a Unix account named like the user
-        TestApi.Response r = api.post("/users", admin, TestApi.json(Map.of("name", name, "role", role, "unix_user", System.getProperty("user.name"))));
+        TestApi.Response r = api.post("/users", admin, TestApi.json(Map.of("name", name, "role", role, "unix_user", System.getProperty("user.name"), "allow_root", true)));
         assertThat(r.status()).as(r.body()).isEqualTo(201);
         assertThat(r.json().get("role").asText()).isEqualTo(role);
         return r.json().get("token").asText();
