@@ -28,7 +28,7 @@ public final class SrtfPolicy implements Policy {
 
     @Override public List<Decision> decide(SchedulerSnapshot s) {
         if (s.queue().isEmpty()) return List.of();
-        running.updateEveryRound(s, s::soloSeconds); // falls as the job runs
+        running.updateEveryRound(s, s::soloSecondsOf); // falls as the job runs
         queued.update(s, p -> s.soloSeconds(p.job(), p.remainingIterations())); // fixed while a job waits
         return PreemptivePriority.schedule(s, running, queued, "srtf", new ArrayList<>(), new ArrayList<>());
     }

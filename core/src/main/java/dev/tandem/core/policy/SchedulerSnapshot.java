@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.DoubleUnaryOperator;
 
 /**
  * Everything a policy may look at: the cluster, the queue in submission order, the running jobs and who runs
@@ -187,6 +188,14 @@ public final class SchedulerSnapshot {
     public double soloSeconds(Job job, double iterations) {
         JobProfile p = profiles.orNull(job.signature()); // no Optional<Double>: asked for every queued job each round
         return p == null ? Double.POSITIVE_INFINITY : iterations / p.soloSpeed();
+    }
+
+    /** {@link #soloSeconds} of a job as a function of its iterations, its profile looked up once. */
+    public DoubleUnaryOperator soloSecondsOf(Job job) {
+        JobProfile p = profiles.orNull(job.signature());
+        if (p == null) return iterations -> Double.POSITIVE_INFINITY;
+        double speed = p.soloSpeed();
+        return iterations -> iterations / speed;
     }
 
     /**
