@@ -224,7 +224,7 @@ class UnixUsersTest {
         }
         assertThatThrownBy(() -> UnixAccount.resolve(null, "root", false, root, accounts)).hasMessageStartingWith("'root' is root (uid 0)");
         assertThatThrownBy(() -> UnixAccount.resolve(null, "carol", false, root, accounts))
-                .hasMessage("no Unix account named 'carol' on this machine; give unix_user, the account whose rights its jobs get");
+                .hasMessage("no Unix account named 'carol' on this machine; give unix_user (tandem users add --unix-user), the account whose rights its jobs get");
         assertThatThrownBy(() -> UnixAccount.resolve("nobody-here", "carol", false, root, accounts)).hasMessage("no Unix account 'nobody-here' on this machine");
         assertThatThrownBy(() -> UnixAccount.resolve("Bad Name", "carol", false, root, accounts)).hasMessage("'Bad Name' is not a Unix account name");
         // a daemon that is not root runs every job as itself

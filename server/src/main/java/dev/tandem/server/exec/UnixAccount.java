@@ -73,7 +73,7 @@ public record UnixAccount(String name, long uid, long gid, String home, String s
         Optional<UnixAccount> account = lookup.apply(name);
         if (account.isEmpty()) {
             throw new IllegalArgumentException(requested != null ? "no Unix account '" + name + "' on this machine"
-                    : "no Unix account named '" + name + "' on this machine; give unix_user, the account whose rights its jobs get");
+                    : "no Unix account named '" + name + "' on this machine; give unix_user (tandem users add --unix-user), the account whose rights its jobs get");
         }
         if (account.get().root() && !allowRoot) {
             throw new IllegalArgumentException("'" + name + "' is root (uid 0): the user's jobs would run with every right on this machine; "
