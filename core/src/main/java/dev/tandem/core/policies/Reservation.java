@@ -71,16 +71,15 @@ final class Reservation {
     boolean hold(SchedulerSnapshot s, ClusterView view, dev.tandem.core.policy.PendingJob gang, double maxDrainSeconds) {
         if (!isFor(gang)) {
             if (s.now() < retryAt) return false;
-            Optional<List<Integer>> chosen = drains.begin(s, view).soonestGpus(gang.job());
-            double drain = chosen.map(g -> drainSeconds(s, view, g)).orElse(Double.POSITIVE_INFINITY);
-            if (drain > maxDrainSeconds) {
+            Optional<Drains.Room> soonest = drains.begin(s, view).soonest(gang.job());
+            if (soonest.isEmpty() || soonest.get().drainSeconds() > maxDrainSeconds) {
                 retryAt = s.now() + RETRY_SECONDS;
                 return false;
             }
             jobId = gang.id();
             this.gang = gang.job();
-            gpus = chosen.get();
-            readyAt = s.now() + drain;
+            gpus = soonest.get().gpus();
+            readyAt = s.now() + soonest.get().drainSeconds();
         }
         view.hold(gpus);
         return true;
@@ -212,18 +211,21 @@ final class Reservation {
             return soonEnough.test(scan(job, soonEnough).seconds);
         }
 
+        /** GPUs for a gang, in id order, and when the last of them is expected to be free. */
+        record Room(List<Integer> gpus, double drainSeconds) {}
+
         /**
          * The {@code job.gpus()} GPUs of one node that are expected to be free soonest (on the first node where the last of
-         * them drains soonest; on it the soonest GPUs, the lower id among equals), in id order; empty if no node has
-         * that many GPUs with room for the job.
+         * them drains soonest; on it the soonest GPUs, the lower id among equals), with that drain (the scan's, which is
+         * the last of the chosen GPUs'); empty if no node has that many GPUs with room for the job.
          */
-        Optional<List<Integer>> soonestGpus(Job job) {
-            int node = scan(job, seconds -> false).node; // every node
-            if (node < 0) return Optional.empty();
+        Optional<Room> soonest(Job job) {
+            Scan scan = scan(job, seconds -> false); // every node
+            if (scan.node < 0) return Optional.empty();
             List<Integer> ids = new ArrayList<>();
-            for (Gpu g : s.cluster().nodes().get(node).gpus()) ids.add(g.id());
+            for (Gpu g : s.cluster().nodes().get(scan.node).gpus()) ids.add(g.id());
             ids.sort(Comparator.comparingDouble((Integer g) -> of(g)).thenComparingInt(g -> g));
-            return Optional.of(ids.subList(0, job.gpus()).stream().sorted().toList());
+            return Optional.of(new Room(ids.subList(0, job.gpus()).stream().sorted().toList(), scan.seconds));
         }
 
         /** The job's need's scan, taken on until {@code enough} accepts its drain so far or every node is looked at. */

@@ -45,7 +45,9 @@ class ReservationDrainsTest {
     private static void agrees(Reservation.Drains drains, SchedulerSnapshot s, ClusterView view, Job q, String when) {
         Choice plain = plainChoice(s, view, q);
         soonestIs(drains, q, plain.drain(), when);
-        assertThat(drains.soonestGpus(q)).as("%s, %d GPU(s)", when, q.gpus()).isEqualTo(java.util.Optional.ofNullable(plain.gpus()));
+        var room = drains.soonest(q);
+        assertThat(room.map(Reservation.Drains.Room::gpus)).as("%s, %d GPU(s)", when, q.gpus()).isEqualTo(java.util.Optional.ofNullable(plain.gpus()));
+        room.ifPresent(r -> assertThat(r.drainSeconds()).as("%s, %d GPU(s): the drain of the GPUs chosen", when, q.gpus()).isEqualTo(plain.drain()));
     }
 
     /**
@@ -114,8 +116,8 @@ class ReservationDrainsTest {
         for (int g = 0; g < 4; g++) f.running(f.job("r" + g, a, 1, 1e6, 0), List.of(g), 1_000, 0, Double.NaN); // all drain in 1,000 s
         SchedulerSnapshot s = f.snapshot();
         Reservation.Drains drains = new Reservation.Drains().begin(s, new ClusterView(s));
-        assertThat(drains.soonestGpus(f.job("one", a, 1, 100, 0))).contains(List.of(0));
-        assertThat(drains.soonestGpus(f.job("two", a, 2, 100, 0))).contains(List.of(0, 1));
+        assertThat(drains.soonest(f.job("one", a, 1, 100, 0)).map(Reservation.Drains.Room::gpus)).contains(List.of(0));
+        assertThat(drains.soonest(f.job("two", a, 2, 100, 0)).map(Reservation.Drains.Room::gpus)).contains(List.of(0, 1));
         soonestIs(drains, f.job("two", a, 2, 100, 0), 1_000, "all drain in 1,000 s");
     }
 }
