@@ -67,8 +67,8 @@ final class RankedRunning implements Iterable<RankedRunning.Entry> {
         final double recheckAt;
         /** Where {@link #bringUpToDate} reads its remaining iterations, if the world offers that: else through its view. */
         private DoubleSupplier remaining;
-        /** Its key from its remaining iterations, for {@link #bringUpToDate}. */
-        private DoubleUnaryOperator fallingKey;
+        /** Its key from its remaining iterations ({@link TimeKey#of}), for {@link #bringUpToDate}. */
+        private DoubleUnaryOperator keyOf;
 
         private Entry(Job job, double key, long seq, double recheckAt) {
             this.job = job;
@@ -196,7 +196,7 @@ final class RankedRunning implements Iterable<RankedRunning.Entry> {
         for (int i = from; i < n; i++) {
             Entry e = sorted.get(i);
             double left = e.remaining != null ? e.remaining.getAsDouble() : s.occupancy().job(e.id()).orElseThrow().remainingIterations();
-            e.key = e.fallingKey.applyAsDouble(left);
+            e.key = e.keyOf.applyAsDouble(left);
         }
         // in place, an insertion sort: old keys mostly keep the order, and a key that fell moves towards the front, also
         // before entries not keyed again (their order is by their keys as kept, which ORDER makes total: one result)
@@ -216,7 +216,7 @@ final class RankedRunning implements Iterable<RankedRunning.Entry> {
         if (fallingKey != null) {
             DoubleUnaryOperator key = fallingKey.of(r.job());
             e = new Entry(r.job(), key.applyAsDouble(r.remainingIterations()), seq, at);
-            e.fallingKey = key;
+            e.keyOf = key;
             e.remaining = s.occupancy().remainingReader(e.id());
         } else {
             e = new Entry(r.job(), keys.key(r), seq, at);
