@@ -483,9 +483,18 @@ public final class Simulator {
                 for (JobState j : placements.on(gpu)) read(j, reader);
             }
 
+            /**
+             * What {@link #seenRemaining} says, with what stays as it was while the job runs read once (its length, what it
+             * must repeat, its error, its profile: a restart or crash, which adds work, ends the run): SRTF reads it for
+             * hundreds of running jobs at each decision, and each look through the job to its profile and the knowledge
+             * was a cache miss.
+             */
             @Override public DoubleSupplier remainingReader(String id) {
                 JobState js = Run.this.job(id);
-                return js == null || js.phase != Lifecycle.Phase.RUNNING ? null : () -> seenRemaining(js, doneNow(js));
+                if (js == null || js.phase != Lifecycle.Phase.RUNNING) return null;
+                Knowledge knowledge = cfg.knowledge();
+                double total = js.job.totalIterations(), extra = js.extraWork, factor = js.lengthFactor, soloSpeed = js.profile.soloSpeed();
+                return () -> knowledge.seenRemaining(total, doneNow(js), extra, factor, meanSoloSeconds, soloSpeed);
             }
 
             /** Hands a running job to a reader with what makeView would say, without making the view. */
