@@ -18,9 +18,10 @@ import java.util.concurrent.Callable;
 
 /** {@code tandem calibrate}: measure a workload suite alone and in pairs on this machine's GPU ({@link Calibrator}). */
 @Command(name = "calibrate", mixinStandardHelpOptions = true, sortOptions = false, description = {
-        "Measure a workload suite on this machine's GPU, alone and in pairs, within a time budget; writes profiles.csv and pairs.csv",
-        "(for serve --known-profiles, simulate --profiles/--truth/--train). Resumes where an interrupted run stopped; when the budget",
-        "cannot cover every pair it measures those the compatibility model is least sure about, and reports its held-out error."},
+        "Measure a workload suite on this machine's GPU, alone and in pairs, within a time budget.",
+        "Writes profiles.csv and pairs.csv (for serve --known-profiles, simulate --profiles/--truth/--train). Resumes where an",
+        "interrupted run stopped; when the budget cannot cover every pair it measures those the compatibility model is least",
+        "sure about, and reports its held-out error."},
         footer = {"", "Example: tandem calibrate --workloads resnet18:64,dcgan:64,lstm:32 --budget 30m --measure 60s --out calibration/"})
 final class CalibrateCommand implements Callable<Integer> {
     @Option(names = "--workloads", defaultValue = "resnet18:32,resnet50:32,mobilenet:32,transformer:32,lstm:32,dcgan:32,neumf:256,ppo:64",

@@ -131,8 +131,9 @@ final class CompatCommand implements Runnable {
     }
 
     @Command(name = "matrix", mixinStandardHelpOptions = true, footer = {"", "Example: tandem compat matrix --csv pairs.csv"},
-            description = {"Print the predicted pairwise combined speed (sum of both jobs' speed relative to solo) for a profile set,",
-                    "averaged per DL model; --csv writes every profile pair."})
+            description = {"Print the predicted combined speed of every pair of DL models in a profile set.",
+                    "The combined speed is the sum of both jobs' speeds relative to solo, averaged per DL model; --csv writes every",
+                    "profile pair."})
     static final class Matrix implements Callable<Integer> {
         @picocli.CommandLine.Mixin ModelOptions opts;
 

@@ -32,8 +32,9 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 
 /** {@code tandem simulate}: run several policies on one generated workload and compare them. */
 @Command(name = "simulate", mixinStandardHelpOptions = true, footer = {"", "Example: tandem simulate --jobs 200 --sizes 1 --report out/report.html"}, sortOptions = false,
-        description = {"Simulate policies on one workload drawn from profiles, against measured co-location ground truth,",
-                "and compare makespan, JCT, GPU use and OOM crashes; also computes the LP makespan lower bound."})
+        description = {"Simulate policies on one workload and compare makespan, JCT, GPU use and OOM crashes.",
+                "Jobs are drawn from profiles (or read from a trace), co-located speeds come from measured ground truth, and the",
+                "LP makespan lower bound is computed beside them."})
 final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--policy", split = ",", defaultValue = "fifo,fifo-packed,lucid,gandiva,tandem",
             description = "Policies to compare, comma-separated (see 'tandem policies'). Default: ${DEFAULT-VALUE}.")

@@ -18,9 +18,10 @@ import java.util.concurrent.Callable;
 /** {@code tandem sweep}: a grid of simulations with confidence intervals across seeds. */
 @Command(name = "sweep", mixinStandardHelpOptions = true, footer = {"", "Example: tandem sweep --policy fifo,tandem --loads poisson:2,batch --seeds 3",
         "On Slurm: tandem sweep --policy fifo,tandem --seeds 20 --executor slurm --partition cpu --work-dir /shared/sweeps/run1"}, sortOptions = false,
-        description = {"Run a grid of simulations (policies x clusters x load levels x seeds) in parallel across cores, or as a",
-                "Slurm job array (--executor slurm), and report means with 95%% confidence intervals across seeds and ratios to FIFO",
-                "paired by seed; the HTML report plots makespan and JCT against the Poisson loads, paired ratios and the trade-off."})
+        description = {"Run a grid of simulations (policies x clusters x load levels x seeds) and compare the policies across seeds.",
+                "Runs in parallel across cores, or as a Slurm job array (--executor slurm); reports means with 95%% confidence",
+                "intervals across seeds and ratios to FIFO paired by seed; the HTML report plots makespan and JCT against the",
+                "Poisson loads, paired ratios and the trade-off."})
 final class SweepCommand implements Callable<Integer> {
     @Option(names = "--policy", split = ",", defaultValue = "fifo,fifo-packed,gandiva,tandem", description = "Policies. Default: ${DEFAULT-VALUE}.")
     List<String> policies;

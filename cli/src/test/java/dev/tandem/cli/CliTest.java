@@ -37,6 +37,27 @@ class CliTest {
         }
     }
 
+    /**
+     * A command list (`tandem --help`, `tandem users --help`) shows each command's first description line: it must be a
+     * whole sentence, not the first half of one (simulate, sweep, calibrate and compat matrix showed lines ending in a
+     * comma or mid-phrase).
+     */
+    @Test
+    void everyCommandsSummaryIsAWholeSentence() {
+        java.util.ArrayDeque<CommandLine> todo = new java.util.ArrayDeque<>(TandemCommand.commandLine().getSubcommands().values());
+        int seen = 0;
+        while (!todo.isEmpty()) {
+            CommandLine c = todo.poll();
+            todo.addAll(c.getSubcommands().values());
+            if (c.getCommandName().equals("help")) continue; // picocli's own
+            String[] description = c.getCommandSpec().usageMessage().description();
+            assertThat(description).as(c.getCommandSpec().qualifiedName()).isNotEmpty();
+            assertThat(description[0]).as(c.getCommandSpec().qualifiedName() + "'s summary").endsWith(".");
+            seen++;
+        }
+        assertThat(seen).isGreaterThan(20);
+    }
+
     @Test
     void simulateWritesTheTableJsonAndReport() throws Exception {
         Path json = dir.resolve("out/r.json"), html = dir.resolve("out/r.html");
