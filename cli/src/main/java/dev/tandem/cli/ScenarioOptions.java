@@ -36,7 +36,7 @@ final class ScenarioOptions {
             description = "Models whose pairs the compatibility model may not learn from (the truth keeps them): it must predict them from their solo profiles.")
     java.util.Set<String> trainWithout = new java.util.TreeSet<>();
 
-    @Option(names = "--gavel-gpu", defaultValue = "v100", description = "GPU type to read from a Gavel file (k80, p100, v100). Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--gavel-gpu", description = "GPU type to read from a Gavel file (k80, p100, v100). Default: the --cluster's GPU type where it is one of these (4x8:K80-12GB: k80), else v100.")
     String gavelGpu;
 
     @Option(names = "--mix", defaultValue = "measured",

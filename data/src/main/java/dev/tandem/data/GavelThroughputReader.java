@@ -15,7 +15,9 @@ import java.util.regex.Pattern;
 
 /**
  * Reads Gavel's throughput file: {@code {gpu: {"('JOB TYPE', SCALE)": {"null": solo, "('OTHER', SCALE)": [a, b]}}}},
- * throughputs in steps per second; a co-located value {@code [0, 0]} means the pair cannot share (out of memory).
+ * throughputs in steps per second; a co-located value {@code [0, 0]} means the pair cannot share (out of memory), and a
+ * solo throughput of 0 that the job type does not run at that scale on that GPU (Gavel's K80 column: ResNet-50 with
+ * batch size 128 on 2, 4 and 8 GPUs): the scale is left out, with its pairs, so no job of that size is drawn.
  * Job types become signatures (model and batch size from the name; the data set from Gavel's paper); the solo
  * speed of the one-GPU variant becomes the profile's speed. Gavel gives no utilisation or memory, so these
  * profiles have none.
@@ -65,10 +67,16 @@ public final class GavelThroughputReader {
         Map<WorkloadSignature, JobProfile> profiles = new LinkedHashMap<>();
         Map<WorkloadSignature, Map<Integer, Double>> throughputs = new LinkedHashMap<>();
         Map<String, Double> solo = new LinkedHashMap<>();
+        java.util.Set<String> doesNotRun = new java.util.HashSet<>();
         for (Iterator<Map.Entry<String, JsonNode>> it = gpu.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> e = it.next();
             JsonNode s = e.getValue().get("null");
-            if (s == null || !s.isNumber() || !(s.asDouble() > 0)) throw new DataFormatException(src.name(), 0, e.getKey(), "missing or non-positive solo throughput under \"null\"");
+            if (s != null && s.isNumber() && s.asDouble() == 0) {
+                key(src, e.getKey()); // still a job type key
+                doesNotRun.add(e.getKey());
+                continue;
+            }
+            if (s == null || !s.isNumber() || !(s.asDouble() > 0)) throw new DataFormatException(src.name(), 0, e.getKey(), "missing or negative solo throughput under \"null\"");
             solo.put(e.getKey(), s.asDouble());
             Key k = key(src, e.getKey());
             throughputs.computeIfAbsent(k.sig, x -> new TreeMap<>()).put(k.scale, s.asDouble());
@@ -77,10 +85,11 @@ public final class GavelThroughputReader {
         List<MeasuredPair> pairs = new ArrayList<>();
         for (Iterator<Map.Entry<String, JsonNode>> it = gpu.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> e = it.next();
+            if (doesNotRun.contains(e.getKey())) continue;
             Key a = key(src, e.getKey());
             for (Iterator<Map.Entry<String, JsonNode>> jt = e.getValue().fields(); jt.hasNext(); ) {
                 Map.Entry<String, JsonNode> p = jt.next();
-                if (p.getKey().equals("null")) continue;
+                if (p.getKey().equals("null") || doesNotRun.contains(p.getKey())) continue;
                 Key b = key(src, p.getKey());
                 JsonNode v = p.getValue();
                 if (!v.isArray() || v.size() != 2 || !v.get(0).isNumber() || !v.get(1).isNumber()) {

@@ -2,6 +2,7 @@ package dev.tandem.data;
 
 import dev.tandem.core.model.Cluster;
 import dev.tandem.core.model.JobProfile;
+import dev.tandem.core.model.WorkloadSignature;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -109,7 +110,17 @@ class ReadersTest {
         assertThatThrownBy(() -> GavelThroughputReader.read(file("g.json", "{\"v100\": {\"('A', 1)\": {\"null\": 1, \"('A', 1)\": [1]}}}"), "v100"))
                 .hasMessageContaining("pair [a, b]");
         assertThatThrownBy(() -> GavelThroughputReader.read(file("g.json", "{\"v100\": {\"('A', 1)\": {\"null\": -1}}}"), "v100"))
-                .hasMessageContaining("non-positive solo");
+                .hasMessageContaining("missing or negative solo");
+        assertThatThrownBy(() -> GavelThroughputReader.read(file("g.json", "{\"v100\": {\"('A', 1)\": {\"null\": \"fast\"}}}"), "v100"))
+                .hasMessageContaining("missing or negative solo");
+        // a solo throughput of 0: the job type does not run at that scale on that GPU (Gavel's K80 column): left out, with its pairs
+        GavelThroughputReader.GavelData k80 = GavelThroughputReader.read(DataSource.GAVEL_THROUGHPUTS, "k80");
+        WorkloadSignature big = k80.profiles().stream().map(p -> p.signature()).filter(sig -> sig.label().equals("ResNet-50/ImageNet/bs128")).findFirst().orElseThrow();
+        assertThat(k80.scales().get(big)).containsExactly(1);
+        assertThat(k80.pairs()).noneMatch(p -> (p.a().equals(big) || p.b().equals(big)) && p.gpus() > 1);
+        assertThat(k80.pairs()).anyMatch(p -> p.a().equals(big) && p.gpus() == 1);
+        assertThatThrownBy(() -> GavelThroughputReader.read(file("g.json", "{\"v100\": {\"('A', 1)\": {\"null\": 1, \"('B', 1)\": [0.5, 0.5]}}}"), "v100"))
+                .as("a partner missing from the file is still an error").hasMessageContaining("partner has no solo throughput");
         assertThatThrownBy(() -> GavelThroughputReader.read(file("g.json", "{\"v100\": "), "v100")).hasMessageContaining("malformed JSON");
     }
 
