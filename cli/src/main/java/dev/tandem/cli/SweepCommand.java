@@ -74,6 +74,8 @@ final class SweepCommand implements Callable<Integer> {
         List<Long> seedList = new ArrayList<>();
         for (long s = 1; s <= seeds; s++) seedList.add(s);
         Sweep.SpecFactory specs = (cluster, load, seed) -> scenario.spec(cluster, jobs, load, seed);
+        // each cluster and load once, before anything runs or is submitted: a bad one is refused here, not by a worker
+        for (String c : clusters) for (String load : loads) specs.spec(dev.tandem.core.model.Cluster.parse(c), load, 1);
         if (arrayTaskDir != null) {
             SweepOnSlurm.runTask(arrayTaskDir, policies, Sweep.workloads(clusters, loads, seedList), specs);
             return 0;

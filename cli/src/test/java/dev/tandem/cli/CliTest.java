@@ -307,6 +307,12 @@ class CliTest {
         assertThat(r.out()).contains("8 simulations").contains("±");
         assertThat(Files.readString(html)).contains("makespan (h)");
         assertThat(tandem("sweep", "--seeds", "0").err()).contains("--seeds must be at least 1");
+        // a bad load or cluster is refused before any simulation starts (it was refused by the first worker to reach it)
+        Run badLoad = tandem("sweep", "--loads", "batch,abc", "--seeds", "1");
+        assertThat(badLoad.code()).isNotZero();
+        assertThat(badLoad.err()).contains("arrival 'abc' is neither 'batch' nor 'poisson:RATE'");
+        assertThat(badLoad.out()).doesNotContain("simulations");
+        assertThat(tandem("sweep", "--clusters", "1x8:RTX3090-24GB,8x", "--seeds", "1").err()).contains("cluster spec '8x' is not NODESxGPUS:TYPE-MEM");
     }
 
     @Test
