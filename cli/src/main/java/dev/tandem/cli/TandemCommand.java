@@ -20,6 +20,8 @@ public final class TandemCommand implements Runnable {
 
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new TandemCommand());
+        // serve's settings from its config file or the environment: a value it cannot take names its source
+        cl.setParameterExceptionHandler(dev.tandem.server.ServeSettings.namingSources(cl.getParameterExceptionHandler()));
         cl.setExecutionExceptionHandler((ex, cmd, parsed) -> {
             Throwable t = ex;
             if (t instanceof DataFormatException || t instanceof IllegalArgumentException || t instanceof SimulationException) {

@@ -58,6 +58,15 @@ class CliTest {
         assertThat(seen).isGreaterThan(20);
     }
 
+    /** serve's settings from a config file: a value the option cannot take is refused naming the file and line. */
+    @Test
+    void aServeSettingThatCannotBeTakenNamesItsFileAndLine() throws Exception {
+        Path yaml = Files.writeString(dir.resolve("tandem.yaml"), "executor: simulated\nport: eighty\n");
+        Run r = tandem("serve", "--config", yaml.toString(), "--state-dir", dir.resolve("state").toString());
+        assertThat(r.code()).isEqualTo(2);
+        assertThat(r.err()).contains("Invalid value for option '--port': 'eighty' is not an int (from " + yaml + " line 2)");
+    }
+
     @Test
     void simulateWritesTheTableJsonAndReport() throws Exception {
         Path json = dir.resolve("out/r.json"), html = dir.resolve("out/r.html");

@@ -29,7 +29,8 @@ import java.util.function.Function;
  * so every serve option can be set in all three places and {@code --help} stays the one list of them.
  *
  * <p>The file is read once, in full, when the first option is looked up: a key that is no serve option, or a value
- * that is a mapping, is refused naming the file, line and key.
+ * that is a mapping, is refused naming the file, line and key; a value the option cannot take (a port of {@code nine})
+ * is refused by picocli, and {@link #namingSources} adds where it came from.
  */
 public final class ServeSettings implements CommandLine.IDefaultValueProvider {
     public static final String CONFIG_OPTION = "--config";
@@ -37,6 +38,13 @@ public final class ServeSettings implements CommandLine.IDefaultValueProvider {
 
     private final Function<String, String> env;
     private Map<String, String> file;
+    /** The config file's line of each setting in it. */
+    private final Map<String, Integer> fileLines = new LinkedHashMap<>();
+    private Path filePath;
+    /** The values this provider supplied from the environment or the file, and where each came from, by option name. */
+    private final Map<String, Supplied> supplied = new LinkedHashMap<>();
+
+    private record Supplied(String value, String source) {}
 
     public ServeSettings() { this(System::getenv); }
 
@@ -56,14 +64,39 @@ public final class ServeSettings implements CommandLine.IDefaultValueProvider {
     @Override public String defaultValue(ArgSpec arg) {
         if (!(arg instanceof OptionSpec o) || !configurable(o)) return arg.defaultValue();
         String fromEnv = env.apply(envName(o));
-        if (fromEnv != null && !fromEnv.isEmpty()) return fromEnv;
+        if (fromEnv != null && !fromEnv.isEmpty()) {
+            supplied.put(key(o), new Supplied(fromEnv, "$" + envName(o)));
+            return fromEnv;
+        }
         String fromFile;
         try {
             fromFile = fileSettings(o.command()).get(key(o));
         } catch (BadConfig e) {
             throw new CommandLine.ParameterException(o.command().commandLine(), e.getMessage());
         }
-        return fromFile != null ? fromFile : o.defaultValue();
+        if (fromFile == null) return o.defaultValue();
+        supplied.put(key(o), new Supplied(fromFile, filePath + " line " + fileLines.get(key(o))));
+        return fromFile;
+    }
+
+    /**
+     * Reports a value picocli cannot convert as {@code next} does, naming where the value came from when this provider
+     * supplied it ({@code Invalid value for option '--port': 'nine' is not an int (from /etc/tandem.yaml line 3)}):
+     * a bad setting in a file or the environment is otherwise reported as if it had been typed.
+     */
+    public static CommandLine.IParameterExceptionHandler namingSources(CommandLine.IParameterExceptionHandler next) {
+        return (ex, args) -> {
+            String source = sourceOf(ex);
+            if (source == null) return next.handleParseException(ex, args);
+            return next.handleParseException(new CommandLine.ParameterException(ex.getCommandLine(), ex.getMessage() + " (from " + source + ")", ex,
+                    ex.getArgSpec(), ex.getValue()), args);
+        };
+    }
+
+    private static String sourceOf(CommandLine.ParameterException ex) {
+        if (!(ex.getArgSpec() instanceof OptionSpec o) || !(o.command().defaultValueProvider() instanceof ServeSettings settings)) return null;
+        Supplied s = settings.supplied.get(key(o));
+        return s != null && s.value().equals(ex.getValue()) ? s.source() : null;
     }
 
     private Map<String, String> fileSettings(CommandSpec cmd) {
@@ -73,7 +106,8 @@ public final class ServeSettings implements CommandLine.IDefaultValueProvider {
         if (path == null && env.apply(CONFIG_ENV) != null && !env.apply(CONFIG_ENV).isBlank()) path = Path.of(env.apply(CONFIG_ENV));
         Map<String, OptionSpec> known = new LinkedHashMap<>();
         for (OptionSpec o : cmd.options()) if (configurable(o)) known.put(key(o), o);
-        file = path == null ? Map.of() : read(path, known.keySet());
+        filePath = path;
+        file = path == null ? Map.of() : read(path, known.keySet(), fileLines);
         return file;
     }
 
@@ -82,8 +116,12 @@ public final class ServeSettings implements CommandLine.IDefaultValueProvider {
         BadConfig(String message) { super(message); }
     }
 
-    /** Reads a config file: a YAML mapping of option names to scalars (or lists, for options that take several values). */
-    static Map<String, String> read(Path path, java.util.Set<String> known) {
+    /**
+     * Reads a config file: a YAML mapping of option names to scalars (or lists, for options that take several values).
+     *
+     * @param lines filled with each setting's line
+     */
+    static Map<String, String> read(Path path, java.util.Set<String> known, Map<String, Integer> lines) {
         String text;
         try {
             text = Files.readString(path);
@@ -104,6 +142,7 @@ public final class ServeSettings implements CommandLine.IDefaultValueProvider {
                     throw error(path, at, "unknown setting '" + name + "'; settings are serve's options without the dashes: " + String.join(", ", new TreeSet<>(known)));
                 }
                 if (out.containsKey(name)) throw error(path, at, "'" + name + "' is set twice");
+                lines.put(name, at.getLineNr());
                 JsonToken v = p.nextToken();
                 if (v == JsonToken.START_ARRAY) {
                     List<String> items = new ArrayList<>();

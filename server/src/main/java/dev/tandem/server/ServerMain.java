@@ -47,6 +47,8 @@ public final class ServerMain implements Callable<Integer> {
     }
 
     public static void main(String[] args) {
-        System.exit(new CommandLine(new ServerMain()).execute(args));
+        CommandLine cl = new CommandLine(new ServerMain());
+        cl.setParameterExceptionHandler(ServeSettings.namingSources(cl.getParameterExceptionHandler()));
+        System.exit(cl.execute(args));
     }
 }

@@ -129,15 +129,26 @@ class ServeOptionsTest {
         cases.put("policy:\n  name: fifo\n", "bad.yaml line 1: 'policy' needs a plain value (a number, a word, true/false, or a list)");
         cases.put("- port\n- 9100\n", "bad.yaml line 1: the file must be a mapping of serve options, e.g. port: 8265");
         cases.put("port: [9100\n", "bad.yaml line 2: not valid YAML: while parsing a flow sequence: expected ',' or ']', but got <stream end>");
-        cases.put("port: nine\n", "Invalid value for option '--port': 'nine' is not an int");
+        cases.put("port: 9100\nround: soon\n", "Invalid value for option '--round': 'soon' is not a duration");
+        cases.put("# ports\n\nport: nine\n", "Invalid value for option '--port': 'nine' is not an int (from " + dir.resolve("bad.yaml") + " line 3)");
         for (var c : cases.entrySet()) {
             Path bad = dir.resolve("bad.yaml");
             Files.writeString(bad, c.getKey());
             StringWriter err = new StringWriter();
             CommandLine cl = new CommandLine(new ServerMain()).setDefaultValueProvider(new ServeSettings(Map.<String, String>of()::get));
+            cl.setParameterExceptionHandler(ServeSettings.namingSources(cl.getParameterExceptionHandler()));
             cl.setErr(new PrintWriter(err, true));
             assertThat(cl.execute("--config", bad.toString())).as(c.getKey()).isEqualTo(2);
             assertThat(err.toString()).as(c.getKey()).contains(c.getValue().startsWith("bad.yaml") ? bad.getParent() + "/" + c.getValue() : c.getValue());
+        }
+        // from the environment, and typed: the source named only where it supplied the value
+        for (String[] typed : new String[][] {{}, {"--port", "ten"}}) {
+            StringWriter err = new StringWriter();
+            CommandLine cl = new CommandLine(new ServerMain()).setDefaultValueProvider(new ServeSettings(Map.of("TANDEM_PORT", "ten")::get));
+            cl.setParameterExceptionHandler(ServeSettings.namingSources(cl.getParameterExceptionHandler()));
+            cl.setErr(new PrintWriter(err, true));
+            assertThat(cl.execute(typed)).isEqualTo(2);
+            assertThat(err.toString()).contains("Invalid value for option '--port': 'ten' is not an int" + (typed.length == 0 ? " (from $TANDEM_PORT)" : System.lineSeparator()));
         }
         StringWriter err = new StringWriter();
         CommandLine cl = new CommandLine(new ServerMain());
