@@ -16,6 +16,7 @@ import java.net.URI;
 import java.nio.channels.UnresolvedAddressException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -29,10 +30,32 @@ final class ApiClient {
     /** The server refused the request (or could not be reached); the message is the server's. */
     static final class ServerError extends IOException {
         final int status;
+        /** The request field the daemon refused, or null. */
+        final String field;
 
         ServerError(int status, String message) {
+            this(status, message, null);
+        }
+
+        ServerError(int status, String message, String field) {
             super(message);
             this.status = status;
+            this.field = field;
+        }
+
+        /**
+         * The refusal in the command's terms: the daemon names the API field ({@code memory_mib: must be within
+         * 0..24576, got 30720}), the user typed an option ({@code --memory 30G}), so the option leads and the field follows
+         * in brackets. {@code options} maps fields to options; a field within one ({@code signature.dataset}) falls back
+         * to the option of its parent where it has none of its own.
+         */
+        ServerError inTermsOf(Map<String, String> options) {
+            if (field == null) return this;
+            String option = options.get(field);
+            if (option == null && field.contains(".")) option = options.get(field.substring(0, field.indexOf('.')));
+            String prefix = field + ": ";
+            if (option == null || !getMessage().startsWith(prefix)) return this;
+            return new ServerError(status, option + " (" + field + "): " + getMessage().substring(prefix.length()), field);
         }
     }
 
@@ -136,7 +159,7 @@ final class ApiClient {
         if (r.getStatus() >= 400) {
             String msg = body != null && body.hasNonNull("error") ? body.get("error").asText() : "HTTP " + r.getStatus();
             if (r.getStatus() == 401 && socket == null) msg += " (give a token with --token, TANDEM_TOKEN, or run where the admin token file is readable)";
-            throw new ServerError(r.getStatus(), msg);
+            throw new ServerError(r.getStatus(), msg, body != null && body.hasNonNull("field") ? body.get("field").asText() : null);
         }
         return body;
     }

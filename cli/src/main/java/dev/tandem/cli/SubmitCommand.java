@@ -18,6 +18,15 @@ import java.util.concurrent.Callable;
         footer = {"", "Example: tandem submit --gpus 1 --memory 12G -- python train.py --epochs 3",
                 "Example: tandem submit --array 0-9 --after 12 -- python train.py   (ten runs, each with its TANDEM_ARRAY_INDEX, once job 12 succeeded)"})
 final class SubmitCommand implements Callable<Integer> {
+    /** The option each field of the API's job request comes from: the daemon's refusals name the field. */
+    private static final Map<String, String> OPTIONS = Map.ofEntries(Map.entry("name", "--name"), Map.entry("argv", "COMMAND"),
+            Map.entry("env", "--env"), Map.entry("workdir", "--workdir"), Map.entry("gpus", "--gpus"), Map.entry("memory_mib", "--memory"),
+            Map.entry("iterations", "--iterations"), Map.entry("time_limit", "--time-limit"), Map.entry("priority", "--priority"),
+            Map.entry("after", "--after"), Map.entry("hold", "--hold"), Map.entry("array", "--array"), Map.entry("output", "--output"),
+            Map.entry("signature", "--model"), Map.entry("signature.dataset", "--dataset"), Map.entry("signature.batch_size", "--batch-size"),
+            Map.entry("signature.amp", "--amp"), Map.entry("limits.host_memory_mib", "--limit-host-memory"),
+            Map.entry("limits.processes", "--limit-processes"));
+
     @Mixin ClientOptions client;
 
     @Option(names = "--gpus", defaultValue = "1", description = "GPUs the job needs at once (default: ${DEFAULT-VALUE})")
@@ -110,7 +119,12 @@ final class SubmitCommand implements Callable<Integer> {
         } else if (dataset != null || batchSize != null || amp) {
             throw new IllegalArgumentException("--dataset, --batch-size and --amp describe a workload signature and need --model");
         }
-        JsonNode job = client.client().post("/jobs", body);
+        JsonNode job;
+        try {
+            job = client.client().post("/jobs", body);
+        } catch (ApiClient.ServerError e) {
+            throw e.inTermsOf(OPTIONS);
+        }
         if (client.json) client.print(job);
         else if (job.has("array_job_ids")) {
             JsonNode ids = job.get("array_job_ids");

@@ -61,7 +61,12 @@ final class UsersCommand implements Runnable {
             body.put("role", role);
             if (unixUser != null) body.put("unix_user", unixUser);
             if (allowRoot) body.put("allow_root", true);
-            JsonNode res = client.client().post("/users", body);
+            JsonNode res;
+            try {
+                res = client.client().post("/users", body);
+            } catch (ApiClient.ServerError e) {
+                throw e.inTermsOf(Map.of("name", "NAME", "role", "--role", "unix_user", "--unix-user", "allow_root", "--allow-root"));
+            }
             if (client.json) {
                 client.print(res);
                 return 0;
@@ -136,7 +141,12 @@ final class UsersCommand implements Runnable {
                     throw new IllegalArgumentException("--max-gpus: a number of GPUs or 'default', got '" + maxGpus + "'");
                 }
             }
-            JsonNode res = client.client().post("/users/" + name + "/limits", body);
+            JsonNode res;
+            try {
+                res = client.client().post("/users/" + name + "/limits", body);
+            } catch (ApiClient.ServerError e) {
+                throw e.inTermsOf(Map.of("max_gpus", "--max-gpus"));
+            }
             if (client.json) client.print(res);
             else System.out.println("GPU limit of " + name + ": " + (res.get("max_gpus").isNull() ? "the daemon's default" : res.get("max_gpus").asText()));
             return 0;

@@ -113,7 +113,10 @@ class ServeClientTest {
         CliTest.Run noArgv = tandem(with("submit", "--gpus", "1"));
         assertThat(noArgv.code()).isEqualTo(2);
         CliTest.Run tooMany = tandem(with("submit", "--gpus", "4", "--", "true"));
-        assertThat(tooMany.err()).contains("gpus: a job runs on one node, and the largest node has 1 GPU(s); got 4");
+        // the daemon names the API field it refuses; the CLI leads with the option that set it
+        assertThat(tooMany.err()).contains("tandem: error: --gpus (gpus): a job runs on one node, and the largest node has 1 GPU(s); got 4");
+        assertThat(tandem(with("submit", "--memory", "900G", "--", "true")).err()).contains("tandem: error: --memory (memory_mib): must be within 0..");
+        assertThat(tandem(with("submit", "--limit-processes", "0", "--", "true")).err()).contains("tandem: error: --limit-processes (limits.processes): ");
         CliTest.Run badMemory = tandem(with("submit", "--memory", "lots", "--", "true"));
         assertThat(badMemory.err()).contains("'lots' is not a memory size");
     }
@@ -205,7 +208,7 @@ class ServeClientTest {
         if (root) { // as CI runs: the daemon is root, so mapping a user to the test's own account needs --allow-root
             CliTest.Run refused = users(token, "add", "carol", "--unix-user", me);
             assertThat(refused.code()).isNotZero();
-            assertThat(refused.err()).contains("unix_user: 'root' is root (uid 0)").contains("--allow-root");
+            assertThat(refused.err()).contains("--unix-user (unix_user): 'root' is root (uid 0)").contains("--allow-root");
         }
         CliTest.Run add = users(token, "add", "carol", "--unix-user", me, "--allow-root");
         assertThat(add.code()).as(add.err()).isZero();
