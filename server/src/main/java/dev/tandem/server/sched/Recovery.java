@@ -35,7 +35,7 @@ final class Recovery {
                 Change clear = new Change().set(Column.PID, null).set(Column.PID_STARTED, null);
                 if (onGpu) {
                     ctx.store.transition(r.id(), JobState.ON_GPU, JobState.PENDING, Context.ACTOR,
-                            "its process was gone when the daemon restarted; requeued", clear.set(Column.QUEUED_AT, now), now);
+                            "its run was gone when the daemon restarted; requeued", clear.set(Column.QUEUED_AT, now), now);
                     requeued++;
                 } else {
                     ctx.store.update(r.id(), clear, now);
