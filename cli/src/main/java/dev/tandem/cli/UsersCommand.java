@@ -135,18 +135,16 @@ final class UsersCommand implements Runnable {
             Map<String, Object> body = new java.util.HashMap<>();
             if (maxGpus.equals("default")) body.put("max_gpus", null);
             else {
+                int n;
                 try {
-                    body.put("max_gpus", Integer.parseInt(maxGpus));
+                    n = Integer.parseInt(maxGpus);
                 } catch (NumberFormatException e) {
-                    throw new IllegalArgumentException("--max-gpus: a number of GPUs or 'default', got '" + maxGpus + "'");
+                    n = 0;
                 }
+                if (n < 1) throw new IllegalArgumentException("--max-gpus: a number of GPUs (at least 1) or 'default', got '" + maxGpus + "'");
+                body.put("max_gpus", n);
             }
-            JsonNode res;
-            try {
-                res = client.client().post("/users/" + name + "/limits", body);
-            } catch (ApiClient.ServerError e) {
-                throw e.inTermsOf(Map.of("max_gpus", "--max-gpus"));
-            }
+            JsonNode res = client.client().post("/users/" + name + "/limits", body);
             if (client.json) client.print(res);
             else System.out.println("GPU limit of " + name + ": " + (res.get("max_gpus").isNull() ? "the daemon's default" : res.get("max_gpus").asText()));
             return 0;

@@ -158,7 +158,8 @@ class ServeClientTest {
         assertThat(users(token, "limit", "dave", "--max-gpus", "2").out()).isEqualTo("GPU limit of dave: 2" + System.lineSeparator());
         assertThat(users(token, "list").out()).containsPattern("dave\\s+user\\s+" + me + "\\s+enabled\\s+2\\s");
         assertThat(users(token, "limit", "dave", "--max-gpus", "default").out()).isEqualTo("GPU limit of dave: the daemon's default" + System.lineSeparator());
-        assertThat(users(token, "limit", "dave", "--max-gpus", "many").err()).contains("--max-gpus: a number of GPUs or 'default', got 'many'");
+        assertThat(users(token, "limit", "dave", "--max-gpus", "many").err()).contains("--max-gpus: a number of GPUs (at least 1) or 'default', got 'many'");
+        assertThat(users(token, "limit", "dave", "--max-gpus", "0").err()).contains("--max-gpus: a number of GPUs (at least 1) or 'default', got '0'");
         assertThat(users(token, "show", "dave").out()).containsPattern("admin\\s+limit-set\\s+GPU limit: 2");
     }
 
