@@ -37,14 +37,16 @@ public final class ServeSettings implements CommandLine.IDefaultValueProvider {
     public static final String CONFIG_ENV = "TANDEM_CONFIG";
 
     private final Function<String, String> env;
-    private Map<String, String> file;
-    /** The config file's line of each setting in it. */
-    private final Map<String, Integer> fileLines = new LinkedHashMap<>();
-    private Path filePath;
-    /** The values this provider supplied from the environment or the file, and where each came from, by option name. */
-    private final Map<String, Supplied> supplied = new LinkedHashMap<>();
+    /** The config file's settings by option name, read on first use. */
+    private Map<String, Setting> file;
+    /**
+     * The settings this provider gave picocli, by option name: an option typed on the command line is not asked for, so
+     * its refusal is not this provider's even where the environment or the file holds the same value.
+     */
+    private final Map<String, Setting> supplied = new LinkedHashMap<>();
 
-    private record Supplied(String value, String source) {}
+    /** A value for an option from the environment or the config file, and where it came from ({@code $TANDEM_PORT}, {@code FILE line 3}). */
+    private record Setting(String value, String source) {}
 
     public ServeSettings() { this(System::getenv); }
 
@@ -63,20 +65,22 @@ public final class ServeSettings implements CommandLine.IDefaultValueProvider {
 
     @Override public String defaultValue(ArgSpec arg) {
         if (!(arg instanceof OptionSpec o) || !configurable(o)) return arg.defaultValue();
-        String fromEnv = env.apply(envName(o));
-        if (fromEnv != null && !fromEnv.isEmpty()) {
-            supplied.put(key(o), new Supplied(fromEnv, "$" + envName(o)));
-            return fromEnv;
-        }
-        String fromFile;
+        Setting setting;
         try {
-            fromFile = fileSettings(o.command()).get(key(o));
+            setting = settingOf(o);
         } catch (BadConfig e) {
             throw new CommandLine.ParameterException(o.command().commandLine(), e.getMessage());
         }
-        if (fromFile == null) return o.defaultValue();
-        supplied.put(key(o), new Supplied(fromFile, filePath + " line " + fileLines.get(key(o))));
-        return fromFile;
+        if (setting == null) return o.defaultValue();
+        supplied.put(key(o), setting);
+        return setting.value();
+    }
+
+    /** The option's value from the environment, else from the config file; null where neither sets it. */
+    private Setting settingOf(OptionSpec o) {
+        String fromEnv = env.apply(envName(o));
+        if (fromEnv != null && !fromEnv.isEmpty()) return new Setting(fromEnv, "$" + envName(o));
+        return fileSettings(o.command()).get(key(o));
     }
 
     /**
@@ -95,19 +99,18 @@ public final class ServeSettings implements CommandLine.IDefaultValueProvider {
 
     private static String sourceOf(CommandLine.ParameterException ex) {
         if (!(ex.getArgSpec() instanceof OptionSpec o) || !(o.command().defaultValueProvider() instanceof ServeSettings settings)) return null;
-        Supplied s = settings.supplied.get(key(o));
+        Setting s = settings.supplied.get(key(o));
         return s != null && s.value().equals(ex.getValue()) ? s.source() : null;
     }
 
-    private Map<String, String> fileSettings(CommandSpec cmd) {
+    private Map<String, Setting> fileSettings(CommandSpec cmd) {
         if (file != null) return file;
         OptionSpec configOption = cmd.findOption(CONFIG_OPTION);
         Path path = configOption == null ? null : configOption.getValue();
         if (path == null && env.apply(CONFIG_ENV) != null && !env.apply(CONFIG_ENV).isBlank()) path = Path.of(env.apply(CONFIG_ENV));
         Map<String, OptionSpec> known = new LinkedHashMap<>();
         for (OptionSpec o : cmd.options()) if (configurable(o)) known.put(key(o), o);
-        filePath = path;
-        file = path == null ? Map.of() : read(path, known.keySet(), fileLines);
+        file = path == null ? Map.of() : read(path, known.keySet());
         return file;
     }
 
@@ -116,12 +119,8 @@ public final class ServeSettings implements CommandLine.IDefaultValueProvider {
         BadConfig(String message) { super(message); }
     }
 
-    /**
-     * Reads a config file: a YAML mapping of option names to scalars (or lists, for options that take several values).
-     *
-     * @param lines filled with each setting's line
-     */
-    static Map<String, String> read(Path path, java.util.Set<String> known, Map<String, Integer> lines) {
+    /** Reads a config file: a YAML mapping of option names to scalars (or lists, for options that take several values). */
+    static Map<String, Setting> read(Path path, java.util.Set<String> known) {
         String text;
         try {
             text = Files.readString(path);
@@ -130,7 +129,7 @@ public final class ServeSettings implements CommandLine.IDefaultValueProvider {
         } catch (IOException e) {
             throw new BadConfig(path + ": cannot read the config file: " + e.getMessage());
         }
-        Map<String, String> out = new LinkedHashMap<>();
+        Map<String, Setting> out = new LinkedHashMap<>();
         try (JsonParser p = new YAMLFactory().createParser(text)) {
             JsonToken t = p.nextToken();
             if (t == null) return out; // an empty file sets nothing
@@ -142,7 +141,7 @@ public final class ServeSettings implements CommandLine.IDefaultValueProvider {
                     throw error(path, at, "unknown setting '" + name + "'; settings are serve's options without the dashes: " + String.join(", ", new TreeSet<>(known)));
                 }
                 if (out.containsKey(name)) throw error(path, at, "'" + name + "' is set twice");
-                lines.put(name, at.getLineNr());
+                String source = path + " line " + at.getLineNr();
                 JsonToken v = p.nextToken();
                 if (v == JsonToken.START_ARRAY) {
                     List<String> items = new ArrayList<>();
@@ -150,9 +149,9 @@ public final class ServeSettings implements CommandLine.IDefaultValueProvider {
                         if (!v.isScalarValue()) throw error(path, p.currentTokenLocation(), "'" + name + "': list items must be plain values");
                         items.add(p.getText());
                     }
-                    out.put(name, String.join(",", items));
+                    out.put(name, new Setting(String.join(",", items), source));
                 } else if (v.isScalarValue() && v != JsonToken.VALUE_NULL) {
-                    out.put(name, p.getText());
+                    out.put(name, new Setting(p.getText(), source));
                 } else {
                     throw error(path, at, "'" + name + "' needs a plain value (a number, a word, true/false, or a list)");
                 }
