@@ -203,6 +203,37 @@ class TandemObjectiveTest {
         assertThat(policy(Objective.MAKESPAN).decide(longRunningShortWaiting(3_000, 5_000).snapshot())).isEmpty();
     }
 
+    /**
+     * {@code nodes} nodes of one GPU, each running a 20,000 s job (started at 0); a 1,000 s job that cannot share was
+     * submitted at 3,000 s: overdue from 4,000 s on.
+     */
+    private static Fixture longJobsEverywhereShortWaiting(int nodes, double now) {
+        Fixture f = new Fixture(nodes, 1, 24576);
+        WorkloadSignature a = f.profile("A", 50, 2000), b = f.profile("B", 50, 2000);
+        for (int g = 0; g < nodes; g++) f.running.add(new RunningJob(f.job("long" + g, a, 1, 25_000, 0), List.of(g), 0, 0, 20_000 * 10, 5_000, Double.NaN));
+        f.queued(f.job("short", b, 1, 1_000, 3_000), 3_000, 0);
+        f.now = now;
+        return f;
+    }
+
+    @Test
+    void onAClusterLargerThanOneScanRoundsLookForRoomAtMostOncePerScanPeriod() {
+        int large = ShortestFirstPreemption.NODES_PER_TRY + 1;
+        TandemPolicy p = policy(Objective.BALANCED);
+        // at 3,990 s nothing is overdue yet, but the round looked (and found no one to make room for)
+        assertThat(p.decide(longJobsEverywhereShortWaiting(large, 3_990).snapshot())).isEmpty();
+        // at 4,010 s "short" is overdue: the next look is due 32 s after the last, at 4,022 s
+        assertThat(p.decide(longJobsEverywhereShortWaiting(large, 4_010).snapshot())).isEmpty();
+        List<Decision> ds = p.decide(longJobsEverywhereShortWaiting(large, 4_022).snapshot());
+        assertThat(preempted(ds)).hasSize(1);
+        assertThat(started(ds)).containsExactly("short");
+        // up to one scan's nodes, every round looks
+        TandemPolicy q = policy(Objective.BALANCED);
+        int small = ShortestFirstPreemption.NODES_PER_TRY;
+        assertThat(q.decide(longJobsEverywhereShortWaiting(small, 3_990).snapshot())).isEmpty();
+        assertThat(started(q.decide(longJobsEverywhereShortWaiting(small, 4_010).snapshot()))).containsExactly("short");
+    }
+
     @Test
     void overdueJobsTryForRoomShortestFirstSoLongStarvingOnesDoNotUseUpTheRound() {
         // 2 GPUs, each running a job with 50,000 s left. Waiting, in the order the round serves them: four 40,000 s jobs
