@@ -31,12 +31,7 @@ import java.util.concurrent.Callable;
 /** {@code tandem compat}: the compatibility model on its own. */
 @Command(name = "compat", mixinStandardHelpOptions = true, footer = {"", "Example: tandem compat matrix"}, description = "Predict, evaluate and inspect the co-location compatibility model.",
         subcommands = {CompatCommand.Predict.class, CompatCommand.Evaluate.class, CompatCommand.Matrix.class})
-final class CompatCommand implements Runnable {
-    @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
-
-    @Override public void run() {
-        spec.commandLine().usage(System.out);
-    }
+final class CompatCommand {
 
     static class ModelOptions {
         @Option(names = "--profiles", defaultValue = DataSource.BUNDLED + "lucid/single_profiles.csv", description = "Solo profiles. Default: ${DEFAULT-VALUE}.")

@@ -16,13 +16,16 @@ import dev.tandem.sim.scenario.Scenario;
 import dev.tandem.sim.scenario.ScenarioSpec;
 import dev.tandem.sim.workload.WorkloadSpec;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -77,6 +80,8 @@ final class SimulateCommand implements Callable<Integer> {
             description = "Write per-job results of every policy (submit, start, end, wait, JCT, slowdown vs solo, shared seconds, partners, time on an equal share, finish-time fairness) as CSV.")
     Path jobsCsv;
 
+    @Spec CommandSpec command;
+
     @Option(names = "--progress", negatable = true, description = "Show a progress bar on stderr (default: when stderr is a terminal).")
     Boolean progress;
 
@@ -94,6 +99,12 @@ final class SimulateCommand implements Callable<Integer> {
         out.printf(Locale.ROOT, "workload: %d jobs, %s, %s on %s (%s); truth %s; oracle %s; job lengths known: %s%s%n", loaded.jobs().size(),
                 source, loaded.mode(), cluster, cluster.gpu(0).type().name(), loaded.truth().name(), loaded.newOracle().name(), spec.sim().knowledge(),
                 spec.sim().queueRules().fairShare() ? "; queue: " + spec.sim().queueRules() : "");
+        // --bad-rows skip: say what was left out, not only in the JSON
+        Map<String, Object> described = loaded.describe();
+        if (described.get("trace_rows_skipped_bad") instanceof Integer skipped && skipped > 0) {
+            command.commandLine().getErr().printf(Locale.ROOT, "tandem: skipped %d bad trace row(s) (--bad-rows skip), first: %s%n", skipped,
+                    ((List<?>) described.get("trace_first_problems")).get(0));
+        }
 
         boolean showProgress = progress != null ? progress : System.console() != null;
         List<SimulationResult> results = runAll(loaded, showProgress);

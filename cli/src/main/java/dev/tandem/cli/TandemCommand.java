@@ -11,12 +11,7 @@ import picocli.CommandLine.Command;
         subcommands = {SimulateCommand.class, SweepCommand.class, CompatCommand.class, PoliciesCommand.class, ServeCommand.class, SubmitCommand.class,
                 QueueCommand.class, ShowCommand.class, CancelCommand.class, HoldCommand.Hold.class, HoldCommand.Release.class, HistoryCommand.class,
                 LogsCommand.class, GpusCommand.class, UsersCommand.class, CalibrateCommand.class, CompletionCommand.class, CommandLine.HelpCommand.class})
-public final class TandemCommand implements Runnable {
-    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
-    @Override public void run() {
-        spec.commandLine().usage(System.out);
-    }
+public final class TandemCommand {
 
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new TandemCommand());

@@ -16,12 +16,7 @@ import java.util.concurrent.Callable;
 @Command(name = "users", mixinStandardHelpOptions = true, footer = {"", "Example: tandem users add alice --unix-user alice"}, description = "Manage tandem serve's users (admin); every change is kept with who made it.",
         subcommands = {UsersCommand.ListUsers.class, UsersCommand.Add.class, UsersCommand.Show.class, UsersCommand.Disable.class,
                 UsersCommand.Enable.class, UsersCommand.RotateToken.class, UsersCommand.Limit.class})
-final class UsersCommand implements Runnable {
-    @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
-
-    @Override public void run() {
-        spec.commandLine().usage(System.out);
-    }
+final class UsersCommand {
 
     @Command(name = "list", mixinStandardHelpOptions = true, footer = {"", "Example: tandem users list"}, description = "List users: role, Unix account, whether disabled.")
     static final class ListUsers implements Callable<Integer> {

@@ -37,6 +37,17 @@ class CliTest {
         }
     }
 
+    /** A command that only groups others, given none, says so and fails: a script that left out the command does not pass. */
+    @Test
+    void aGroupOfCommandsWithoutOneIsAUsageError() {
+        for (String[] args : List.of(new String[0], new String[] {"compat"}, new String[] {"users"})) {
+            Run r = tandem(args);
+            assertThat(r.code()).as(String.join(" ", args)).isEqualTo(2);
+            assertThat(r.out()).isEmpty();
+            assertThat(r.err()).contains("Missing required subcommand").contains("Usage: tandem");
+        }
+    }
+
     /**
      * A command list (`tandem --help`, `tandem users --help`) shows each command's first description line: it must be a
      * whole sentence, not the first half of one (simulate, sweep, calibrate and compat matrix showed lines ending in a
@@ -237,11 +248,12 @@ class CliTest {
         assertThat(lines.get(1)).startsWith("ResNet50,ImageNet,1,32,0,PPO").endsWith(",1");
         assertThat(lines.get(2)).endsWith(",0"); // two BERTs (20 GB + 16 GB) do not fit in 24 GB
 
-        Files.writeString(pairs, "model1,dataset1,gpu_num1,batchsize1,amp1,model2,dataset2,gpu_num2,batchsize2,amp2\nNoSuch,X,1,32,0,PPO,LunarLander,1,32,0\n");
+        Files.writeString(pairs, "model1,dataset1,gpu_num1,batchsize1,amp1,model2,dataset2,gpu_num2,batchsize2,amp2\n"
+                + "ResNet50,ImageNet,1,32,0,PPO,LunarLander,1,32,0\nPPO,LunarLander,1,32,0,NoSuch,X,1,32,0\n");
         Files.writeString(out, "keep me");
         Run bad = tandem("compat", "predict", "--pairs", pairs.toString(), "--out", out.toString());
         assertThat(bad.code()).isEqualTo(2);
-        assertThat(bad.err()).contains("NoSuch/X/bs32").contains("no solo profile");
+        assertThat(bad.err()).contains("pairs.csv:3: field 'model2': workload NoSuch/X/bs32 has no solo profile in --profiles");
         assertThat(Files.readString(out)).isEqualTo("keep me"); // nothing already there is lost
     }
 
@@ -278,7 +290,16 @@ class CliTest {
                 "--policy", "fifo", "--output-json", dir.resolve("s.json").toString());
         assertThat(skip.code()).as(skip.err()).isZero();
         assertThat(new ObjectMapper().readTree(dir.resolve("s.json").toFile()).get("workload").get("trace_rows_skipped_bad").asInt()).isEqualTo(1);
+        assertThat(skip.err()).contains("skipped 1 bad trace row(s) (--bad-rows skip), first: ").contains("pods.csv:33");
         assertThat(tandem("simulate", "--trace", pods.toString(), "--trace-format", "slurm").err()).contains("unknown trace format 'slurm'");
+        // a row wider than the header (a name with an unquoted comma shifts the fields after it): refused, or skipped
+        Files.writeString(pods, rows + "pod-wide,1000,1024,1,1000,,LS,Running,0,900,10,extra\n");
+        assertThat(tandem("simulate", "--trace", pods.toString(), "--trace-format", "alibaba", "--cluster", "1x4:RTX3090-24GB", "--policy", "fifo").err())
+                .contains("pods.csv:33: the row has 12 fields where the header names 11");
+        Run wide = tandem("simulate", "--trace", pods.toString(), "--trace-format", "alibaba", "--bad-rows", "skip", "--cluster", "1x4:RTX3090-24GB",
+                "--policy", "fifo");
+        assertThat(wide.code()).as(wide.err()).isZero();
+        assertThat(wide.err()).contains("skipped 1 bad trace row(s)").contains("pods.csv:33: the row has 12 fields");
     }
 
     /** An operator's own Slurm history (sacct -P, the documented field list) replayed under every policy. */

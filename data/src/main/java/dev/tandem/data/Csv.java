@@ -25,11 +25,25 @@ public final class Csv {
         private final DataSource source;
         private final CSVRecord record;
         private final long line;
+        /** The most fields a row may have (see {@link #read(DataSource, CSVFormat, List, Consumer, boolean)}). */
+        private final int maxFields;
 
-        Row(DataSource source, CSVRecord record, long line) {
+        Row(DataSource source, CSVRecord record, long line, int maxFields) {
             this.source = source;
             this.record = record;
             this.line = line;
+            this.maxFields = maxFields;
+        }
+
+        /**
+         * Every field of a row wider than the header is refused, so that a reader that skips bad rows
+         * ({@code --bad-rows skip}) skips it like any other.
+         */
+        private void checkWidth() {
+            if (record.size() > maxFields) {
+                throw error(null, "the row has " + record.size() + " fields where the header names " + maxFields
+                        + " (a field that holds the separator needs quotes)");
+            }
         }
 
         public long line() { return line; }
@@ -37,9 +51,13 @@ public final class Csv {
         /** Number of fields in this row. */
         public int size() { return record.size(); }
 
-        public boolean has(String field) { return record.isMapped(field) && record.isSet(field) && !record.get(field).isBlank(); }
+        public boolean has(String field) {
+            checkWidth();
+            return record.isMapped(field) && record.isSet(field) && !record.get(field).isBlank();
+        }
 
         public String text(String field) {
+            checkWidth();
             if (!record.isMapped(field)) throw error(field, "column missing from header");
             if (!record.isSet(field)) throw error(field, "row has too few fields");
             String v = record.get(field).trim();
@@ -108,7 +126,7 @@ public final class Csv {
     public static void read(DataSource source, List<String> requiredColumns, Consumer<Row> rowHandler) {
         CSVFormat fmt = CSVFormat.DEFAULT.builder().setHeader().setSkipHeaderRecord(true).setTrim(true)
                 .setIgnoreEmptyLines(true).setAllowMissingColumnNames(true).get();
-        read(source, fmt, requiredColumns, rowHandler);
+        read(source, fmt, requiredColumns, rowHandler, true);
     }
 
     /**
@@ -119,7 +137,7 @@ public final class Csv {
     public static void readDelimited(DataSource source, char delimiter, List<String> requiredColumns, Consumer<Row> rowHandler) {
         CSVFormat fmt = CSVFormat.DEFAULT.builder().setDelimiter(delimiter).setQuote(null).setHeader().setSkipHeaderRecord(true).setTrim(true)
                 .setIgnoreEmptyLines(true).setAllowMissingColumnNames(true).get();
-        read(source, fmt, requiredColumns, rowHandler);
+        read(source, fmt, requiredColumns, rowHandler, true);
     }
 
     /**
@@ -129,17 +147,24 @@ public final class Csv {
     public static void readHeaderless(DataSource source, char delimiter, List<String> columns, Consumer<Row> rowHandler) {
         CSVFormat fmt = CSVFormat.DEFAULT.builder().setDelimiter(delimiter).setQuote(null).setHeader(columns.toArray(String[]::new))
                 .setSkipHeaderRecord(false).setTrim(true).setIgnoreEmptyLines(true).get();
-        read(source, fmt, columns, rowHandler);
+        read(source, fmt, columns, rowHandler, false);
     }
 
-    private static void read(DataSource source, CSVFormat fmt, List<String> requiredColumns, Consumer<Row> rowHandler) {
+    /**
+     * @param noWiderThanHeader a row with more fields than the header names is an error: a field that held the
+     *                          separator unquoted (a name with a comma) shifts every later field one column on, and
+     *                          read by name they would be taken for what they are not. Files without a header line
+     *                          (Gavel's traces: a command may hold anything) keep what follows the named fields.
+     */
+    private static void read(DataSource source, CSVFormat fmt, List<String> requiredColumns, Consumer<Row> rowHandler, boolean noWiderThanHeader) {
         try (Reader r = source.open(); CSVParser p = CSVParser.parse(r, fmt)) {
             List<String> header = new ArrayList<>(p.getHeaderNames());
             for (String c : requiredColumns) {
                 if (!header.contains(c)) throw new DataFormatException(source.name(), 1, c, "required column missing from header " + header);
             }
             for (CSVRecord rec : p) {
-                Row row = new Row(source, rec, p.getCurrentLineNumber()); // the lexer has just passed the row's end
+                // the lexer has just passed the row's end
+                Row row = new Row(source, rec, p.getCurrentLineNumber(), noWiderThanHeader ? header.size() : Integer.MAX_VALUE);
                 try {
                     rowHandler.accept(row);
                 } catch (IllegalArgumentException e) {

@@ -5,6 +5,7 @@ import dev.tandem.core.model.WorkloadSignature;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.function.BiConsumer;
 
 /**
  * Reads co-location measurements in Lucid's format: {@code ,model1,dataset1,gpu_num1,batchsize1,amp1,speed1,
@@ -15,6 +16,14 @@ public final class LucidPairReader {
     private LucidPairReader() {}
 
     public static List<MeasuredPair> read(DataSource src, boolean speedsRequired) {
+        return read(src, speedsRequired, (row, pair) -> {});
+    }
+
+    /**
+     * As {@link #read(DataSource, boolean)}, handing each pair with its row to {@code check}, which may refuse it with
+     * {@link Csv.Row#error} (so that the error names the line and field).
+     */
+    public static List<MeasuredPair> read(DataSource src, boolean speedsRequired, BiConsumer<Csv.Row, MeasuredPair> check) {
         List<String> required = speedsRequired
                 ? List.of("model1", "dataset1", "batchsize1", "amp1", "speed1", "model2", "dataset2", "batchsize2", "amp2", "speed2")
                 : List.of("model1", "dataset1", "batchsize1", "amp1", "model2", "dataset2", "batchsize2", "amp2");
@@ -31,7 +40,9 @@ public final class LucidPairReader {
             double mem = row.optionalNumber("gmem");
             if (mem < 0) throw row.error("gmem", "memory must not be negative, got " + mem);
             // both speeds 0: the pair could not run together (out of memory), as Gavel writes it and tandem calibrate does
-            out.add(new MeasuredPair(a, b, g1, s1, s2, mem, s1 == 0 && s2 == 0));
+            MeasuredPair pair = new MeasuredPair(a, b, g1, s1, s2, mem, s1 == 0 && s2 == 0);
+            check.accept(row, pair);
+            out.add(pair);
         });
         return out;
     }

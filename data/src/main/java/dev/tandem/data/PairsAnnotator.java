@@ -5,6 +5,7 @@ import dev.tandem.core.compat.MemoryRule;
 import dev.tandem.core.compat.PairPrediction;
 import dev.tandem.core.model.JobProfile;
 import dev.tandem.core.model.ProfileStore;
+import dev.tandem.core.model.WorkloadSignature;
 import org.apache.commons.csv.CSVFormat;
 import org.apache.commons.csv.CSVParser;
 import org.apache.commons.csv.CSVPrinter;
@@ -27,14 +28,9 @@ public final class PairsAnnotator {
 
     /** @return the number of rows written */
     public static int annotate(DataSource in, Writer out, ProfileStore profiles, CompatibilityModel model, MemoryRule memory, long gpuMemoryMiB) {
-        List<MeasuredPair> pairs = LucidPairReader.read(in, false); // validates every row first
         List<JobProfile[]> resolved = new ArrayList<>();
-        for (int i = 0; i < pairs.size(); i++) {
-            MeasuredPair p = pairs.get(i);
-            JobProfile a = profiles.find(p.a()).orElseThrow(() -> missing(in, p.a().label()));
-            JobProfile b = profiles.find(p.b()).orElseThrow(() -> missing(in, p.b().label()));
-            resolved.add(new JobProfile[] {a, b});
-        }
+        List<MeasuredPair> pairs = LucidPairReader.read(in, false, (row, p) -> // validates every row first
+                resolved.add(new JobProfile[] {profileOf(row, profiles, p.a(), "model1"), profileOf(row, profiles, p.b(), "model2")}));
         CSVFormat fmt = CSVFormat.DEFAULT.builder().setHeader().setSkipHeaderRecord(true).setAllowMissingColumnNames(true).get();
         try (Reader r = in.open(); CSVParser parser = CSVParser.parse(r, fmt)) {
             List<String> header = new ArrayList<>(parser.getHeaderNames());
@@ -61,7 +57,9 @@ public final class PairsAnnotator {
         }
     }
 
-    private static DataFormatException missing(DataSource in, String label) {
-        return new DataFormatException(in.name(), 0, null, "workload " + label + " has no solo profile in --profiles");
+    private static JobProfile profileOf(Csv.Row row, ProfileStore profiles, WorkloadSignature w, String field) {
+        JobProfile p = profiles.orNull(w);
+        if (p == null) throw row.error(field, "workload " + w.label() + " has no solo profile in --profiles");
+        return p;
     }
 }

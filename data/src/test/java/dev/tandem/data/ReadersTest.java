@@ -55,6 +55,9 @@ class ReadersTest {
         assertThatThrownBy(() -> ProfileReader.read(file("p.csv", HEADER + "A,D,32,maybe,10,50,20,1000,0\n"), 0))
                 .hasMessageContaining("'amp'");
         assertThatThrownBy(() -> ProfileReader.read(file("p.csv", HEADER), 0)).hasMessageContaining("no profiles");
+        // a model name with an unquoted comma: every later field moves one column on
+        assertThatThrownBy(() -> ProfileReader.read(file("p.csv", HEADER + "A,D,32,0,10,50,20,1000,0\nB,x,D,32,0,10,50,20,1000,0\n"), 0))
+                .isInstanceOf(DataFormatException.class).hasMessageContaining("p.csv:3: the row has 10 fields where the header names 9");
         assertThatThrownBy(() -> ProfileReader.read(DataSource.of(dir.resolve("missing.csv").toString()), 0))
                 .hasMessageContaining("missing.csv").hasMessageContaining("file not found");
         assertThatThrownBy(() -> ProfileReader.read(file("q.csv", HEADER + "\"A,D,32,0,10,50,20,1000,0\n"), 0))
