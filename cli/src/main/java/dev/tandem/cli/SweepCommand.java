@@ -70,6 +70,7 @@ final class SweepCommand implements Callable<Integer> {
     @Override public Integer call() throws Exception {
         for (String p : policies) PolicyCatalog.create(p);
         if (seeds < 1) throw new IllegalArgumentException("--seeds must be at least 1");
+        if (threads != null && threads < 1) throw new IllegalArgumentException("--threads must be at least 1, got " + threads);
         if (scenario.trace != null) throw new IllegalArgumentException("sweep generates its workloads; --trace is for 'tandem simulate'");
         List<Long> seedList = new ArrayList<>();
         for (long s = 1; s <= seeds; s++) seedList.add(s);

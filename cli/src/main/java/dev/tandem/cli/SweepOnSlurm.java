@@ -38,11 +38,19 @@ final class SweepOnSlurm {
 
     private final Path dir;
     private final String partition;
-    private final SlurmCli slurm = new SlurmCli(ToolPath.fromEnvironment());
+    private final ToolPath tools;
+    private final SlurmCli slurm;
 
     SweepOnSlurm(Path dir, String partition) {
+        this(dir, partition, ToolPath.fromEnvironment());
+    }
+
+    /** @param tools where Slurm's commands are looked for */
+    SweepOnSlurm(Path dir, String partition, ToolPath tools) {
         this.dir = dir.toAbsolutePath();
         this.partition = partition;
+        this.tools = tools;
+        this.slurm = new SlurmCli(tools);
     }
 
     /**
@@ -51,6 +59,8 @@ final class SweepOnSlurm {
      * @param sweepArgs the arguments of {@code tandem sweep} as given (each task repeats them)
      */
     Map<Sweep.Cell, Metrics> run(List<String> sweepArgs, List<String> policies, List<Sweep.Workload> workloads) throws IOException, InterruptedException {
+        // before anything is written: without Slurm's commands a run would leave only an empty work directory behind
+        for (String tool : List.of("sbatch", "squeue")) tools.require(tool, "--executor slurm needs Slurm's client commands (sbatch, squeue)");
         Files.createDirectories(dir);
         try (var stale = Files.list(dir)) {
             if (stale.anyMatch(p -> p.getFileName().toString().startsWith("task-"))) {

@@ -37,6 +37,16 @@ class CliTest {
         }
     }
 
+    /** Without Slurm's commands a sweep on Slurm fails before it writes anything (it left an empty work directory behind). */
+    @Test
+    void aSweepOnSlurmWithoutSlurmWritesNothing() {
+        Path work = dir.resolve("work");
+        dev.tandem.server.exec.ToolPath noSlurm = new dev.tandem.server.exec.ToolPath(dir.resolve("no-tools").toString());
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new SweepOnSlurm(work, null, noSlurm).run(List.of(), List.of("fifo"), List.of()))
+                .isInstanceOf(dev.tandem.server.exec.ExecException.class).hasMessageContaining("sbatch is not on PATH");
+        assertThat(work).doesNotExist();
+    }
+
     /** A command that only groups others, given none, says so and fails: a script that left out the command does not pass. */
     @Test
     void aGroupOfCommandsWithoutOneIsAUsageError() {
@@ -337,6 +347,7 @@ class CliTest {
         assertThat(r.out()).contains("8 simulations").contains("±");
         assertThat(Files.readString(html)).contains("makespan (h)");
         assertThat(tandem("sweep", "--seeds", "0").err()).contains("--seeds must be at least 1");
+        assertThat(tandem("sweep", "--threads", "0").err()).contains("--threads must be at least 1, got 0");
         // a bad load or cluster is refused before any simulation starts (it was refused by the first worker to reach it)
         Run badLoad = tandem("sweep", "--loads", "batch,abc", "--seeds", "1");
         assertThat(badLoad.code()).isNotZero();
