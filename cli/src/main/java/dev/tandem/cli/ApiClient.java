@@ -158,8 +158,12 @@ final class ApiClient {
         }
         if (r.getStatus() >= 400) {
             String msg = body != null && body.hasNonNull("error") ? body.get("error").asText() : "HTTP " + r.getStatus();
-            if (r.getStatus() == 401 && socket == null) msg += " (give a token with --token, TANDEM_TOKEN, or run where the admin token file is readable)";
-            throw new ServerError(r.getStatus(), msg, body != null && body.hasNonNull("field") ? body.get("field").asText() : null);
+            String field = body != null && body.hasNonNull("field") ? body.get("field").asText() : null;
+            // the token was missing or wrong (a disabled user's is right: another would not help)
+            if (r.getStatus() == 401 && socket == null && "Authorization".equals(field)) {
+                msg += " (give a token with --token, TANDEM_TOKEN, or run where the admin token file is readable)";
+            }
+            throw new ServerError(r.getStatus(), msg, field);
         }
         return body;
     }

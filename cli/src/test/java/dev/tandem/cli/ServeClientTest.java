@@ -229,7 +229,9 @@ class ServeClientTest {
         assertThat(tandem("queue", "--server", server.url(), "--token", carol2).code()).isZero();
 
         assertThat(users(token, "disable", "carol").out()).isEqualTo("Disabled user carol" + System.lineSeparator());
-        assertThat(tandem("queue", "--server", server.url(), "--token", carol2).err()).contains("user carol is disabled");
+        assertThat(tandem("queue", "--server", server.url(), "--token", carol2).err())
+                .contains("user carol is disabled; an admin can enable it again (tandem users enable carol)").doesNotContain("give a token");
+        assertThat(tandem("queue", "--server", server.url(), "--token", "wrong").err()).contains("invalid token (give a token with --token");
         assertThat(users(token, "enable", "carol").code()).isZero();
         assertThat(tandem("queue", "--server", server.url(), "--token", carol2).code()).isZero();
 

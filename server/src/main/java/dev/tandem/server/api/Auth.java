@@ -29,7 +29,8 @@ public final class Auth {
         User u = byHash.get(hash);
         if (u != null) return u;
         u = store.userByTokenHash(hash).orElseThrow(() -> new ApiError(401, "Authorization", "invalid token"));
-        if (u.disabled()) throw new ApiError(401, "Authorization", "user " + u.name() + " is disabled");
+        // no field: the token is right, another would not help (a client names what to fix by the field)
+        if (u.disabled()) throw new ApiError(401, null, "user " + u.name() + " is disabled; an admin can enable it again (tandem users enable " + u.name() + ")");
         byHash.put(hash, u);
         return u;
     }
