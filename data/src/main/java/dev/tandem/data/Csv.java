@@ -25,7 +25,7 @@ public final class Csv {
         private final DataSource source;
         private final CSVRecord record;
         private final long line;
-        /** The most fields a row may have (see {@link #read(DataSource, CSVFormat, List, Consumer, boolean)}). */
+        /** The most fields a row may have (see {@link Csv#read(DataSource, CSVFormat, List, Consumer, boolean)}). */
         private final int maxFields;
 
         Row(DataSource source, CSVRecord record, long line, int maxFields) {
