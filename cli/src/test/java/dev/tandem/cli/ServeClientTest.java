@@ -56,6 +56,17 @@ class ServeClientTest {
         CliTest.Run logs = tandem(with("logs", String.valueOf(id), "-f", "--poll", "100"));
         assertThat(logs.code()).as(logs.err()).isZero();
         assertThat(logs.out()).contains("training for 6 iterations").contains("tandem:progress iter=6").contains("done");
+        assertThat(tandem(with("logs", String.valueOf(id), "-f", "--poll", "0")).err()).contains("--poll: at least 100 ms").doesNotContain("\tat ");
+
+        // a job that has not started has no output: said so, not an empty answer alone
+        CliTest.Run held = tandem(with("submit", "--hold", "--name", "held-job", "--", host.trainScript(), "6", "0.05"));
+        assertThat(held.code()).as(held.err()).isZero();
+        String heldId = held.out().replaceAll("(?s)^Submitted job (\\d+).*", "$1");
+        CliTest.Run none = tandem(with("logs", heldId));
+        assertThat(none.code()).as(none.err()).isZero();
+        assertThat(none.out()).isEmpty();
+        assertThat(none.err()).contains("job " + heldId + " has not started yet (held");
+        assertThat(tandem(with("cancel", heldId)).code()).isZero();
 
         TestApi.await(Duration.ofSeconds(20), "succeeded", () -> tandem(with("show", String.valueOf(id))).out().contains("State:       succeeded"));
         CliTest.Run show = tandem(with("show", String.valueOf(id)));
