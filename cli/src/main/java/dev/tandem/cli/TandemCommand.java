@@ -16,7 +16,7 @@ public final class TandemCommand {
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new TandemCommand());
         // serve's settings from its config file or the environment: a value it cannot take names its source
-        cl.setParameterExceptionHandler(dev.tandem.server.ServeSettings.namingSources(cl.getParameterExceptionHandler()));
+        cl.setParameterExceptionHandler(dev.tandem.server.ServeSettings.namingSources(new ParameterErrors()));
         cl.setExecutionExceptionHandler((ex, cmd, parsed) -> {
             Throwable t = ex;
             if (t instanceof DataFormatException || t instanceof IllegalArgumentException || t instanceof SimulationException) {

@@ -58,6 +58,18 @@ class CliTest {
         }
     }
 
+    /** A value a command cannot take: the error and where the help is, not the whole help page after it (80 lines for submit). */
+    @Test
+    void aBadOptionGetsItsErrorAndAPointerToTheHelp() {
+        Run bad = tandem("simulate", "--jobs", "abc");
+        assertThat(bad.code()).isEqualTo(2);
+        assertThat(bad.err()).isEqualTo("tandem: error: Invalid value for option '--jobs': 'abc' is not an int" + System.lineSeparator()
+                + "See 'tandem simulate --help'." + System.lineSeparator());
+        Run typo = tandem("simulate", "--no-bond");
+        assertThat(typo.err()).contains("Unknown option: '--no-bond'").contains("--no-bound").contains("See 'tandem simulate --help'.")
+                .doesNotContain("--tandem-window");
+    }
+
     /**
      * A command list (`tandem --help`, `tandem users --help`) shows each command's first description line: it must be a
      * whole sentence, not the first half of one (simulate, sweep, calibrate and compat matrix showed lines ending in a
