@@ -7,6 +7,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -45,8 +46,9 @@ final class SubmitCommand implements Callable<Integer> {
     @Option(names = {"-t", "--time-limit"}, paramLabel = "DURATION", description = "stop the job and mark it failed when a run lasts longer (e.g. 90m, 2h, 1d), as Slurm's --time")
     String timeLimit;
 
+    /** As given: picocli's own NAME=VALUE map reported a value without '=' as "Value for option option '--env' ...". */
     @Option(names = {"-e", "--env"}, paramLabel = "NAME=VALUE", description = "extra environment variable (repeatable)")
-    Map<String, String> env = new LinkedHashMap<>();
+    List<String> env = new ArrayList<>();
 
     @Option(names = "--workdir", description = "working directory on the server (default: the current directory)")
     Path workdir;
@@ -96,7 +98,7 @@ final class SubmitCommand implements Callable<Integer> {
         if (memoryMiB != null) body.put("memory_mib", memoryMiB);
         if (iterations != null) body.put("iterations", iterations);
         if (timeLimit != null) body.put("time_limit", timeLimit);
-        if (!env.isEmpty()) body.put("env", env);
+        if (!env.isEmpty()) body.put("env", variables());
         if (priority != null) body.put("priority", priority);
         if (after != null) body.put("after", after);
         if (hold) body.put("hold", true);
@@ -133,5 +135,16 @@ final class SubmitCommand implements Callable<Integer> {
             System.out.println("Submitted job " + job.get("id").asLong() + (hold ? " (held: tandem release " + job.get("id").asLong() + ")" : ""));
         }
         return 0;
+    }
+
+    /** The --env values as NAME: value (a later one of the same name wins, as in a shell); the daemon judges the names. */
+    private Map<String, String> variables() {
+        Map<String, String> out = new LinkedHashMap<>();
+        for (String e : env) {
+            int eq = e.indexOf('=');
+            if (eq < 0) throw new IllegalArgumentException("--env: '" + e + "' is not NAME=VALUE (e.g. -e GREETING=hello)");
+            out.put(e.substring(0, eq), e.substring(eq + 1));
+        }
+        return out;
     }
 }

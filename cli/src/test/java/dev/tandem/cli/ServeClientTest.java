@@ -57,6 +57,9 @@ class ServeClientTest {
         assertThat(logs.code()).as(logs.err()).isZero();
         assertThat(logs.out()).contains("training for 6 iterations").contains("tandem:progress iter=6").contains("done");
         assertThat(tandem(with("logs", String.valueOf(id), "-f", "--poll", "0")).err()).contains("--poll: at least 100 ms").doesNotContain("\tat ");
+        // a variable without '=' is refused before anything is sent; a name the daemon refuses is named with its option
+        assertThat(tandem(with("submit", "-e", "FOO", "--", host.trainScript(), "1")).err()).isEqualTo("tandem: error: --env: 'FOO' is not NAME=VALUE (e.g. -e GREETING=hello)" + System.lineSeparator());
+        assertThat(tandem(with("submit", "-e", "=x", "--", host.trainScript(), "1")).err()).contains("--env (env.): '' is not a valid variable name");
 
         // a job that has not started has no output: said so, not an empty answer alone
         CliTest.Run held = tandem(with("submit", "--hold", "--name", "held-job", "--", host.trainScript(), "6", "0.05"));

@@ -185,7 +185,9 @@ public final class JobRequest {
         for (var it = n.fields(); it.hasNext(); ) {
             var e = it.next();
             String k = e.getKey();
-            if (!ENV_NAME.matcher(k).matches()) throw ApiError.badField("env." + k, "not a valid variable name");
+            if (!ENV_NAME.matcher(k).matches()) {
+                throw ApiError.badField("env." + k, "'" + k + "' is not a valid variable name (letters, digits and _, not first a digit, at most 128)");
+            }
             if (k.startsWith("TANDEM_") || k.startsWith("CUDA_MPS_") || k.equals("CUDA_VISIBLE_DEVICES") || k.equals("CUDA_DEVICE_ORDER")) {
                 throw ApiError.badField("env." + k, "set by tandem for each run");
             }

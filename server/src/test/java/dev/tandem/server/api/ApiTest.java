@@ -133,7 +133,8 @@ class ApiTest {
             relative workdir         | {"argv": ["true"], "workdir": "tmp"} | 400 | workdir: must be an absolute path | workdir
             missing workdir          | {"argv": ["true"], "workdir": "/no/such/dir"} | 400 | workdir: no such directory | workdir
             env not an object        | {"argv": ["true"], "env": ["A=1"]} | 400 | env: must be an object | env
-            bad env name             | {"argv": ["true"], "env": {"1A": "x"}} | 400 | env.1A: not a valid variable name | env.1A
+            bad env name             | {"argv": ["true"], "env": {"1A": "x"}} | 400 | env.1A: '1A' is not a valid variable name | env.1A
+            empty env name           | {"argv": ["true"], "env": {"": "x"}} | 400 | env.: '' is not a valid variable name | env.
             reserved env             | {"argv": ["true"], "env": {"CUDA_VISIBLE_DEVICES": "1"}} | 400 | set by tandem | env.CUDA_VISIBLE_DEVICES
             env value not a string   | {"argv": ["true"], "env": {"A": 1}} | 400 | env.A: must be a string | env.A
             zero iterations          | {"argv": ["true"], "iterations": 0} | 400 | iterations: must be within | iterations
