@@ -108,7 +108,7 @@ final class SimulateCommand implements Callable<Integer> {
 
         boolean showProgress = progress != null ? progress : System.console() != null;
         List<SimulationResult> results = runAll(loaded, showProgress);
-        Comparison cmp = new Comparison(loaded.describe(), loaded.configuration(), noBound ? null : loaded.lowerBound(), results);
+        Comparison cmp = new Comparison(described, loaded.configuration(), noBound ? null : loaded.lowerBound(), results);
         out.print(cmp.table());
         if (showDecisions > 0) {
             for (SimulationResult r : results) {

@@ -38,7 +38,6 @@ final class SweepOnSlurm {
 
     private final Path dir;
     private final String partition;
-    private final ToolPath tools;
     private final SlurmCli slurm;
 
     SweepOnSlurm(Path dir, String partition) {
@@ -49,7 +48,6 @@ final class SweepOnSlurm {
     SweepOnSlurm(Path dir, String partition, ToolPath tools) {
         this.dir = dir.toAbsolutePath();
         this.partition = partition;
-        this.tools = tools;
         this.slurm = new SlurmCli(tools);
     }
 
@@ -60,7 +58,7 @@ final class SweepOnSlurm {
      */
     Map<Sweep.Cell, Metrics> run(List<String> sweepArgs, List<String> policies, List<Sweep.Workload> workloads) throws IOException, InterruptedException {
         // before anything is written: without Slurm's commands a run would leave only an empty work directory behind
-        for (String tool : List.of("sbatch", "squeue")) tools.require(tool, "--executor slurm needs Slurm's client commands (sbatch, squeue)");
+        slurm.require("sbatch", "squeue");
         Files.createDirectories(dir);
         try (var stale = Files.list(dir)) {
             if (stale.anyMatch(p -> p.getFileName().toString().startsWith("task-"))) {

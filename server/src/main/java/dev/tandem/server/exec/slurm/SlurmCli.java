@@ -43,9 +43,21 @@ public final class SlurmCli {
         throw new ExecException(msg);
     }
 
+    /**
+     * Fails as {@link #run} would when one of {@code commands} is missing, before a caller writes anything it would leave
+     * behind (a sweep's work directory).
+     */
+    public void require(String... commands) {
+        for (String c : commands) path(c);
+    }
+
+    private String path(String tool) {
+        return tools.require(tool, "--executor slurm needs Slurm's client commands (sbatch, squeue, scontrol, scancel)").toString();
+    }
+
     public Result tryRun(String tool, List<String> args) {
         List<String> cmd = new ArrayList<>();
-        cmd.add(tools.require(tool, "--executor slurm needs Slurm's client commands (sbatch, scontrol, scancel)").toString());
+        cmd.add(path(tool));
         cmd.addAll(args);
         try {
             ProcessBuilder pb = new ProcessBuilder(cmd).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
