@@ -63,7 +63,7 @@ public class PolicyDecisionBenchmark {
         this.queue = List.copyOf(queue);
         this.running = List.copyOf(running);
         this.oracle = s.newOracle();
-        this.occupancy = Occupancy.of(s.cluster(), this.running);
+        this.occupancy = dev.tandem.core.runtime.PlacedOccupancy.of(s.cluster(), this.running);
     }
 
     /**

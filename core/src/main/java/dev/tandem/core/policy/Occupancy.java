@@ -1,22 +1,18 @@
 package dev.tandem.core.policy;
 
-import dev.tandem.core.model.Cluster;
 import dev.tandem.core.model.Job;
 
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.function.DoubleSupplier;
 
 /**
  * Who runs where, as the world indexes it, so that policies find idle GPUs and lone jobs without scanning
- * the whole cluster or every running job. A world with large clusters (the simulator) keeps these indexes up
- * to date as jobs start and stop; {@link #of} builds them from a list of running jobs for worlds that do not.
+ * the whole cluster or every running job. Every world keeps them up to date as jobs start and stop, in its
+ * {@link dev.tandem.core.runtime.Placements}, and hands them over as a {@link dev.tandem.core.runtime.PlacedOccupancy}
+ * ({@code PlacedOccupancy.of} builds them from a list of running jobs, for tests and benchmarks).
  */
 public interface Occupancy {
     int idleTotal();
@@ -100,45 +96,4 @@ public interface Occupancy {
      * (introspecting policies judge each new measurement once).
      */
     Collection<RunningJob> newlyObserved();
-
-    /** Builds the indexes from the running jobs: O(running + nodes); every observed job counts as newly observed. */
-    static Occupancy of(Cluster cluster, List<RunningJob> running) {
-        return of(cluster, running, Set.of());
-    }
-
-    /** As {@link #of(Cluster, List)}, with GPUs the scheduler may not use ({@link #usable}). */
-    static Occupancy of(Cluster cluster, List<RunningJob> running, Set<Integer> unusable) {
-        Map<Integer, List<String>> on = new HashMap<>();
-        Map<String, RunningJob> byId = new HashMap<>();
-        for (RunningJob r : running) {
-            byId.put(r.id(), r);
-            for (int g : r.gpus()) on.computeIfAbsent(g, x -> new ArrayList<>(2)).add(r.id());
-        }
-        int[] idle = new int[cluster.nodes().size()];
-        for (int n = 0; n < idle.length; n++) idle[n] = cluster.nodes().get(n).gpus().size();
-        Set<Integer> taken = new HashSet<>(on.keySet());
-        taken.addAll(unusable);
-        java.util.BitSet notUsable = new java.util.BitSet(); // asked per GPU in the policies' inner loops: no boxing
-        for (int g : unusable) notUsable.set(g);
-        for (int g : taken) idle[cluster.nodeIndexOf(g)]--;
-        int total = cluster.gpuCount() - taken.size();
-        int sharedGpus = (int) on.values().stream().filter(ids -> ids.size() > 1).count();
-        IdleNodeBuckets buckets = new IdleNodeBuckets(cluster, idle);
-        List<RunningJob> sole = new ArrayList<>(), observed = new ArrayList<>();
-        for (RunningJob r : running) {
-            if (r.gpus().stream().allMatch(g -> on.get(g).size() == 1 && !notUsable.get(g))) sole.add(r);
-            if (!Double.isNaN(r.observedSpeed())) observed.add(r);
-        }
-        return new Occupancy() {
-            @Override public int idleTotal() { return total; }
-            @Override public int idleOnNode(int node) { return idle[node]; }
-            @Override public int nodeWithIdle(int count, int from) { return buckets.next(count, from); }
-            @Override public int sharedGpus() { return sharedGpus; }
-            @Override public List<String> jobsOn(int gpu) { return on.getOrDefault(gpu, List.of()); }
-            @Override public boolean usable(int gpu) { return !notUsable.get(gpu); }
-            @Override public Optional<RunningJob> job(String id) { return Optional.ofNullable(byId.get(id)); }
-            @Override public Collection<RunningJob> soleTenants() { return sole; }
-            @Override public Collection<RunningJob> newlyObserved() { return observed; }
-        };
-    }
 }

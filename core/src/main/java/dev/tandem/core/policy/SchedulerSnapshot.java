@@ -37,6 +37,8 @@ public final class SchedulerSnapshot {
     private final Map<WorkloadSignature, Long> memoryEstimates;
     private final Set<String> oomPairs;
     private Occupancy occupancy;
+    /** Whether {@link #occupancy} was built here from {@link #running} (not handed over by the world). */
+    private boolean occupancyBuilt;
     private QueueJournal queueJournal;
     private RunningJournal runningJournal;
     private SoleTenantJournal soleTenantJournal;
@@ -102,11 +104,12 @@ public final class SchedulerSnapshot {
     }
 
     /**
-     * Tells policies which GPUs they may not place on now ({@link Occupancy#usable}); for a snapshot whose occupancy
-     * is built from its running jobs, before it is first asked for.
+     * Tells policies which GPUs they may not place on now ({@link Occupancy#usable}): a world that hands its own
+     * occupancy has marked them there too ({@link dev.tandem.core.runtime.Placements#setUsable}); for a snapshot whose
+     * occupancy is built from its running jobs, before it is first asked for.
      */
     public SchedulerSnapshot withUnusableGpus(Set<Integer> gpus) {
-        if (occupancy != null && !gpus.isEmpty()) throw new IllegalStateException("unusable GPUs must be set before the occupancy is built");
+        if (occupancyBuilt && !gpus.isEmpty()) throw new IllegalStateException("unusable GPUs must be set before the occupancy is built");
         this.unusableGpus = Set.copyOf(gpus);
         return this;
     }
@@ -178,7 +181,10 @@ public final class SchedulerSnapshot {
     public Set<String> oomPairs() { return oomPairs; }
 
     public Occupancy occupancy() {
-        if (occupancy == null) occupancy = Occupancy.of(cluster, running, unusableGpus);
+        if (occupancy == null) {
+            occupancy = dev.tandem.core.runtime.PlacedOccupancy.of(cluster, running, unusableGpus);
+            occupancyBuilt = true;
+        }
         return occupancy;
     }
 

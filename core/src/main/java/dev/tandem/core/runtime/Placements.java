@@ -16,12 +16,15 @@ import java.util.function.Function;
  * Who holds which GPUs, kept the same way in every world: the simulator places its jobs here, the daemon its runs
  * (a run stays placed until its process has ended). It holds the co-location limit itself ({@link
  * PlacementRules#MAX_JOBS_PER_GPU}: a third job on a GPU is refused here whatever a world's checks let through) and
- * keeps the counts policies read through {@link dev.tandem.core.policy.Occupancy} up to date as jobs come and go:
- * idle GPUs per node and in all, the nodes grouped by their idle GPUs, busy and shared GPUs. Each costs a step per
- * GPU of the job placed or removed, never a pass over the cluster.
+ * keeps the counts policies read through {@link dev.tandem.core.policy.Occupancy} ({@link PlacedOccupancy}) up to
+ * date as jobs come and go: idle GPUs per node and in all, the nodes grouped by their idle GPUs, busy and shared GPUs,
+ * and the jobs alone on all their GPUs (the only hosts a co-locating policy can give a partner). Each costs a step per
+ * GPU of the job placed or removed, never a pass over the cluster. Live, some GPUs may be unusable for a while (busy
+ * with work that is not the scheduler's, {@link #setUsable}): such a GPU is not idle, and a job on it hosts no partner.
  *
- * <p>A GPU's occupants are in the order they came, and the placed jobs in the order of their (latest) placement: a
- * world that hands them to a policy in that order gets the same decisions as another world doing so.
+ * <p>A GPU's occupants are in the order they came, the placed jobs in the order of their (latest) placement, and the
+ * lone jobs in the order they came to be alone: a world that hands them to a policy in that order gets the same
+ * decisions as another world doing so.
  *
  * @param <K> what the world tells its jobs apart by (the simulator's job id, the daemon's numeric job id)
  * @param <R> what the world places: its job, or its run of a job
@@ -55,6 +58,27 @@ public final class Placements<K, R> {
     private final int[] idlePerNode;
     private final IdleNodeBuckets nodesByIdle;
     private int idleTotal, busyGpus, sharedGpus;
+    /** GPUs the world may not place on now ({@link #setUsable}). */
+    private final java.util.BitSet unusable = new java.util.BitSet();
+    /** The jobs alone on all of their GPUs, all usable, in the order they came to be so. */
+    private final java.util.LinkedHashSet<R> alone = new java.util.LinkedHashSet<>();
+    private final Collection<R> aloneView = Collections.unmodifiableCollection(alone);
+    private Tenancy<R> tenancy = Tenancy.none();
+
+    /** Told when a job comes to be alone on all its GPUs, and when it stops being so (a world's {@code SoleTenantJournal}). */
+    public interface Tenancy<R> {
+        void alone(R job);
+
+        void notAlone(R job);
+
+        static <R> Tenancy<R> none() {
+            return new Tenancy<>() {
+                @Override public void alone(R job) {}
+
+                @Override public void notAlone(R job) {}
+            };
+        }
+    }
 
     /** @param key how the world tells a placed job apart (equal keys: the same job) */
     public Placements(Cluster cluster, Function<R, K> key) {
@@ -78,6 +102,11 @@ public final class Placements<K, R> {
         for (int node = 0; node < idlePerNode.length; node++) idlePerNode[node] = cluster.nodes().get(node).gpus().size();
         nodesByIdle = new IdleNodeBuckets(cluster, idlePerNode);
         idleTotal = n;
+    }
+
+    /** Tells {@code listener} of every change to the lone jobs from now on ({@link #alone()}). */
+    public void onTenancy(Tenancy<R> listener) {
+        this.tenancy = listener;
     }
 
     /**
@@ -118,11 +147,38 @@ public final class Placements<K, R> {
         }
         int[] own = gpus.clone();
         for (int g : own) {
-            onGpu.get(g).add(job);
+            List<R> on = onGpu.get(g);
+            for (int i = 0; i < on.size(); i++) notAlone(on.get(i));
+            on.add(job);
             keysOnGpu.get(g).add(k);
-            recount(g, onGpu.get(g).size() - 1);
+            recount(g, on.size() - 1);
         }
         placed.put(k, new Placed<>(job, own));
+        if (aloneOn(own)) becomeAlone(job);
+    }
+
+    /** Whether a job on these GPUs is alone there: each holds one job and may be used. */
+    private boolean aloneOn(int[] gpus) {
+        for (int g : gpus) if (countOn[g] != 1 || unusable.get(g)) return false;
+        return true;
+    }
+
+    private void becomeAlone(R job) {
+        if (alone.add(job)) tenancy.alone(job);
+    }
+
+    private void notAlone(R job) {
+        if (alone.remove(job)) tenancy.notAlone(job);
+    }
+
+    /** Sorts the jobs on a GPU whose occupants or usability changed into lone ones and others, in the GPU's order. */
+    private void lookAgain(int gpu) {
+        List<R> on = onGpu.get(gpu);
+        for (int i = 0; i < on.size(); i++) {
+            R o = on.get(i);
+            if (aloneOn(placed.get(key.apply(o)).gpus())) becomeAlone(o);
+            else notAlone(o);
+        }
     }
 
     /** As {@link #place(Object, int[])}. */
@@ -149,21 +205,43 @@ public final class Placements<K, R> {
             keysOnGpu.get(g).remove(at);
             recount(g, on.size() + 1);
         }
+        notAlone(job);
+        for (int g : was.gpus()) lookAgain(g); // the jobs it shared with may be alone now
         return true;
     }
+
+    /**
+     * Marks a GPU usable or not (live: busy with processes that are not the scheduler's, held by another daemon). An
+     * unusable GPU without jobs is not idle, and a job on it is not alone. Jobs may stay placed on it.
+     */
+    public void setUsable(int gpu, boolean usable) {
+        if (usable != unusable.get(gpu)) return; // no change
+        boolean idleBefore = countOn[gpu] == 0 && !unusable.get(gpu);
+        unusable.set(gpu, !usable);
+        boolean idleNow = countOn[gpu] == 0 && usable;
+        if (idleBefore != idleNow) moveIdle(gpu, idleNow ? 1 : -1);
+        lookAgain(gpu);
+    }
+
+    /** Whether the world may place on a GPU now ({@link #setUsable}); every GPU is, until marked otherwise. */
+    public boolean usable(int gpu) { return !unusable.get(gpu); }
 
     /** A GPU went from {@code before} occupants to its current count: the idle, busy and shared counts follow. */
     private void recount(int gpu, int before) {
         int now = onGpu.get(gpu).size();
         countOn[gpu] = now;
         if ((before > 0) != (now > 0)) {
-            int by = now > 0 ? -1 : 1, node = cluster.nodeIndexOf(gpu);
-            nodesByIdle.moved(node, idlePerNode[node], idlePerNode[node] + by);
-            idlePerNode[node] += by;
-            idleTotal += by;
-            busyGpus -= by;
+            busyGpus += now > 0 ? 1 : -1;
+            if (!unusable.get(gpu)) moveIdle(gpu, now > 0 ? -1 : 1);
         }
         if ((before > 1) != (now > 1)) sharedGpus += now > 1 ? 1 : -1;
+    }
+
+    private void moveIdle(int gpu, int by) {
+        int node = cluster.nodeIndexOf(gpu);
+        nodesByIdle.moved(node, idlePerNode[node], idlePerNode[node] + by);
+        idlePerNode[node] += by;
+        idleTotal += by;
     }
 
     /** How many jobs are on a GPU. */
@@ -208,7 +286,7 @@ public final class Placements<K, R> {
 
     public int gpuCount() { return onGpu.size(); }
 
-    /** GPUs no job is placed on (whether a world may use them is its own concern). */
+    /** GPUs no job is placed on that the world may use. */
     public int idleTotal() { return idleTotal; }
 
     public int idleOnNode(int node) { return idlePerNode[node]; }
@@ -221,4 +299,7 @@ public final class Placements<K, R> {
 
     /** GPUs with more than one job. */
     public int sharedGpus() { return sharedGpus; }
+
+    /** The jobs alone on all of their GPUs, all usable, in the order they came to be alone (a view). */
+    public Collection<R> alone() { return aloneView; }
 }

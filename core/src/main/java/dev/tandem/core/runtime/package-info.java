@@ -7,7 +7,8 @@
  * {@link dev.tandem.core.runtime.PlacementRules} for where it may go, with the co-location limit, and
  * {@link dev.tandem.core.runtime.Reservations} for GPUs held for a waiting gang, which both worlds also keep and
  * show), who holds which GPUs ({@link dev.tandem.core.runtime.Placements}: the one ledger the simulator places its
- * jobs in and the daemon its runs, which holds the co-location limit and the idle counts policies read), what an
+ * jobs in and the daemon its runs, which holds the co-location limit and the idle counts and lone jobs policies read,
+ * handed to them as a {@link dev.tandem.core.runtime.PlacedOccupancy}), what an
  * out-of-memory crash teaches ({@link dev.tandem.core.runtime.OutOfMemoryRule}) and what a world has learned so
  * far ({@link dev.tandem.core.runtime.MemoryLessons}), when a co-located pair's measured
  * speeds go to the online model ({@link dev.tandem.core.runtime.PairReports}), the waiting queue and its journal

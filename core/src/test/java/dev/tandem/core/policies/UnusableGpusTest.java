@@ -62,7 +62,7 @@ class UnusableGpusTest {
         Fixture f = new Fixture(2, 2, 24576);
         WorkloadSignature a = f.profile("A", 30, 2000);
         f.running(f.job("r", a, 1, 100, 0), List.of(0), 100, 0, Double.NaN);
-        Occupancy o = Occupancy.of(f.cluster, f.running, Set.of(0, 3));
+        Occupancy o = dev.tandem.core.runtime.PlacedOccupancy.of(f.cluster, f.running, Set.of(0, 3));
         assertThat(o.idleTotal()).isEqualTo(2);
         assertThat(o.idleOnNode(0)).isEqualTo(1);
         assertThat(o.idleOnNode(1)).isEqualTo(1);

@@ -103,16 +103,70 @@ class PlacementsTest {
         assertThat(p.busyGpus()).isEqualTo(2);
     }
 
-    /** Against indexes built from scratch ({@link Occupancy#of}) after each of many random placements and removals. */
     @Test
-    void agreesWithIndexesBuiltFromTheRunningJobsAfterEveryChange() {
+    void keepsTheLoneJobsInTheOrderTheyCameToBeAloneAndTellsOfEachChange() {
+        Placements<String, Placed> p = ledger();
+        List<String> told = new ArrayList<>();
+        p.onTenancy(new Placements.Tenancy<>() {
+            @Override public void alone(Placed job) { told.add("+" + job.id()); }
+
+            @Override public void notAlone(Placed job) { told.add("-" + job.id()); }
+        });
+        Placed a = new Placed("a"), b = new Placed("b"), c = new Placed("c"), gang = new Placed("gang");
+        p.place(a, new int[] {0});
+        p.place(gang, new int[] {4, 5});
+        p.place(b, new int[] {0}); // a gets a partner
+        p.place(c, new int[] {1});
+        assertThat(p.alone()).containsExactly(gang, c);
+        p.remove(b); // a is alone again: last in line
+        assertThat(p.alone()).containsExactly(gang, c, a);
+        p.setUsable(5, false); // half the gang's GPUs busy with someone else's work: it hosts no partner
+        assertThat(p.alone()).containsExactly(c, a);
+        p.setUsable(5, true);
+        assertThat(p.alone()).containsExactly(c, a, gang);
+        assertThat(told).containsExactly("+a", "+gang", "-a", "+c", "+a", "-gang", "+gang");
+    }
+
+    @Test
+    void anUnusableGpuIsNotIdleWhetherOrNotAJobIsOnIt() {
+        Placements<String, Placed> p = ledger();
+        p.setUsable(2, false);
+        assertThat(p.usable(2)).isFalse();
+        assertThat(p.idleTotal()).isEqualTo(7);
+        assertThat(p.idleOnNode(0)).isEqualTo(3);
+        assertThat(p.nodeWithIdle(4, 0)).as("node 0 has three idle GPUs").isEqualTo(1);
+        Placed a = new Placed("a");
+        p.place(a, new int[] {2}); // placing is the world's call (its rules refuse it); the ledger keeps count
+        assertThat(p.idleTotal()).isEqualTo(7);
+        assertThat(p.busyGpus()).isEqualTo(1);
+        assertThat(p.alone()).isEmpty();
+        p.setUsable(2, true);
+        assertThat(p.idleTotal()).isEqualTo(7);
+        assertThat(p.alone()).containsExactly(a);
+        p.remove(a);
+        assertThat(p.idleTotal()).isEqualTo(8);
+        p.setUsable(2, true); // no change
+        assertThat(p.idleTotal()).isEqualTo(8);
+    }
+
+    /** Against counts made from scratch after each of many random placements, removals and GPUs taken or given back. */
+    @Test
+    void agreesWithCountsMadeFromScratchAfterEveryChange() {
         Cluster cluster = Cluster.homogeneous(3, 4, new GpuType("T", 24576), 8, 1 << 16);
         Placements<String, Placed> p = new Placements<>(cluster, Placed::id);
         Random random = new Random(7);
         List<Placed> placed = new ArrayList<>();
         List<int[]> where = new ArrayList<>();
-        for (int step = 0; step < 2_000; step++) {
-            if (!placed.isEmpty() && random.nextInt(3) == 0) {
+        java.util.Set<Integer> unusable = new java.util.HashSet<>();
+        for (int step = 0; step < 3_000; step++) {
+            int what = random.nextInt(6);
+            if (what == 0) {
+                int g = random.nextInt(cluster.gpuCount());
+                boolean usable = random.nextBoolean();
+                p.setUsable(g, usable);
+                if (usable) unusable.remove(g);
+                else unusable.add(g);
+            } else if (!placed.isEmpty() && what <= 2) {
                 int i = random.nextInt(placed.size());
                 assertThat(p.remove(placed.remove(i))).isTrue();
                 where.remove(i);
@@ -131,26 +185,57 @@ class PlacementsTest {
                 placed.add(j);
                 where.add(gpus);
             }
-            List<RunningJob> running = new ArrayList<>();
-            for (int i = 0; i < placed.size(); i++) {
-                List<Integer> gpus = java.util.Arrays.stream(where.get(i)).boxed().toList();
-                Job job = new Job(placed.get(i).id(), "u", 0, gpus.size(), SIG, 100, 1000, 0);
-                running.add(new RunningJob(job, gpus, 0, 0, 100, 0, Double.NaN));
-            }
-            Occupancy built = Occupancy.of(cluster, running);
-            assertThat(p.idleTotal()).isEqualTo(built.idleTotal());
-            int busy = 0, shared = 0;
+            int[] count = new int[cluster.gpuCount()];
+            for (int[] gpus : where) for (int g : gpus) count[g]++;
+            int busy = 0, shared = 0, idle = 0;
+            int[] idlePerNode = new int[3];
             for (int g = 0; g < cluster.gpuCount(); g++) {
-                assertThat(p.keysOn(g)).containsExactlyInAnyOrderElementsOf(built.jobsOn(g));
-                busy += built.jobsOn(g).isEmpty() ? 0 : 1;
-                shared += built.jobsOn(g).size() > 1 ? 1 : 0;
+                assertThat(p.countOn(g)).isEqualTo(count[g]);
+                busy += count[g] > 0 ? 1 : 0;
+                shared += count[g] > 1 ? 1 : 0;
+                if (count[g] == 0 && !unusable.contains(g)) {
+                    idle++;
+                    idlePerNode[g / 4]++;
+                }
             }
             assertThat(p.busyGpus()).isEqualTo(busy);
             assertThat(p.sharedGpus()).isEqualTo(shared);
+            assertThat(p.idleTotal()).isEqualTo(idle);
             for (int n = 0; n < 3; n++) {
-                assertThat(p.idleOnNode(n)).isEqualTo(built.idleOnNode(n));
-                for (int count = 1; count <= 4; count++) assertThat(p.nodeWithIdle(count, n)).isEqualTo(built.nodeWithIdle(count, n));
+                assertThat(p.idleOnNode(n)).isEqualTo(idlePerNode[n]);
+                for (int c = 1; c <= 4; c++) {
+                    int expected = -1;
+                    for (int m = n; m < 3 && expected < 0; m++) if (idlePerNode[m] == c) expected = m;
+                    assertThat(p.nodeWithIdle(c, n)).isEqualTo(expected);
+                }
             }
+            List<Placed> alone = new ArrayList<>();
+            for (int i = 0; i < placed.size(); i++) {
+                boolean isAlone = true;
+                for (int g : where.get(i)) isAlone &= count[g] == 1 && !unusable.contains(g);
+                if (isAlone) alone.add(placed.get(i));
+            }
+            assertThat(p.alone()).containsExactlyInAnyOrderElementsOf(alone);
         }
+    }
+
+    /** What a world without a ledger of its own hands a policy (tests, benchmarks): the same counts, in the list's order. */
+    @Test
+    void indexesOfAListOfRunningJobsKeepItsOrder() {
+        List<RunningJob> running = new ArrayList<>();
+        int[][] gpus = {{0}, {4, 5}, {0}, {1}, {6}};
+        for (int i = 0; i < gpus.length; i++) {
+            List<Integer> on = java.util.Arrays.stream(gpus[i]).boxed().toList();
+            running.add(new RunningJob(new Job("r" + i, "u", 0, on.size(), SIG, 100, 1000, 0), on, 0, 0, 100, 0, i == 3 ? 0.9 : Double.NaN));
+        }
+        Occupancy o = PlacedOccupancy.of(TWO_NODES, running, java.util.Set.of(6, 7));
+        assertThat(o.jobsOn(0)).containsExactly("r0", "r2");
+        assertThat(o.soleTenants()).extracting(RunningJob::id).containsExactly("r1", "r3");
+        assertThat(o.idleTotal()).isEqualTo(2); // 2 and 3: 6 holds r4 and 7 is not usable
+        assertThat(o.usable(6)).isFalse();
+        assertThat(o.sharedGpus()).isEqualTo(1);
+        assertThat(o.newlyObserved()).extracting(RunningJob::id).containsExactly("r3");
+        assertThat(o.runningOn(0)).extracting(RunningJob::id).containsExactly("r0", "r2");
+        assertThat(o.job("r9")).isEmpty();
     }
 }

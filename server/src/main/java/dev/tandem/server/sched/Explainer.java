@@ -67,8 +67,7 @@ final class Explainer {
      * @param promised jobs the policy started on GPUs still being freed, and those GPUs (they come first)
      */
     LiveState.Waiting waiting(SchedulerSnapshot snapshot, Map<Long, JobRecord> jobs, QueueGate.Verdict verdict, Map<Long, List<Integer>> promised, long now) {
-        int busy = ctx.runs.busyGpus();
-        for (int g : ctx.unusable.gpus()) if (ctx.runs.on(g).isEmpty()) busy++;
+        int busy = ctx.cluster.gpuCount() - ctx.runs.idleTotal(); // with the GPUs busy with someone else's work
         int most = promised.size() + verdict.admitted().size() + verdict.waiting().size();
         long[] ids = new long[most];
         String[] reasons = new String[most];
@@ -174,7 +173,7 @@ final class Explainer {
         return most;
     }
 
-    private boolean idle(int gpu) { return ctx.runs.on(gpu).isEmpty() && !ctx.unusable.gpus().contains(gpu); }
+    private boolean idle(int gpu) { return ctx.runs.countOn(gpu) == 0 && ctx.runs.usable(gpu); }
 
     /** A hold on a node where a job of {@code gpus} GPUs would find them idle but for holds (there is one). */
     private Reservations.Hold heldIdle(int gpus) {

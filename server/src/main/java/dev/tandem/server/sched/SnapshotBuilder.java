@@ -4,6 +4,8 @@ import dev.tandem.core.model.Job;
 import dev.tandem.core.policy.PendingJob;
 import dev.tandem.core.policy.RunningJob;
 import dev.tandem.core.policy.SchedulerSnapshot;
+import dev.tandem.core.runtime.PlacedOccupancy;
+import dev.tandem.core.runtime.Placements;
 import dev.tandem.core.runtime.WaitingQueue;
 import dev.tandem.server.store.JobRecord;
 import dev.tandem.server.store.JobState;
@@ -64,6 +66,7 @@ final class SnapshotBuilder {
     SchedulerSnapshot build(Map<Long, JobRecord> jobs, List<PendingJob> queue, long now) {
         views.endRound(); // those not asked for this round (the job started or left) are forgotten
         List<RunningJob> running = new ArrayList<>();
+        Map<Long, RunningJob> views = new java.util.HashMap<>();
         for (Run run : ctx.runs.all()) {
             JobRecord r = jobs.get(run.jobId);
             if (r == null) continue;
@@ -72,7 +75,9 @@ final class SnapshotBuilder {
             long done = Math.max(0, run.meter.lastIteration());
             boolean known = lengthKnown(r, done);
             double left = known ? Math.max(1, j.totalIterations() - done) : guess(r, attained);
-            running.add(new RunningJob(j, run.gpus, ctx.time.seconds(run.startedAt), ctx.time.seconds(run.placedAt), left, attained, run.observed, known));
+            RunningJob view = new RunningJob(j, run.gpus, ctx.time.seconds(run.startedAt), ctx.time.seconds(run.placedAt), left, attained, run.observed, known);
+            running.add(view);
+            views.put(run.jobId, view);
         }
         // in the order they took their current neighbours, as the simulator keeps them: a policy that takes the first of
         // equally good hosts then takes the same one in both worlds
@@ -80,9 +85,40 @@ final class SnapshotBuilder {
         Map<String, String> runsAlone = new RunsAlone(jobs);
         boolean followed = given.becomes(queue);
         return new SchedulerSnapshot(ctx.time.seconds(now), ctx.cluster, Collections.unmodifiableList(queue), Collections.unmodifiableList(running),
-                ctx.learned.profiles(), ctx.oracle, ctx.memoryRule, ctx.learned.memoryEstimates(), ctx.learned.oomPairs())
+                ctx.learned.profiles(), ctx.oracle, ctx.memoryRule, ctx.learned.memoryEstimates(), ctx.learned.oomPairs(), new RunsOccupancy(ctx.runs, views, running))
                 .withUnusableGpus(ctx.unusable.gpus()).withRunsAlone(runsAlone).withQueueJournal(followed ? given.journal() : null)
                 .withLengthEstimates(ctx.learned.lengths());
+    }
+
+    /**
+     * The runtime's ledger of runs ({@link Context#runs}) as the policy reads it, each run shown as this round's view of
+     * it: the same counts and lone jobs the simulator hands its policy, kept as runs come and go, with the GPUs busy
+     * with someone else's work marked there ({@link UnusableGpus}). Every measured run counts as newly measured: an
+     * introspecting policy judges a pair again each round.
+     */
+    private static final class RunsOccupancy extends PlacedOccupancy<Long, Run> {
+        private final Map<Long, RunningJob> views;
+        private final List<RunningJob> measured = new ArrayList<>();
+
+        RunsOccupancy(Placements<Long, Run> runs, Map<Long, RunningJob> views, List<RunningJob> running) {
+            super(runs);
+            this.views = views;
+            for (RunningJob r : running) if (!Double.isNaN(r.observedSpeed())) measured.add(r);
+        }
+
+        @Override protected RunningJob view(Run run) { return views.get(run.jobId); }
+
+        @Override protected Long key(String id) {
+            try {
+                return Long.parseLong(id);
+            } catch (NumberFormatException e) {
+                return null;
+            }
+        }
+
+        @Override protected String id(Long key) { return key.toString(); }
+
+        @Override public java.util.Collection<RunningJob> newlyObserved() { return measured; }
     }
 
     /**

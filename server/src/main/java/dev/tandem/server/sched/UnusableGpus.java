@@ -1,5 +1,6 @@
 package dev.tandem.server.sched;
 
+import dev.tandem.core.runtime.Placements;
 import dev.tandem.server.exec.GpuDevice;
 import dev.tandem.server.exec.GpuLocks;
 
@@ -10,21 +11,23 @@ import java.util.Set;
 /**
  * The GPUs of this machine the policy may not place on now, and why: held by another tandem serve ({@link GpuLocks},
  * tried again every {@link #LOCK_RETRY_MS} so that a GPU another daemon lets go is taken), or busy with processes that
- * are not tandem's ({@link ForeignProcesses}). The snapshot marks them unusable for every policy, the placement rules
- * refuse them with the reason, and {@code tandem gpus} shows it.
+ * are not tandem's ({@link ForeignProcesses}). They are marked in the runtime's ledger ({@link Placements#setUsable}),
+ * whose counts every policy reads, the placement rules refuse them with the reason, and {@code tandem gpus} shows it.
  */
 final class UnusableGpus {
     static final long LOCK_RETRY_MS = 5000;
 
     private final List<GpuDevice> devices;
+    private final Placements<?, ?> ledger;
     final ForeignProcesses foreign;
     /** This daemon's GPU locks, or null where no other daemon competes for the GPUs (Slurm, simulated). */
     private GpuLocks locks;
     private long nextRetry;
     private Set<Integer> gpus = Set.of();
 
-    UnusableGpus(List<GpuDevice> devices, ForeignProcesses foreign) {
+    UnusableGpus(List<GpuDevice> devices, Placements<?, ?> ledger, ForeignProcesses foreign) {
         this.devices = devices;
+        this.ledger = ledger;
         this.foreign = foreign;
     }
 
@@ -46,7 +49,11 @@ final class UnusableGpus {
 
     private void recompute() {
         Set<Integer> out = new LinkedHashSet<>();
-        for (int g = 0; g < devices.size(); g++) if (why(g) != null) out.add(g);
+        for (int g = 0; g < devices.size(); g++) {
+            boolean usable = why(g) == null;
+            if (!usable) out.add(g);
+            ledger.setUsable(g, usable);
+        }
         gpus = Set.copyOf(out);
     }
 

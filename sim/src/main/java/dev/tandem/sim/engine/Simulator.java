@@ -22,6 +22,7 @@ import dev.tandem.core.runtime.Lifecycle;
 import dev.tandem.core.runtime.MemoryLessons;
 import dev.tandem.core.runtime.OutOfMemoryRule;
 import dev.tandem.core.runtime.PairReports;
+import dev.tandem.core.runtime.PlacedOccupancy;
 import dev.tandem.core.runtime.Placements;
 import dev.tandem.core.runtime.PlacementRules;
 import dev.tandem.core.runtime.Reservations;
@@ -169,8 +170,7 @@ public final class Simulator {
         private final RunningJournal runningJournal = new RunningJournal(1 << 16);
         /** GPUs whose pair the ground truth did not measure (it falls back to a model), to report how much of the sharing that was. */
         private final boolean[] fallbackGpu = new boolean[cluster.gpuCount()];
-        private final Set<JobState> soleTenants = new LinkedHashSet<>();
-        /** Which jobs came to run alone and stopped doing so, so that packing policies keep their hosts across rounds. */
+        /** Which jobs came to run alone and stopped doing so ({@link Placements#alone}), so that packing policies keep their hosts across rounds. */
         private final SoleTenantJournal soleTenantJournal = new SoleTenantJournal(1 << 16);
         private final List<JobState> newlyObserved = new ArrayList<>();
         /** Raised memory budgets and pairs never to form again ({@link OutOfMemoryRule}), as the daemon keeps them. */
@@ -209,6 +209,11 @@ public final class Simulator {
         private boolean deciding;
 
         Run(List<Job> jobs, Policy policy, CompatibilityModel oracle, ProgressListener progress) {
+            placements.onTenancy(new Placements.Tenancy<>() {
+                @Override public void alone(JobState js) { soleTenantJournal.alone(js.job); }
+
+                @Override public void notAlone(JobState js) { soleTenantJournal.notAlone(js.job); }
+            });
             this.policy = policy;
             this.oracle = oracle;
             this.progress = progress;
@@ -466,18 +471,18 @@ public final class Simulator {
         }
 
         /** The simulator's own occupancy indexes, kept up to date as jobs start and stop. */
-        private final class SimOccupancy implements Occupancy {
-            @Override public int idleTotal() { return placements.idleTotal(); }
+        private final class SimOccupancy extends PlacedOccupancy<String, JobState> {
+            SimOccupancy() {
+                super(Run.this.placements);
+            }
 
-            @Override public int idleOnNode(int node) { return placements.idleOnNode(node); }
+            @Override protected RunningJob view(JobState js) { return Run.this.view(js); }
 
-            @Override public int nodeWithIdle(int count, int from) { return placements.nodeWithIdle(count, from); }
+            @Override protected String key(String id) { return id; }
 
-            @Override public int sharedGpus() { return placements.sharedGpus(); }
+            @Override protected String id(String key) { return key; }
 
             @Override public List<String> jobsOn(int gpu) { return placements.keysOn(gpu); }
-
-            @Override public int countOn(int gpu) { return placements.countOn(gpu); }
 
             @Override public void readOccupants(int gpu, Occupancy.OccupantReader reader) {
                 for (JobState j : placements.on(gpu)) read(j, reader);
@@ -503,14 +508,6 @@ public final class Simulator {
                 reader.read(j.job, j.startedAt, seenRemaining(j, done), attainedNow(j), lengthKnown(j, done));
             }
 
-            @Override public List<RunningJob> runningOn(int gpu) {
-                List<JobState> occ = placements.on(gpu);
-                if (occ.isEmpty()) return List.of();
-                List<RunningJob> out = new ArrayList<>(occ.size());
-                for (JobState j : occ) out.add(view(j));
-                return out;
-            }
-
             @Override public Optional<RunningJob> job(String id) {
                 JobState js = Run.this.job(id);
                 return js == null || js.phase != Lifecycle.Phase.RUNNING ? Optional.empty() : Optional.of(view(js));
@@ -526,13 +523,9 @@ public final class Simulator {
                 return js == null || js.phase != Lifecycle.Phase.RUNNING ? List.of() : js.gpuList;
             }
 
-            @Override public Collection<RunningJob> soleTenants() {
-                return soleTenants.stream().map(Run.this::view).toList();
-            }
-
             @Override public Collection<Job> soleTenantJobs() {
-                List<Job> jobs = new ArrayList<>(soleTenants.size());
-                for (JobState js : soleTenants) jobs.add(js.job);
+                List<Job> jobs = new ArrayList<>(placements.alone().size());
+                for (JobState js : placements.alone()) jobs.add(js.job);
                 return jobs;
             }
 
@@ -724,7 +717,6 @@ public final class Simulator {
                 countFallback(g);
             }
             runningJournal.stopped(js.job);
-            if (soleTenants.remove(js)) soleTenantJournal.notAlone(js.job);
             events.withdraw(js.completion);
             events.withdraw(js.observation);
             js.gpus = new int[0];
@@ -799,11 +791,6 @@ public final class Simulator {
                     }
                 }
                 js.shared = shared;
-                if (shared) {
-                    if (soleTenants.remove(js)) soleTenantJournal.notAlone(js.job);
-                } else if (soleTenants.add(js)) {
-                    soleTenantJournal.alone(js.job);
-                }
                 js.rate = js.profile.soloSpeed() * Math.max(0, rel);
                 js.version++;
                 js.placedAt = clock;
