@@ -8,6 +8,8 @@ import dev.tandem.core.model.GpuType;
 import dev.tandem.core.model.Job;
 import dev.tandem.core.model.Node;
 import dev.tandem.core.runtime.OutOfMemoryRule;
+import dev.tandem.core.policy.Policy;
+import dev.tandem.core.runtime.DecisionDue;
 import dev.tandem.core.runtime.Placements;
 import dev.tandem.core.runtime.Reservations;
 import dev.tandem.server.exec.ExecException;
@@ -57,12 +59,14 @@ final class Context {
     final Reservations reservations = new Reservations();
     /** GPUs held by another daemon or busy with processes that are not this daemon's. */
     final UnusableGpus unusable;
-    /** Something changed since the policy was last asked. */
-    boolean dirty = true;
+    /** When the policy is asked next: something changed since it was last asked, or time alone ({@link DecisionDue}). */
+    final DecisionDue due;
 
     Context(Store store, Executor executor, List<GpuDevice> devices, OnlineCorrectedModel oracle, GpuMonitor monitor,
-            ServerMetrics metrics, SchedulerConfig cfg, List<dev.tandem.core.model.JobProfile> knownProfiles, java.time.InstantSource clock) {
+            ServerMetrics metrics, SchedulerConfig cfg, List<dev.tandem.core.model.JobProfile> knownProfiles, java.time.InstantSource clock,
+            Policy policy) {
         this.clock = clock;
+        this.due = new DecisionDue(policy);
         this.time = new PolicyTime(executor.clusterSecondsPerSecond());
         this.store = store;
         this.executor = executor;

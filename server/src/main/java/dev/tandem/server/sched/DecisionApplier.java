@@ -293,13 +293,13 @@ final class DecisionApplier {
             it.remove();
             JobRecord job = jobs.get(e.getKey());
             if (job == null || !JobState.QUEUED.contains(job.state())) {
-                ctx.dirty = true; // the GPUs are free for the policy to give to someone else
+                ctx.due.happened(); // the GPUs are free for the policy to give to someone else
                 continue;
             }
             Optional<String> refusal = refuseStart(job, p.gpus());
             if (refusal.isPresent()) {
                 rejected(job, "start on GPU(s) " + ctx.describe(p.gpus()), refusal.get(), now);
-                ctx.dirty = true;
+                ctx.due.happened();
                 continue;
             }
             startOn(job, p.gpus(), p.reason(), p.snapshot(), jobs, now);
@@ -470,7 +470,7 @@ final class DecisionApplier {
         ctx.store.transition(job.id(), EnumSet.of(state), JobState.PENDING, Context.ACTOR, "not started (" + e.getMessage() + "); waiting for it",
                 new Change().add(Column.ATTEMPTS, -1).set(Column.GPU_IDS, job.gpuIds().isEmpty() ? null : Store.gpuIds(job.gpuIds()))
                         .set(Column.STARTED_AT, job.startedAt()).set(Column.FIRST_STARTED_AT, job.firstStartedAt()), now);
-        ctx.dirty = true;
+        ctx.due.happened();
     }
 
     /** Stops a running job for the policy; it stays on its GPUs (in the ledger) until its process has ended. */

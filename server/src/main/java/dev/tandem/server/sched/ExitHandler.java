@@ -42,7 +42,7 @@ final class ExitHandler {
         ctx.runs.remove(run);
         // GPUs freed by a stop the policy asked for were part of that decision (their new tenants are promised them), as
         // in the simulator; anything else is news to the policy
-        if (run.stop != Run.Stop.SUSPEND && run.stop != Run.Stop.MIGRATE) ctx.dirty = true;
+        if (run.stop != Run.Stop.SUSPEND && run.stop != Run.Stop.MIGRATE) ctx.due.happened();
         for (Run n : neighbours) {
             if (!ctx.runs.on(n.gpus, n).isEmpty()) continue;
             n.placed(now, null, null);
@@ -149,7 +149,7 @@ final class ExitHandler {
         } else {
             failed(jobId, attempt, from, why, now);
         }
-        ctx.dirty = true;
+        ctx.due.happened();
     }
 
     private void failed(long jobId, int attempt, JobState from, String why, long now) {
@@ -157,7 +157,7 @@ final class ExitHandler {
                 why + "; failed after " + attempt + " attempt(s)", new Change().set(Column.FINISHED_AT, now), now);
         log.info("job {} failed: {} (after {} attempt(s))", jobId, why, attempt);
         ctx.decisions.add(now, jobId, null, "failed", why + " (after " + attempt + " attempt(s))");
-        ctx.dirty = true;
+        ctx.due.happened();
     }
 
     /** After a run alone, the memory it really used is the least it may be budgeted from now on. */

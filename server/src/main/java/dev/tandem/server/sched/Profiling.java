@@ -42,7 +42,7 @@ final class Profiling {
             run.profiling = false;
             String reason = p.map(Profiling::describe).orElse("profiling gave no GPU readings; running alone unprofiled");
             ctx.store.transition(run.jobId, EnumSet.of(JobState.PROFILING), JobState.RUNNING, Context.ACTOR, reason, Change.none(), now);
-            ctx.dirty = true;
+            ctx.due.happened();
         }
     }
 
@@ -66,7 +66,7 @@ final class Profiling {
             run.measuredAlone = true;
             p.ifPresent(profile -> {
                 ctx.store.note(job.id(), Context.ACTOR, "measured alone: " + describe(profile), now);
-                ctx.dirty = true;
+                ctx.due.happened();
             });
         }
     }

@@ -96,7 +96,7 @@ final class QueueGate {
                         new Change().set(Change.Column.FINISHED_AT, now), now)) {
                     log.info("job {} {}", r.id(), why);
                     ctx.decisions.add(now, r.id(), r.owner(), "cancelled", why);
-                    ctx.dirty = true;
+                    ctx.due.happened();
                 }
                 return Optional.of(why);
             }

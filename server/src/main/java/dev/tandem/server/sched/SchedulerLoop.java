@@ -58,8 +58,6 @@ public final class SchedulerLoop implements AutoCloseable {
      * the simulator's rounds (so that both worlds ask a policy at the same moments).
      */
     private long nextRound = Long.MIN_VALUE;
-    /** The end of the policy's own round it was last asked at ({@link Policy#decidesInRounds()}). */
-    private double roundEndAsked = Double.NaN;
     /** When the last decision ended and how long it took (System.nanoTime): the next one waits at least as long. */
     private long lastDecisionEnd, lastDecisionNanos;
 
@@ -73,7 +71,7 @@ public final class SchedulerLoop implements AutoCloseable {
     public SchedulerLoop(Store store, Executor executor, List<GpuDevice> devices, OnlineCorrectedModel oracle, GpuMonitor monitor,
                          ServerMetrics metrics, Policy policy, SchedulerConfig cfg, List<dev.tandem.core.model.JobProfile> knownProfiles,
                          java.time.InstantSource clock) {
-        this.ctx = new Context(store, executor, devices, oracle, monitor, metrics, cfg, knownProfiles, clock);
+        this.ctx = new Context(store, executor, devices, oracle, monitor, metrics, cfg, knownProfiles, clock, policy);
         this.policy = policy;
         this.snapshots = new SnapshotBuilder(ctx);
         this.profiling = new Profiling(ctx);
@@ -136,33 +134,15 @@ public final class SchedulerLoop implements AutoCloseable {
      */
     public long nextDueMillis() {
         long now = ctx.now();
-        if (woken || ctx.dirty) return now;
+        if (woken || ctx.due.pending()) return now;
         long next = nextRound;
         for (Run r : ctx.runs.all()) {
             if (Double.isNaN(r.observed)) next = earliestAfter(now, next, r.placedAt + ctx.cfg.observeMs());
             if (r.profiling) next = earliestAfter(now, next, r.profileSince + ctx.cfg.profileMs());
         }
-        double roundEnd = roundEndNotAskedAt();
+        double roundEnd = ctx.due.roundEnd();
         if (roundEnd < Double.POSITIVE_INFINITY) next = earliestAfter(now, next, ctx.time.millisAtOrAfter(roundEnd));
         return next;
-    }
-
-    /** The end of the policy's own round if it was not asked at it yet ({@link Policy#decidesInRounds()}), else +inf. */
-    private double roundEndNotAskedAt() {
-        if (!policy.decidesInRounds()) return Double.POSITIVE_INFINITY;
-        double end = policy.wakeUpAt();
-        return end == roundEndAsked ? Double.POSITIVE_INFINITY : end;
-    }
-
-    /**
-     * Whether the policy's own round has ended and it was not asked at that end yet: every world asks it there once, as
-     * if something had happened (the simulator at an event of that time).
-     */
-    private boolean policyRoundEnded(long now) {
-        double end = roundEndNotAskedAt();
-        if (end == Double.POSITIVE_INFINITY || now < ctx.time.millisAtOrAfter(end)) return false;
-        roundEndAsked = end;
-        return true;
     }
 
     private static long earliestAfter(long now, long next, long due) {
@@ -286,7 +266,7 @@ public final class SchedulerLoop implements AutoCloseable {
         if (woken) {
             woken = false;
             wakes.set(0);
-            ctx.dirty = true;
+            ctx.due.happened();
         }
         long now = ctx.now();
         for (Binder.Bound b : binder.done()) applier.bound(b, now); // starts whose sbatch has returned: before the executor's events about them
@@ -307,21 +287,21 @@ public final class SchedulerLoop implements AutoCloseable {
         enforceTimeLimits(jobs, now);
         stopWhatWasCancelled(jobs);
         profiling.check(jobs, now);
-        // time alone (a speed becoming measured, a periodic round) asks the policy only from when it wants to be woken, as
-        // in the simulator; events (a submission, an exit, a GPU taken or freed by someone else) ask it at once
-        boolean awake = ctx.time.seconds(now) >= policy.wakeUpAt();
-        if (policyRoundEnded(now)) ctx.dirty = true;
-        if (observations.update(now) && policy.actsOnRunningJobs() && awake) ctx.dirty = true; // its view of running jobs changed, as the simulator's
-        if (ctx.unusable.refresh(now)) ctx.dirty = true; // a GPU became busy with someone else's work, or free of it
+        // when the policy is asked: the simulator's rule (events at once, time alone from when it wants to be woken)
+        double policyNow = ctx.time.seconds(now);
+        ctx.due.roundEnded(policyNow);
+        if (observations.update(now)) ctx.due.measured(policyNow);
+        if (ctx.unusable.refresh(now)) ctx.due.happened(); // a GPU became busy with someone else's work, or free of it
         if (nextRound == Long.MIN_VALUE) nextRound = now + ctx.cfg.roundMs();
-        if (ctx.dirty || now >= nextRound) {
-            boolean ask = ctx.dirty || awake;
-            ctx.dirty = false;
+        boolean periodic = now >= nextRound;
+        if (periodic) ctx.due.periodic(policyNow);
+        if (ctx.due.pending() || periodic) { // a periodic round also brings the waiting jobs' explanations up to date
+            boolean ask = ctx.due.take();
             while (nextRound <= now) nextRound += ctx.cfg.roundMs();
             List<JobRecord> queued = snapshots.queued(unfinished, applier.promised());
             QueueGate.Verdict verdict = gate.apply(queued, jobs, snapshots::pending, now);
             SchedulerSnapshot snapshot = snapshots.build(jobs, verdict.admitted(), now);
-            if (ask && (!snapshot.queue().isEmpty() || (policy.actsOnRunningJobs() && !snapshot.running().isEmpty()))) {
+            if (ask && ctx.due.worthAsking(!snapshot.queue().isEmpty(), !snapshot.running().isEmpty())) {
                 List<Decision> decisions = policy.decide(snapshot);
                 applier.apply(decisions, snapshot, jobs, now);
             }
@@ -393,7 +373,7 @@ public final class SchedulerLoop implements AutoCloseable {
                 log.info("job {}: {}", r.id(), why);
                 ctx.decisions.add(now, r.id(), r.owner(), "failed", why);
                 ctx.store.job(r.id()).ifPresent(updated -> jobs.put(updated.id(), updated));
-                ctx.dirty = true;
+                ctx.due.happened();
             }
         }
     }

@@ -56,7 +56,8 @@ class RecoveryTest {
                 Files.writeString(jobDir.resolve("exit-1"), "0\n");
             }
             Context ctx = new Context(store, executor, executor.discoverGpus(), Oracle.build(store, "auto"), new GpuMonitor(), new ServerMetrics(),
-                    new SchedulerConfig(100, 1000, 1000, 1000, 3, 512), profiles, java.time.InstantSource.system());
+                    new SchedulerConfig(100, 1000, 1000, 1000, 3, 512), profiles, java.time.InstantSource.system(),
+                    new dev.tandem.core.policies.FifoPolicy());
             new Recovery(ctx).run(2);
 
             assertThat(ctx.runs.keysOn(0)).containsExactly(ids[0], ids[1], ids[2]);

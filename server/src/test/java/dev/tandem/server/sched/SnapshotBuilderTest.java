@@ -232,7 +232,8 @@ class SnapshotBuilderTest {
     /** The scheduler's context on {@code executor}'s GPUs, with {@code known} as the known profiles. */
     private static Context context(Store store, dev.tandem.server.exec.Executor executor, List<JobProfile> known) {
         return new Context(store, executor, executor.discoverGpus(), Oracle.build(store, "auto"), new GpuMonitor(), new ServerMetrics(),
-                new SchedulerConfig(100, 1000, 1000, 1000, 3, 512), known, java.time.InstantSource.system());
+                new SchedulerConfig(100, 1000, 1000, 1000, 3, 512), known, java.time.InstantSource.system(),
+                new dev.tandem.core.policies.FifoPolicy());
     }
 
     private static JobRecord job(Store store, long id) { return store.job(id).orElseThrow(); }

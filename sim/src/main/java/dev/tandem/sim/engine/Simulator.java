@@ -16,6 +16,7 @@ import dev.tandem.core.policy.RunningJournal;
 import dev.tandem.core.policy.SchedulerSnapshot;
 import dev.tandem.core.policy.SoleTenantJournal;
 import dev.tandem.core.runtime.Admission;
+import dev.tandem.core.runtime.DecisionDue;
 import dev.tandem.core.runtime.DecisionRules;
 import dev.tandem.core.runtime.LengthEstimates;
 import dev.tandem.core.runtime.Lifecycle;
@@ -202,7 +203,8 @@ public final class Simulator {
         private long eventCount, policyCalls, decisionsTotal;
         private int nextArrival, completed, holdsBegun, fallbackGpus, oomEvents, preemptions, pairings, pendingOoms;
         private double clock, busyGpuSeconds, sharedGpuSeconds, fallbackGpuSeconds;
-        private boolean dirty;
+        /** When the policy is asked next: the daemon's rule too ({@link DecisionDue}). */
+        private final DecisionDue due;
         /** The end of the policy's own round last pushed as an event ({@link Policy#decidesInRounds()}). */
         private double roundEndPushed = Double.NaN;
         /** A policy is deciding: running jobs' views are kept for the decision ({@link #view}). */
@@ -215,6 +217,7 @@ public final class Simulator {
                 @Override public void notAlone(JobState js) { soleTenantJournal.notAlone(js.job); }
             });
             this.policy = policy;
+            this.due = new DecisionDue(policy);
             this.oracle = oracle;
             this.progress = progress;
             long maxMem = cluster.maxGpuMemoryMiB();
@@ -256,7 +259,7 @@ public final class Simulator {
                 advanceClock(e.time());
                 process(e);
                 while (events.peekTime() <= clock) process(events.poll());
-                if (dirty) schedule();
+                if (due.take()) schedule();
                 series.add(clock, queue.size(), placements.size(), placements.busyGpus(), placements.sharedGpus());
                 if (placements.isEmpty() && !queue.isEmpty() && nextArrival >= total && pendingOoms == 0) throw stuck();
                 if (completed >= nextReport) {
@@ -327,7 +330,7 @@ public final class Simulator {
                     Set<JobState> neighbours = detach(js);
                     recompute(neighbours);
                     completed++;
-                    dirty = true;
+                    due.happened();
                 }
                 case OOM -> {
                     pendingOoms--;
@@ -339,14 +342,14 @@ public final class Simulator {
                     js.observed = true;
                     newlyObserved.add(js);
                     reportObservation(js);
-                    if (policy.actsOnRunningJobs() && clock >= policy.wakeUpAt()) dirty = true;
+                    due.measured(clock);
                 }
                 case ROUND -> {
                     if (completed < arrivals.size()) push(clock + cfg.roundSeconds(), ROUND, null, 0);
-                    if ((!queue.isEmpty() || policy.actsOnRunningJobs()) && clock >= policy.wakeUpAt()) dirty = true;
+                    due.periodic(clock);
                 }
                 case POLICY_ROUND_END -> {
-                    if (clock >= policy.wakeUpAt()) dirty = true; // an end the policy has since moved is stale
+                    due.roundEnded(clock); // an end the policy has since moved is stale
                 }
                 default -> throw new IllegalStateException("unknown event type " + e.type());
             }
@@ -357,7 +360,7 @@ public final class Simulator {
             js.queuedSince = clock;
             js.pending = new PendingJob(js.job, clock, js.attained, seenRemaining(js, js.done), js.restarts, lengthKnown(js, js.done), js.order);
             queue.enter(js.pending);
-            dirty = true;
+            due.happened();
         }
 
         private void dequeue(JobState js) {
@@ -368,8 +371,7 @@ public final class Simulator {
         }
 
         private void schedule() {
-            dirty = false;
-            if (queue.isEmpty() && !(policy.actsOnRunningJobs() && !placements.isEmpty())) {
+            if (!due.worthAsking(!queue.isEmpty(), !placements.isEmpty())) {
                 newlyObserved.clear();
                 return;
             }
@@ -396,13 +398,11 @@ public final class Simulator {
             holdsChanged(DecisionRules.apply(decisions, rulesView, reservations, clock, steps));
             // the jobs it suspended are back in the queue by its own decision: nothing it has not seen, so no decision is
             // due for them
-            dirty = false;
-            if (policy.decidesInRounds()) {
-                double end = policy.wakeUpAt();
-                if (end > clock && end < Double.POSITIVE_INFINITY && end != roundEndPushed) {
-                    push(end, POLICY_ROUND_END, null, 0);
-                    roundEndPushed = end;
-                }
+            due.take();
+            double end = due.roundEnd();
+            if (end > clock && end < Double.POSITIVE_INFINITY && end != roundEndPushed) {
+                push(end, POLICY_ROUND_END, null, 0);
+                roundEndPushed = end;
             }
         }
 
