@@ -433,6 +433,10 @@ public class SimulatedServeTest {
         assertThat(refused.json().get("error").asText())
                 .startsWith("signature: the simulated executor has no measured profile of workload MyOwnNet/Private/bs8; submit with --model");
         assertThat(server.store().countByState().values().stream().mapToLong(Long::longValue).sum()).isZero();
+        // a near miss (the dataset written without its hyphen) is shown the model's measured variants
+        TestApi.Response near = api.post("/jobs", admin, job(new WorkloadSignature("resnet18", "CIFAR10", 64, false), 100));
+        assertThat(near.status()).isEqualTo(400);
+        assertThat(near.json().get("error").asText()).contains("e.g. [ResNet18/CIFAR-10/bs32, ResNet18/CIFAR-10/bs32/amp, ResNet18/CIFAR-10/bs64, ");
         // a job of such a workload the store already holds (submitted to a daemon with another executor) fails at its start
         long id = server.store().insertJob(new dev.tandem.server.store.NewJob("mine", List.of("train.py"), java.util.Map.of(), dir.toString(), 1, 0,
                 100L, unknown, null, dev.tandem.server.store.JobControls.NONE), "admin", System.currentTimeMillis()).id();

@@ -144,9 +144,24 @@ public final class SimulatedExecutor implements Executor {
     @Override public Optional<String> cannotRun(WorkloadSignature workload) {
         if (profiles.find(workload).isPresent()) return Optional.empty();
         return Optional.of("the simulated executor has no measured profile of workload " + workload.label()
-                + "; submit with --model/--dataset/--batch-size/--amp of a bundled one, e.g. "
-                + profiles.all().stream().limit(3).map(x -> x.signature().label()).toList() + " (tandem compat matrix lists them)");
+                + "; submit with --model/--dataset/--batch-size/--amp of a bundled one, e.g. " + nearest(workload)
+                + " (tandem compat matrix lists the models)");
     }
+
+    /**
+     * The bundled workloads nearest to one asked for, so that a near miss (another batch size, {@code CIFAR10} for
+     * {@code CIFAR-10}) shows the right one: those of the same model first (its name's case ignored), then of the same
+     * dataset, then the rest.
+     */
+    private List<String> nearest(WorkloadSignature asked) {
+        String model = asked.model().toLowerCase(java.util.Locale.ROOT), dataset = asked.dataset().toLowerCase(java.util.Locale.ROOT);
+        java.util.function.ToIntFunction<WorkloadSignature> distance = w ->
+                w.model().toLowerCase(java.util.Locale.ROOT).equals(model) ? 0 : w.dataset().toLowerCase(java.util.Locale.ROOT).equals(dataset) ? 1 : 2;
+        return profiles.all().stream().map(JobProfile::signature).sorted(java.util.Comparator.comparingInt(distance))
+                .limit(SUGGESTIONS).map(WorkloadSignature::label).toList();
+    }
+
+    private static final int SUGGESTIONS = 6;
 
     @Override public Launched start(Launch l) {
         if (runs.containsKey(l.jobId())) throw new ExecException("job " + l.jobId() + " is already running");
