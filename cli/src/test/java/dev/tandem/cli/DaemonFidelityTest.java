@@ -72,6 +72,11 @@ class DaemonFidelityTest {
      * the serving order moves with what each user holds.
      */
     static final String FAIR_SHARE = ARRIVALS + " --fair-share --max-gpus-per-user 4";
+    /**
+     * One arrival a minute on 33 one-GPU nodes: more nodes than tandem's look for room covers, so tandem decides at most
+     * every 30 s ({@code Policy.secondsBetweenDecisions}), and both worlds put off the decisions that come sooner.
+     */
+    static final String LARGE = "--jobs 200 --sizes 1 --arrival poisson:60 --cluster 33x1:RTX3090-24GB --no-online";
 
     /**
      * gavel-packed re-packs at each of its rounds' ends (both worlds ask it there, to the millisecond): one decision
@@ -84,7 +89,7 @@ class DaemonFidelityTest {
     @CsvSource(delimiter = '|', value = {DEMO + "|fifo", DEMO + "|tandem", ARRIVALS + "|fifo", ARRIVALS + "|sjf", ARRIVALS + "|srtf",
             ARRIVALS + "|tiresias", ARRIVALS + "|fifo-packed", ARRIVALS + "|lucid", ARRIVALS + "|gandiva", ARRIVALS + "|tandem",
             ARRIVALS + "|gavel-packed", DEMO + " --no-online|gavel-packed", ARRIVALS_LEARNING + "|tandem", FAIR_SHARE + "|fifo",
-            FAIR_SHARE + "|fifo-packed", FAIR_SHARE + "|tiresias", FAIR_SHARE + "|tandem", DEMO + " --fair-share|fifo"})
+            FAIR_SHARE + "|fifo-packed", FAIR_SHARE + "|tiresias", FAIR_SHARE + "|tandem", DEMO + " --fair-share|fifo", LARGE + "|tandem"})
     void theDaemonInVirtualTimeTakesTheSimulatorsDecisions(String workload, String policy) throws Exception {
         List<String> args = new ArrayList<>(List.of(workload.split(" ")));
         args.addAll(List.of("--policy", policy));
@@ -94,7 +99,10 @@ class DaemonFidelityTest {
         SimulationResult simulated = scenario.run(jobs, policy, ProgressListener.NONE, Recording.DEFAULT.withDecisions(Integer.MAX_VALUE));
         List<String> simulatedActs = acts(simulated);
 
-        Map<String, Outcome> daemon = throughTheDaemon(scenario, jobs, policy, simulate.scenario.fairShare, simulate.scenario.maxGpusPerUser);
+        // the simulator's cluster ("1x8:RTX3090-24GB" unless the workload names one), which the simulated executor parses too
+        int named = args.indexOf("--cluster");
+        String cluster = named < 0 ? "1x8:RTX3090-24GB" : args.get(named + 1);
+        Map<String, Outcome> daemon = throughTheDaemon(scenario, cluster, jobs, policy, simulate.scenario.fairShare, simulate.scenario.maxGpusPerUser);
 
         Map<String, Outcome> sim = new LinkedHashMap<>();
         for (JobRecord r : simulated.jobs()) sim.put(r.id(), new Outcome(r.firstStart(), r.finish(), new TreeSet<>(r.partners())));
@@ -165,12 +173,11 @@ class DaemonFidelityTest {
     }
 
     /** Runs the jobs through a daemon in virtual time; each job's first start, end and partners, by the simulator's id. */
-    private Map<String, Outcome> throughTheDaemon(Scenario scenario, List<Job> submitted, String policy, boolean byOwnUsers, int maxGpusPerUser)
+    private Map<String, Outcome> throughTheDaemon(Scenario scenario, String cluster, List<Job> submitted, String policy, boolean byOwnUsers, int maxGpusPerUser)
             throws Exception {
         SchedulerConfig sched = new SchedulerConfig(100, secondsToMs(scenario.spec().sim().roundSeconds()), 60_000,
                 secondsToMs(scenario.spec().sim().observeAfterSeconds()), 3, scenario.spec().sim().memoryRule().perJobMarginMiB(),
                 scenario.spec().tandem(), scenario.spec().model(), maxGpusPerUser, "bundled", scenario.spec().online());
-        String cluster = "1x8:RTX3090-24GB";
         ServerConfig cfg = new ServerConfig(dir.resolve("state"), "127.0.0.1", 0, null, policy, Sharing.TIME_SLICING, 50, sched, 2000,
                 64 * 1024, false, new ToolPath(dir.toString()), "simulated", null,
                 new SimulatedSettings(cluster, 1, scenario.spec().sim().oomDetectSeconds(), scenario.spec().sim().restartOverheadSeconds()));

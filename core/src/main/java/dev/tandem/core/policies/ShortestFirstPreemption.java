@@ -58,8 +58,9 @@ import java.util.Set;
  * so starving jobs take turns rather than suspend one another back. Without this rule the longest waits were 338 h
  * on Alibaba and 933 h on Philly, mostly gangs that needed whole nodes while single-GPU jobs kept taking what freed up.
  *
- * <p>A round looks at up to {@link #NODES_PER_TRY} nodes; on a larger cluster, at most once per
- * {@link #NODES_PER_TRY} seconds ({@link GpuSummary#scanDue}).
+ * <p>A round looks at up to {@link #NODES_PER_TRY} nodes; on a larger cluster, from where the last round's look
+ * ended, and tandem decides there at most every {@link TandemPolicy#SECONDS_BETWEEN_DECISIONS_ON_LARGE_CLUSTERS}
+ * seconds.
  */
 final class ShortestFirstPreemption {
     /** A running job is outranked by a waiting one with at most 1/RATIO of its remaining time. */
@@ -88,7 +89,6 @@ final class ShortestFirstPreemption {
      */
     static void makeRoom(SchedulerSnapshot s, ClusterView view, List<PendingJob> waiting, double[] waitingSeconds, double keepBeyondSeconds,
                          double workPerGpuSeconds, double starvationSeconds, Reservation reservation, List<Decision> out, GpuSummary summary) {
-        if (!summary.scanDue(s)) return;
         // the overdue jobs a round can try: the TRIES_PER_ROUND shortest, in the order a stable sort by remaining time
         // gives (the waiting list's order among equals); a full sort of every overdue job was a twentieth of the run
         Overdue[] shortest = new Overdue[TRIES_PER_ROUND];
@@ -236,28 +236,14 @@ final class ShortestFirstPreemption {
         private double keepFromSeconds;
         /** Which running job has the most left, kept across rounds. */
         private final LongestRunning longestRunning = new LongestRunning();
-
-        /** When the last round on a cluster larger than one scan looked for room ({@link #scanDue}). */
-        private double lastScanAt = Double.NEGATIVE_INFINITY;
-
         /**
-         * Whether this round looks for room: always on a cluster of up to {@link #NODES_PER_TRY} nodes, else at most once
-         * per {@link #NODES_PER_TRY} seconds of the world's clock. There a scan looks at {@link #NODES_PER_TRY} nodes from
-         * a place that moves one node a second, so scans that close together read mostly the same GPUs again, and a
-         * busy cluster decides every few seconds: on 100,000 jobs on 250 nodes, 293,000 rounds scanned 256 GPUs each
-         * and 3,384 found room (a quarter of tandem's time). Spaced out, successive scans look at new nodes, together
-         * every node once in as many seconds as the cluster has nodes, and a suspension comes at most
-         * {@link #NODES_PER_TRY} seconds later for a job that has waited at least {@link #MIN_RUN_SECONDS}. That run
-         * then: makespan 254.42 h instead of 254.83 h, mean JCT 10.23 h instead of 10.22 h, 8,511 suspensions instead
-         * of 8,953, and a quarter less time.
+         * On a cluster of more than {@link #NODES_PER_TRY} nodes, the first node this round's tries look at, and whether
+         * one of them looked: the next round then starts where this one's nodes end, so that successive looks cover the
+         * cluster in turn. It moves with the looks, not with the clock, so that worlds whose clocks differ by a rounding
+         * (the daemon counts milliseconds) look at the same nodes.
          */
-        boolean scanDue(SchedulerSnapshot s) {
-            if (s.cluster().nodes().size() <= NODES_PER_TRY) return true;
-            // a clock that went back is a new world's: scan
-            if (s.now() >= lastScanAt && s.now() - lastScanAt < NODES_PER_TRY) return false;
-            lastScanAt = s.now();
-            return true;
-        }
+        private int firstNode;
+        private boolean looked;
 
         /** Starts a round's summary: nothing summarised yet. */
         GpuSummary begin(SchedulerSnapshot s, ClusterView view, double keepBeyondSeconds, double workPerGpuSeconds) {
@@ -273,6 +259,10 @@ final class ShortestFirstPreemption {
                 round = 0;
             }
             round++;
+            int nodes = s.cluster().nodes().size();
+            if (nodes <= NODES_PER_TRY) firstNode = 0;
+            else if (looked) firstNode = (firstNode + NODES_PER_TRY) % nodes;
+            looked = false;
             this.s = s;
             this.view = view;
             this.keepBeyondSeconds = keepBeyondSeconds;
@@ -379,9 +369,10 @@ final class ShortestFirstPreemption {
             double bestLeft = Double.NEGATIVE_INFINITY;
             List<Node> nodes = s.cluster().nodes();
             if (starving && need > s.cluster().maxGpusPerNode()) return spanningRoom(need, memory);
-            // on a large cluster, NODES_PER_TRY nodes from a place that moves with the clock: the cost of a try stays
+            // on a large cluster, NODES_PER_TRY nodes from where the last round's look ended: the cost of a try stays
             // bounded, and over rounds every node is looked at
-            int first = nodes.size() <= NODES_PER_TRY ? 0 : (int) (Math.floorMod((long) s.now(), (long) nodes.size()));
+            int first = firstNode % nodes.size();
+            looked = true;
             for (int k = 0; k < Math.min(NODES_PER_TRY, nodes.size()); k++) {
                 Node node = nodes.get((first + k) % nodes.size());
                 if (node.gpus().size() < need) continue;

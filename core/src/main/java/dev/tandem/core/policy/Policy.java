@@ -36,6 +36,14 @@ public interface Policy {
     default boolean decidesInRounds() { return false; }
 
     /**
+     * How often, at most, this policy wants to decide on {@code cluster}, in its seconds: once per period of this length
+     * (periods at its multiples on the world's clock), what comes after a period's decision waiting for the next period
+     * and decided together with whatever else came meanwhile, as Slurm's {@code sched_min_interval} spaces its runs.
+     * Every world keeps it ({@code DecisionDue}). The default, 0, asks at every scheduling point with news.
+     */
+    default double secondsBetweenDecisions(dev.tandem.core.model.Cluster cluster) { return 0; }
+
+    /**
      * Why this policy would not let {@code guest} join {@code host}, which runs alone on {@code hostGpus}, judged on
      * the pair alone: the conflicts no policy pairs past ({@link Pairing}), then the policy's own rule (a slowdown
      * bound, a threshold, a score) with the thresholds its decisions use; empty where it would pair them if they met

@@ -1,5 +1,6 @@
 package dev.tandem.core.runtime;
 
+import dev.tandem.core.model.Cluster;
 import dev.tandem.core.policy.Policy;
 
 /**
@@ -14,17 +15,28 @@ import dev.tandem.core.policy.Policy;
  *       as if something had happened there; the world makes sure it is woken then ({@link #roundEnd}).</li>
  *   <li>A decision is worth asking for only with a job waiting, or with running jobs for a policy that acts on them
  *       ({@link #worthAsking}).</li>
+ *   <li>A policy that wants time between its decisions ({@link Policy#secondsBetweenDecisions}) decides at most once
+ *       in each period of that length (periods start at its multiples on the world's clock): what comes in a period
+ *       that has had its decision waits for the next period's start ({@link #ready}), when the world wakes
+ *       ({@link #readyAt}). Periods on a fixed grid, rather than counted from the last decision, keep a decision that
+ *       came a moment earlier in one world (live, a speed is measured at the first progress report after a minute)
+ *       from moving every later one.</li>
  * </ul>
  * Times are the policy's seconds.
  */
 public final class DecisionDue {
     private final Policy policy;
+    private final double spacing;
     private boolean due = true;
+    /** When the policy last decided (or the world last found nothing for it to decide). */
+    private double lastDecision = Double.NEGATIVE_INFINITY;
     /** The end of the policy's own round it was last asked at. */
     private double roundEndAsked = Double.NaN;
 
-    public DecisionDue(Policy policy) {
+    public DecisionDue(Policy policy, Cluster cluster) {
         this.policy = policy;
+        this.spacing = policy.secondsBetweenDecisions(cluster);
+        if (!(spacing >= 0) || Double.isInfinite(spacing)) throw new IllegalArgumentException("policy " + policy.name() + " wants " + spacing + " s between decisions");
     }
 
     /** Something happened that the policy has not seen: a decision is due at the next scheduling point. */
@@ -68,16 +80,32 @@ public final class DecisionDue {
         return true;
     }
 
-    /** Whether a decision is due (nothing changes). */
+    /** Whether a decision is due, whether or not it may be asked for yet. */
     public boolean pending() {
         return due;
     }
 
-    /** Whether a decision is due; it is not any more. */
-    public boolean take() {
-        boolean was = due;
+    /** Whether the policy is to be asked at {@code now}: a decision is due, and its period has had none yet. */
+    public boolean ready(double now) {
+        // a clock that went back is a new world's
+        return due && (now >= nextPeriod() || now < lastDecision);
+    }
+
+    /** When a decision that is due may be asked for, +infinity if none is due. */
+    public double readyAt() {
+        return due ? nextPeriod() : Double.POSITIVE_INFINITY;
+    }
+
+    /** The start of the period after the last decision's: the earliest the next decision may come. */
+    private double nextPeriod() {
+        if (spacing == 0 || lastDecision == Double.NEGATIVE_INFINITY) return lastDecision;
+        return (Math.floor(lastDecision / spacing) + 1) * spacing;
+    }
+
+    /** The policy decided at {@code now} (or there was nothing for it to decide): nothing is due. */
+    public void decided(double now) {
         due = false;
-        return was;
+        lastDecision = now;
     }
 
     /** Whether the policy has anything to decide about: a job waits, or jobs run and it acts on running jobs. */

@@ -217,21 +217,16 @@ class TandemObjectiveTest {
     }
 
     @Test
-    void onAClusterLargerThanOneScanRoundsLookForRoomAtMostOncePerScanPeriod() {
-        int large = ShortestFirstPreemption.NODES_PER_TRY + 1;
+    void onAClusterLargerThanOneLookForRoomCoversDecisionsComeAtMostEveryThirtySeconds() {
         TandemPolicy p = policy(Objective.BALANCED);
-        // at 3,990 s nothing is overdue yet, but the round looked (and found no one to make room for)
+        int large = ShortestFirstPreemption.NODES_PER_TRY + 1, small = ShortestFirstPreemption.NODES_PER_TRY;
+        assertThat(p.secondsBetweenDecisions(longJobsEverywhereShortWaiting(large, 0).cluster)).isEqualTo(30);
+        assertThat(p.secondsBetweenDecisions(longJobsEverywhereShortWaiting(small, 0).cluster)).isZero();
+        // every decision looks for room, whatever the cluster: the spacing is what keeps looks apart
         assertThat(p.decide(longJobsEverywhereShortWaiting(large, 3_990).snapshot())).isEmpty();
-        // at 4,010 s "short" is overdue: the next look is due 32 s after the last, at 4,022 s
-        assertThat(p.decide(longJobsEverywhereShortWaiting(large, 4_010).snapshot())).isEmpty();
-        List<Decision> ds = p.decide(longJobsEverywhereShortWaiting(large, 4_022).snapshot());
+        List<Decision> ds = p.decide(longJobsEverywhereShortWaiting(large, 4_010).snapshot());
         assertThat(preempted(ds)).hasSize(1);
         assertThat(started(ds)).containsExactly("short");
-        // up to one scan's nodes, every round looks
-        TandemPolicy q = policy(Objective.BALANCED);
-        int small = ShortestFirstPreemption.NODES_PER_TRY;
-        assertThat(q.decide(longJobsEverywhereShortWaiting(small, 3_990).snapshot())).isEmpty();
-        assertThat(started(q.decide(longJobsEverywhereShortWaiting(small, 4_010).snapshot()))).containsExactly("short");
     }
 
     @Test

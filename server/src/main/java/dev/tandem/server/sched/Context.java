@@ -66,12 +66,12 @@ final class Context {
             ServerMetrics metrics, SchedulerConfig cfg, List<dev.tandem.core.model.JobProfile> knownProfiles, java.time.InstantSource clock,
             Policy policy) {
         this.clock = clock;
-        this.due = new DecisionDue(policy);
         this.time = new PolicyTime(executor.clusterSecondsPerSecond());
         this.store = store;
         this.executor = executor;
         this.devices = List.copyOf(devices);
         this.cluster = clusterOf(devices);
+        this.due = new DecisionDue(policy, this.cluster);
         this.runs = new Placements<>(this.cluster, run -> run.jobId);
         this.learned = new Learned(store, knownProfiles, executor.hardwareProfiles());
         this.oracle = oracle;

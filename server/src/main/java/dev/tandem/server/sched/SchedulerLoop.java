@@ -134,7 +134,7 @@ public final class SchedulerLoop implements AutoCloseable {
      */
     public long nextDueMillis() {
         long now = ctx.now();
-        if (woken || ctx.due.pending()) return now;
+        if (woken || ctx.due.ready(ctx.time.seconds(now))) return now;
         long next = nextRound;
         for (Run r : ctx.runs.all()) {
             if (Double.isNaN(r.observed)) next = earliestAfter(now, next, r.placedAt + ctx.cfg.observeMs());
@@ -142,6 +142,8 @@ public final class SchedulerLoop implements AutoCloseable {
         }
         double roundEnd = ctx.due.roundEnd();
         if (roundEnd < Double.POSITIVE_INFINITY) next = earliestAfter(now, next, ctx.time.millisAtOrAfter(roundEnd));
+        double ready = ctx.due.readyAt(); // a decision due, waiting for the policy's time between decisions to pass
+        if (ready < Double.POSITIVE_INFINITY) next = earliestAfter(now, next, ctx.time.millisAtOrAfter(ready));
         return next;
     }
 
@@ -295,8 +297,8 @@ public final class SchedulerLoop implements AutoCloseable {
         if (nextRound == Long.MIN_VALUE) nextRound = now + ctx.cfg.roundMs();
         boolean periodic = now >= nextRound;
         if (periodic) ctx.due.periodic(policyNow);
-        if (ctx.due.pending() || periodic) { // a periodic round also brings the waiting jobs' explanations up to date
-            boolean ask = ctx.due.take();
+        boolean ask = ctx.due.ready(policyNow);
+        if (ask || periodic) { // a periodic round also brings the waiting jobs' explanations up to date
             while (nextRound <= now) nextRound += ctx.cfg.roundMs();
             List<JobRecord> queued = snapshots.queued(unfinished, applier.promised());
             QueueGate.Verdict verdict = gate.apply(queued, jobs, snapshots::pending, now);
@@ -305,6 +307,7 @@ public final class SchedulerLoop implements AutoCloseable {
                 List<Decision> decisions = policy.decide(snapshot);
                 applier.apply(decisions, snapshot, jobs, now);
             }
+            if (ask) ctx.due.decided(policyNow); // what its own decisions changed is nothing it has not seen
             lastSnapshot = snapshot;
             waiting = explainer.waiting(snapshot, jobs, verdict, applier.promisedGpus(), now);
             long cpu1 = cpuNanos(); // first: the CPU interval lies within the wall-clock one

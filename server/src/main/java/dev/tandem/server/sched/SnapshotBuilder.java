@@ -67,6 +67,8 @@ final class SnapshotBuilder {
         views.endRound(); // those not asked for this round (the job started or left) are forgotten
         List<RunningJob> running = new ArrayList<>();
         Map<Long, RunningJob> views = new java.util.HashMap<>();
+        // in the order of their latest placement, the runtime's ledger's, as the simulator hands its running jobs: a
+        // policy that takes the first of equally good choices then takes the same one in both worlds
         for (Run run : ctx.runs.all()) {
             JobRecord r = jobs.get(run.jobId);
             if (r == null) continue;
@@ -79,9 +81,6 @@ final class SnapshotBuilder {
             running.add(view);
             views.put(run.jobId, view);
         }
-        // in the order they took their current neighbours, as the simulator keeps them: a policy that takes the first of
-        // equally good hosts then takes the same one in both worlds
-        running.sort(java.util.Comparator.comparingDouble(RunningJob::placedAt));
         Map<String, String> runsAlone = new RunsAlone(jobs);
         boolean followed = given.becomes(queue);
         return new SchedulerSnapshot(ctx.time.seconds(now), ctx.cluster, Collections.unmodifiableList(queue), Collections.unmodifiableList(running),

@@ -92,7 +92,7 @@ public final class Simulator {
         return new Run(jobs, policy, oracle, progress).execute();
     }
 
-    private static final int ARRIVAL = 0, COMPLETION = 1, OOM = 2, OBSERVE = 3, ROUND = 4, POLICY_ROUND_END = 5;
+    private static final int ARRIVAL = 0, COMPLETION = 1, OOM = 2, OBSERVE = 3, ROUND = 4, POLICY_ROUND_END = 5, DECISION_WAKE = 6;
 
 
     private static final class JobState {
@@ -205,6 +205,8 @@ public final class Simulator {
         private double clock, busyGpuSeconds, sharedGpuSeconds, fallbackGpuSeconds;
         /** When the policy is asked next: the daemon's rule too ({@link DecisionDue}). */
         private final DecisionDue due;
+        /** When a decision put off for the policy's time between decisions was last set to wake the loop ({@link DecisionDue#readyAt}). */
+        private double decisionWakePushed = Double.NaN;
         /** The end of the policy's own round last pushed as an event ({@link Policy#decidesInRounds()}). */
         private double roundEndPushed = Double.NaN;
         /** A policy is deciding: running jobs' views are kept for the decision ({@link #view}). */
@@ -217,7 +219,7 @@ public final class Simulator {
                 @Override public void notAlone(JobState js) { soleTenantJournal.notAlone(js.job); }
             });
             this.policy = policy;
-            this.due = new DecisionDue(policy);
+            this.due = new DecisionDue(policy, cluster);
             this.oracle = oracle;
             this.progress = progress;
             long maxMem = cluster.maxGpuMemoryMiB();
@@ -259,7 +261,12 @@ public final class Simulator {
                 advanceClock(e.time());
                 process(e);
                 while (events.peekTime() <= clock) process(events.poll());
-                if (due.take()) schedule();
+                if (due.ready(clock)) {
+                    schedule();
+                } else if (due.pending() && due.readyAt() != decisionWakePushed) { // the policy wants time between decisions
+                    decisionWakePushed = due.readyAt();
+                    push(decisionWakePushed, DECISION_WAKE, null, 0);
+                }
                 series.add(clock, queue.size(), placements.size(), placements.busyGpus(), placements.sharedGpus());
                 if (placements.isEmpty() && !queue.isEmpty() && nextArrival >= total && pendingOoms == 0) throw stuck();
                 if (completed >= nextReport) {
@@ -348,6 +355,7 @@ public final class Simulator {
                     if (completed < arrivals.size()) push(clock + cfg.roundSeconds(), ROUND, null, 0);
                     due.periodic(clock);
                 }
+                case DECISION_WAKE -> {} // a decision put off for the policy's time between decisions: the loop asks now
                 case POLICY_ROUND_END -> {
                     due.roundEnded(clock); // an end the policy has since moved is stale
                 }
@@ -372,6 +380,7 @@ public final class Simulator {
 
         private void schedule() {
             if (!due.worthAsking(!queue.isEmpty(), !placements.isEmpty())) {
+                due.decided(clock); // nothing to decide: as the daemon counts it
                 newlyObserved.clear();
                 return;
             }
@@ -398,7 +407,7 @@ public final class Simulator {
             holdsChanged(DecisionRules.apply(decisions, rulesView, reservations, clock, steps));
             // the jobs it suspended are back in the queue by its own decision: nothing it has not seen, so no decision is
             // due for them
-            due.take();
+            due.decided(clock);
             double end = due.roundEnd();
             if (end > clock && end < Double.POSITIVE_INFINITY && end != roundEndPushed) {
                 push(end, POLICY_ROUND_END, null, 0);

@@ -92,6 +92,32 @@ class SimulatorTest {
         assertThat(events).containsExactlyInAnyOrderEntriesOf(java.util.Map.of("a", 0.0, "b", 100.0, "c", 1500.0, "d", 1600.0));
     }
 
+    /**
+     * A policy wanting 30 s between decisions ({@link Policy#secondsBetweenDecisions}), by hand on 3 GPUs: a starts at
+     * once; b (t=5) and c (t=20) come in the period [0, 30) that has had its decision, wait for t=30 and start together;
+     * d (t=100) starts at once, the first in [90, 120); e (t=110) waits for t=120. Asked at every event, each starts when
+     * it arrives.
+     */
+    @Test
+    void aPolicyWantingTimeBetweenDecisionsDecidesWhatCameMeanwhileTogether() {
+        Cluster c = Cluster.homogeneous(1, 3, new GpuType("T", 24576), 8, 1 << 16);
+        List<Job> jobs = List.of(new Job("a", "u", 0, 1, A, 10_000, 1000, 0), new Job("b", "u", 5, 1, A, 10_000, 1000, 0),
+                new Job("c", "u", 20, 1, B, 10_000, 1000, 0), new Job("d", "u", 100, 1, B, 1_000, 1000, 0), new Job("e", "u", 110, 1, A, 1_000, 1000, 0));
+        Simulator sim = new Simulator(PLAIN, c, profiles(1000, 1000), truth(0.8, 0.6));
+        Policy fifo = new FifoPolicy();
+        Policy spaced = new Policy() {
+            @Override public String name() { return "spaced-fifo"; }
+
+            @Override public List<Decision> decide(SchedulerSnapshot s) { return fifo.decide(s); }
+
+            @Override public double secondsBetweenDecisions(Cluster cluster) { return 30; }
+        };
+        SimulationResult r = sim.run(jobs, spaced, null);
+        assertThat(firstStarts(r)).containsExactlyInAnyOrderEntriesOf(java.util.Map.of("a", 0.0, "b", 30.0, "c", 30.0, "d", 100.0, "e", 120.0));
+        assertThat(firstStarts(sim.run(jobs, new FifoPolicy(), null)))
+                .containsExactlyInAnyOrderEntriesOf(java.util.Map.of("a", 0.0, "b", 5.0, "c", 20.0, "d", 100.0, "e", 110.0));
+    }
+
     private static java.util.Map<String, Double> firstStarts(SimulationResult r) {
         java.util.Map<String, Double> out = new java.util.HashMap<>();
         for (JobRecord j : r.jobs()) out.put(j.id(), j.firstStart());
