@@ -303,11 +303,12 @@ public final class SchedulerLoop implements AutoCloseable {
             List<JobRecord> queued = snapshots.queued(unfinished, applier.promised());
             QueueGate.Verdict verdict = gate.apply(queued, jobs, snapshots::pending, now);
             SchedulerSnapshot snapshot = snapshots.build(jobs, verdict.admitted(), now);
+            // asked now: what carrying out its decision changes on the way (a start the executor could not make yet) asks again
+            if (ask) ctx.due.decided(policyNow);
             if (ask && ctx.due.worthAsking(!snapshot.queue().isEmpty(), !snapshot.running().isEmpty())) {
                 List<Decision> decisions = policy.decide(snapshot);
                 applier.apply(decisions, snapshot, jobs, now);
             }
-            if (ask) ctx.due.decided(policyNow); // what its own decisions changed is nothing it has not seen
             lastSnapshot = snapshot;
             waiting = explainer.waiting(snapshot, jobs, verdict, applier.promisedGpus(), now);
             long cpu1 = cpuNanos(); // first: the CPU interval lies within the wall-clock one
