@@ -119,7 +119,7 @@ public final class GavelPackedPolicy implements Policy {
     }
 
     private static boolean onUsableGpus(SchedulerSnapshot s, Job job) {
-        if (s.unusableGpus().isEmpty()) return true;
+        if (s.occupancy().allUsable()) return true;
         for (int g : s.occupancy().gpusOf(job.id())) if (!s.occupancy().usable(g)) return false;
         return true;
     }

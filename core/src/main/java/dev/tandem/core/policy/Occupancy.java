@@ -45,6 +45,9 @@ public interface Occupancy {
      */
     default boolean usable(int gpu) { return true; }
 
+    /** Whether every GPU is {@link #usable}: a policy then need not ask about each (simulated GPUs always are). */
+    default boolean allUsable() { return true; }
+
     Optional<RunningJob> job(String id);
 
     /** The running jobs on a GPU, without a look-up per id where the world holds them per GPU. */

@@ -37,8 +37,6 @@ public final class SchedulerSnapshot {
     private final Map<WorkloadSignature, Long> memoryEstimates;
     private final Set<String> oomPairs;
     private Occupancy occupancy;
-    /** Whether {@link #occupancy} was built here from {@link #running} (not handed over by the world). */
-    private boolean occupancyBuilt;
     private QueueJournal queueJournal;
     private RunningJournal runningJournal;
     private SoleTenantJournal soleTenantJournal;
@@ -104,12 +102,12 @@ public final class SchedulerSnapshot {
     }
 
     /**
-     * Tells policies which GPUs they may not place on now ({@link Occupancy#usable}): a world that hands its own
-     * occupancy has marked them there too ({@link dev.tandem.core.runtime.Placements#setUsable}); for a snapshot whose
-     * occupancy is built from its running jobs, before it is first asked for.
+     * Tells policies which GPUs they may not place on now ({@link Occupancy#usable}), for a snapshot whose occupancy is
+     * built from its running jobs, before it is first asked for (a world that hands its own occupancy marks them in its
+     * ledger instead, {@link dev.tandem.core.runtime.Placements#setUsable}).
      */
     public SchedulerSnapshot withUnusableGpus(Set<Integer> gpus) {
-        if (occupancyBuilt && !gpus.isEmpty()) throw new IllegalStateException("unusable GPUs must be set before the occupancy is built");
+        if (occupancy != null && !gpus.isEmpty()) throw new IllegalStateException("unusable GPUs must be set before the occupancy is built");
         this.unusableGpus = Set.copyOf(gpus);
         return this;
     }
@@ -157,9 +155,6 @@ public final class SchedulerSnapshot {
         return runsAlone.isEmpty() ? null : runsAlone.get(job.id());
     }
 
-    /** GPUs the scheduler may not place on now (live: busy with processes that are not its own). */
-    public Set<Integer> unusableGpus() { return unusableGpus; }
-
     /** The world's journal of queue changes, or null if it keeps none (policies then rescan the queue). */
     public QueueJournal queueJournal() { return queueJournal; }
 
@@ -183,7 +178,6 @@ public final class SchedulerSnapshot {
     public Occupancy occupancy() {
         if (occupancy == null) {
             occupancy = dev.tandem.core.runtime.PlacedOccupancy.of(cluster, running, unusableGpus);
-            occupancyBuilt = true;
         }
         return occupancy;
     }

@@ -46,6 +46,8 @@ public abstract class PlacedOccupancy<K, R> implements Occupancy {
 
     @Override public boolean usable(int gpu) { return placements.usable(gpu); }
 
+    @Override public boolean allUsable() { return placements.allUsable(); }
+
     @Override public List<String> jobsOn(int gpu) {
         List<K> keys = placements.keysOn(gpu);
         if (keys.isEmpty()) return List.of();

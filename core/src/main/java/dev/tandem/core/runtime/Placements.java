@@ -60,6 +60,7 @@ public final class Placements<K, R> {
     private int idleTotal, busyGpus, sharedGpus;
     /** GPUs the world may not place on now ({@link #setUsable}). */
     private final java.util.BitSet unusable = new java.util.BitSet();
+    private int unusableCount;
     /** The jobs alone on all of their GPUs, all usable, in the order they came to be so. */
     private final java.util.LinkedHashSet<R> alone = new java.util.LinkedHashSet<>();
     private final Collection<R> aloneView = Collections.unmodifiableCollection(alone);
@@ -218,6 +219,7 @@ public final class Placements<K, R> {
         if (usable != unusable.get(gpu)) return; // no change
         boolean idleBefore = countOn[gpu] == 0 && !unusable.get(gpu);
         unusable.set(gpu, !usable);
+        unusableCount += usable ? -1 : 1;
         boolean idleNow = countOn[gpu] == 0 && usable;
         if (idleBefore != idleNow) moveIdle(gpu, idleNow ? 1 : -1);
         lookAgain(gpu);
@@ -225,6 +227,9 @@ public final class Placements<K, R> {
 
     /** Whether the world may place on a GPU now ({@link #setUsable}); every GPU is, until marked otherwise. */
     public boolean usable(int gpu) { return !unusable.get(gpu); }
+
+    /** Whether every GPU is usable ({@link #setUsable}). */
+    public boolean allUsable() { return unusableCount == 0; }
 
     /** A GPU went from {@code before} occupants to its current count: the idle, busy and shared counts follow. */
     private void recount(int gpu, int before) {

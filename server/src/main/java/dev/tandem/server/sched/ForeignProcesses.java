@@ -19,7 +19,7 @@ import java.util.stream.Collectors;
 /**
  * GPUs busy with processes that are not this daemon's: someone's notebook, a job started by hand, another
  * scheduler. Read from nvidia-smi's list of compute processes each round, less the processes of this daemon's runs
- * ({@link Executor#owns}); such a GPU is unusable for the policy ({@code SchedulerSnapshot.withUnusableGpus}) and
+ * ({@link Executor#owns}); such a GPU is unusable for the policy ({@code Placements.setUsable}, through {@link UnusableGpus}) and
  * refused by the placement rules until the processes leave, and {@code tandem gpus} names them.
  */
 final class ForeignProcesses {

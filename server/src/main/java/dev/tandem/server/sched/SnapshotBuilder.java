@@ -85,7 +85,7 @@ final class SnapshotBuilder {
         boolean followed = given.becomes(queue);
         return new SchedulerSnapshot(ctx.time.seconds(now), ctx.cluster, Collections.unmodifiableList(queue), Collections.unmodifiableList(running),
                 ctx.learned.profiles(), ctx.oracle, ctx.memoryRule, ctx.learned.memoryEstimates(), ctx.learned.oomPairs(), new RunsOccupancy(ctx.runs, views, running))
-                .withUnusableGpus(ctx.unusable.gpus()).withRunsAlone(runsAlone).withQueueJournal(followed ? given.journal() : null)
+                .withRunsAlone(runsAlone).withQueueJournal(followed ? given.journal() : null)
                 .withLengthEstimates(ctx.learned.lengths());
     }
 
