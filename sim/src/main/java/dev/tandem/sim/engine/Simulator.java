@@ -268,7 +268,8 @@ public final class Simulator {
                     push(decisionWakePushed, DECISION_WAKE, null, 0);
                 }
                 series.add(clock, queue.size(), placements.size(), placements.busyGpus(), placements.sharedGpus());
-                if (placements.isEmpty() && !queue.isEmpty() && nextArrival >= total && pendingOoms == 0) throw stuck();
+                // stuck: nothing runs, nothing will arrive or crash, and no decision is still to come
+                if (placements.isEmpty() && !queue.isEmpty() && nextArrival >= total && pendingOoms == 0 && !due.pending()) throw stuck();
                 if (completed >= nextReport) {
                     progress.update(completed, total, clock);
                     nextReport = completed + reportEvery;

@@ -116,6 +116,12 @@ class SimulatorTest {
         assertThat(firstStarts(r)).containsExactlyInAnyOrderEntriesOf(java.util.Map.of("a", 0.0, "b", 30.0, "c", 30.0, "d", 100.0, "e", 120.0));
         assertThat(firstStarts(sim.run(jobs, new FifoPolicy(), null)))
                 .containsExactlyInAnyOrderEntriesOf(java.util.Map.of("a", 0.0, "b", 5.0, "c", 20.0, "d", 100.0, "e", 110.0));
+        // three jobs of 10 s fill the GPUs and end inside the first period: the cluster is idle with three waiting
+        // until t=30, which is a decision put off, not a policy that left them stuck
+        List<Job> batch = new ArrayList<>();
+        for (int i = 0; i < 6; i++) batch.add(new Job("s" + i, "u", 0, 1, A, 1_000, 1000, 0));
+        assertThat(firstStarts(sim.run(batch, spaced, null)))
+                .containsExactlyInAnyOrderEntriesOf(java.util.Map.of("s0", 0.0, "s1", 0.0, "s2", 0.0, "s3", 30.0, "s4", 30.0, "s5", 30.0));
     }
 
     private static java.util.Map<String, Double> firstStarts(SimulationResult r) {
