@@ -59,7 +59,7 @@ import java.util.Set;
  * on Alibaba and 933 h on Philly, mostly gangs that needed whole nodes while single-GPU jobs kept taking what freed up.
  *
  * <p>A round looks at up to {@link #NODES_PER_TRY} nodes; on a larger cluster, from where the last round's look
- * ended, and tandem decides there at most every {@link TandemPolicy#SECONDS_BETWEEN_DECISIONS_ON_LARGE_CLUSTERS}
+ * ended, and tandem decides there at most every {@link TandemPolicy#DECISION_PERIOD_ON_LARGE_CLUSTERS_SECONDS}
  * seconds.
  */
 final class ShortestFirstPreemption {

@@ -145,17 +145,17 @@ public final class TandemPolicy implements Policy {
 
     @Override public boolean actsOnRunningJobs() { return true; }
 
-    /** See {@link #secondsBetweenDecisions}. */
-    static final double SECONDS_BETWEEN_DECISIONS_ON_LARGE_CLUSTERS = 30;
+    /** See {@link #decisionPeriodSeconds}. */
+    static final double DECISION_PERIOD_ON_LARGE_CLUSTERS_SECONDS = 30;
 
     /**
      * On a cluster of more nodes than one look for room to suspend covers ({@link ShortestFirstPreemption#NODES_PER_TRY}),
-     * at most one decision every {@link #SECONDS_BETWEEN_DECISIONS_ON_LARGE_CLUSTERS} seconds; on smaller ones, one at
+     * at most one decision per period of {@link #DECISION_PERIOD_ON_LARGE_CLUSTERS_SECONDS} seconds; on smaller ones, one at
      * every event. A large busy cluster has an arrival or an end every few seconds, and each decision weighs the whole
      * queue against every lone job and plans the mix again.
      */
-    @Override public double secondsBetweenDecisions(dev.tandem.core.model.Cluster cluster) {
-        return cluster.nodes().size() > ShortestFirstPreemption.NODES_PER_TRY ? SECONDS_BETWEEN_DECISIONS_ON_LARGE_CLUSTERS : 0;
+    @Override public double decisionPeriodSeconds(dev.tandem.core.model.Cluster cluster) {
+        return cluster.nodes().size() > ShortestFirstPreemption.NODES_PER_TRY ? DECISION_PERIOD_ON_LARGE_CLUSTERS_SECONDS : 0;
     }
 
     public Config config() { return cfg; }

@@ -41,7 +41,7 @@ public interface Policy {
      * and decided together with whatever else came meanwhile, as Slurm's {@code sched_min_interval} spaces its runs.
      * Every world keeps it ({@code DecisionDue}). The default, 0, asks at every scheduling point with news.
      */
-    default double secondsBetweenDecisions(dev.tandem.core.model.Cluster cluster) { return 0; }
+    default double decisionPeriodSeconds(dev.tandem.core.model.Cluster cluster) { return 0; }
 
     /**
      * Why this policy would not let {@code guest} join {@code host}, which runs alone on {@code hostGpus}, judged on

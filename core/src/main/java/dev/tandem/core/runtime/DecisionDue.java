@@ -15,7 +15,7 @@ import dev.tandem.core.policy.Policy;
  *       as if something had happened there; the world makes sure it is woken then ({@link #roundEnd}).</li>
  *   <li>A decision is worth asking for only with a job waiting, or with running jobs for a policy that acts on them
  *       ({@link #worthAsking}).</li>
- *   <li>A policy that wants time between its decisions ({@link Policy#secondsBetweenDecisions}) decides at most once
+ *   <li>A policy that wants time between its decisions ({@link Policy#decisionPeriodSeconds}) decides at most once
  *       in each period of that length (periods start at its multiples on the world's clock): what comes in a period
  *       that has had its decision waits for the next period's start ({@link #ready}), when the world wakes
  *       ({@link #readyAt}). Periods on a fixed grid, rather than counted from the last decision, keep a decision that
@@ -26,7 +26,7 @@ import dev.tandem.core.policy.Policy;
  */
 public final class DecisionDue {
     private final Policy policy;
-    private final double spacing;
+    private final double period;
     private boolean due = true;
     /** When the policy last decided (or the world last found nothing for it to decide). */
     private double lastDecision = Double.NEGATIVE_INFINITY;
@@ -35,8 +35,8 @@ public final class DecisionDue {
 
     public DecisionDue(Policy policy, Cluster cluster) {
         this.policy = policy;
-        this.spacing = policy.secondsBetweenDecisions(cluster);
-        if (!(spacing >= 0) || Double.isInfinite(spacing)) throw new IllegalArgumentException("policy " + policy.name() + " wants " + spacing + " s between decisions");
+        this.period = policy.decisionPeriodSeconds(cluster);
+        if (!(period >= 0) || Double.isInfinite(period)) throw new IllegalArgumentException("policy " + policy.name() + " wants decision periods of " + period + " s");
     }
 
     /** Something happened that the policy has not seen: a decision is due at the next scheduling point. */
@@ -98,8 +98,8 @@ public final class DecisionDue {
 
     /** The start of the period after the last decision's: the earliest the next decision may come. */
     private double nextPeriod() {
-        if (spacing == 0 || lastDecision == Double.NEGATIVE_INFINITY) return lastDecision;
-        return (Math.floor(lastDecision / spacing) + 1) * spacing;
+        if (period == 0 || lastDecision == Double.NEGATIVE_INFINITY) return lastDecision;
+        return (Math.floor(lastDecision / period) + 1) * period;
     }
 
     /** The policy decided at {@code now} (or there was nothing for it to decide): nothing is due. */

@@ -220,8 +220,8 @@ class TandemObjectiveTest {
     void onAClusterLargerThanOneLookForRoomCoversDecisionsComeAtMostEveryThirtySeconds() {
         TandemPolicy p = policy(Objective.BALANCED);
         int large = ShortestFirstPreemption.NODES_PER_TRY + 1, small = ShortestFirstPreemption.NODES_PER_TRY;
-        assertThat(p.secondsBetweenDecisions(longJobsEverywhereShortWaiting(large, 0).cluster)).isEqualTo(30);
-        assertThat(p.secondsBetweenDecisions(longJobsEverywhereShortWaiting(small, 0).cluster)).isZero();
+        assertThat(p.decisionPeriodSeconds(longJobsEverywhereShortWaiting(large, 0).cluster)).isEqualTo(30);
+        assertThat(p.decisionPeriodSeconds(longJobsEverywhereShortWaiting(small, 0).cluster)).isZero();
         // every decision looks for room, whatever the cluster: the spacing is what keeps looks apart
         assertThat(p.decide(longJobsEverywhereShortWaiting(large, 3_990).snapshot())).isEmpty();
         List<Decision> ds = p.decide(longJobsEverywhereShortWaiting(large, 4_010).snapshot());

@@ -17,7 +17,7 @@ class DecisionDueTest {
     /** A policy whose wishes the test sets. */
     static final class Wishes implements Policy {
         boolean actsOnRunning, inRounds;
-        double wakeUpAt = Double.NEGATIVE_INFINITY, spacing;
+        double wakeUpAt = Double.NEGATIVE_INFINITY, period;
 
         @Override public String name() { return "wishes"; }
 
@@ -29,7 +29,7 @@ class DecisionDueTest {
 
         @Override public boolean decidesInRounds() { return inRounds; }
 
-        @Override public double secondsBetweenDecisions(Cluster cluster) { return spacing; }
+        @Override public double decisionPeriodSeconds(Cluster cluster) { return period; }
     }
 
     static final Cluster CLUSTER = Cluster.homogeneous(1, 2, new GpuType("T", 24576), 8, 1 << 16);
@@ -97,7 +97,7 @@ class DecisionDueTest {
     @Test
     void aPolicyWantingTimeBetweenDecisionsDecidesOncePerPeriodForAllThatCameMeanwhile() {
         Wishes p = new Wishes();
-        p.spacing = 30;
+        p.period = 30;
         DecisionDue due = new DecisionDue(p, CLUSTER);
         assertThat(asks(due, 100)).isTrue(); // in the period [90, 120)
         due.happened(); // an arrival 5 s later
@@ -113,8 +113,8 @@ class DecisionDueTest {
         assertThat(due.readyAt()).isEqualTo(510);
         due.happened(); // a clock that went back is a new world's
         assertThat(asks(due, 10)).isTrue();
-        p.spacing = -1;
-        assertThatThrownBy(() -> new DecisionDue(p, CLUSTER)).hasMessageContaining("-1.0 s between decisions");
+        p.period = -1;
+        assertThatThrownBy(() -> new DecisionDue(p, CLUSTER)).hasMessageContaining("decision periods of -1.0 s");
     }
 
     @Test

@@ -93,7 +93,7 @@ class SimulatorTest {
     }
 
     /**
-     * A policy wanting 30 s between decisions ({@link Policy#secondsBetweenDecisions}), by hand on 3 GPUs: a starts at
+     * A policy wanting 30 s between decisions ({@link Policy#decisionPeriodSeconds}), by hand on 3 GPUs: a starts at
      * once; b (t=5) and c (t=20) come in the period [0, 30) that has had its decision, wait for t=30 and start together;
      * d (t=100) starts at once, the first in [90, 120); e (t=110) waits for t=120. Asked at every event, each starts when
      * it arrives.
@@ -110,7 +110,7 @@ class SimulatorTest {
 
             @Override public List<Decision> decide(SchedulerSnapshot s) { return fifo.decide(s); }
 
-            @Override public double secondsBetweenDecisions(Cluster cluster) { return 30; }
+            @Override public double decisionPeriodSeconds(Cluster cluster) { return 30; }
         };
         SimulationResult r = sim.run(jobs, spaced, null);
         assertThat(firstStarts(r)).containsExactlyInAnyOrderEntriesOf(java.util.Map.of("a", 0.0, "b", 30.0, "c", 30.0, "d", 100.0, "e", 120.0));
