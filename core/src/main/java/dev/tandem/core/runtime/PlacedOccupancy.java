@@ -46,7 +46,7 @@ public abstract class PlacedOccupancy<K, R> implements Occupancy {
 
     @Override public boolean usable(int gpu) { return placements.usable(gpu); }
 
-    @Override public boolean allUsable() { return placements.allUsable(); }
+    @Override public boolean allUsable() { return placements.unusableCount() == 0; }
 
     @Override public List<String> jobsOn(int gpu) {
         List<K> keys = placements.keysOn(gpu);

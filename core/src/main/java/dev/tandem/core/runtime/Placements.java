@@ -228,8 +228,8 @@ public final class Placements<K, R> {
     /** Whether the world may place on a GPU now ({@link #setUsable}); every GPU is, until marked otherwise. */
     public boolean usable(int gpu) { return !unusable.get(gpu); }
 
-    /** Whether every GPU is usable ({@link #setUsable}). */
-    public boolean allUsable() { return unusableCount == 0; }
+    /** How many GPUs are not usable ({@link #setUsable}). */
+    public int unusableCount() { return unusableCount; }
 
     /** A GPU went from {@code before} occupants to its current count: the idle, busy and shared counts follow. */
     private void recount(int gpu, int before) {

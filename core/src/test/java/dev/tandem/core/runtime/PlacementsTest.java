@@ -130,11 +130,11 @@ class PlacementsTest {
     @Test
     void anUnusableGpuIsNotIdleWhetherOrNotAJobIsOnIt() {
         Placements<String, Placed> p = ledger();
-        assertThat(p.allUsable()).isTrue();
+        assertThat(p.unusableCount()).isZero();
         p.setUsable(2, false);
         p.setUsable(2, false); // no change
         assertThat(p.usable(2)).isFalse();
-        assertThat(p.allUsable()).isFalse();
+        assertThat(p.unusableCount()).isEqualTo(1);
         assertThat(p.idleTotal()).isEqualTo(7);
         assertThat(p.idleOnNode(0)).isEqualTo(3);
         assertThat(p.nodeWithIdle(4, 0)).as("node 0 has three idle GPUs").isEqualTo(1);
@@ -144,7 +144,7 @@ class PlacementsTest {
         assertThat(p.busyGpus()).isEqualTo(1);
         assertThat(p.alone()).isEmpty();
         p.setUsable(2, true);
-        assertThat(p.allUsable()).isTrue();
+        assertThat(p.unusableCount()).isZero();
         assertThat(p.idleTotal()).isEqualTo(7);
         assertThat(p.alone()).containsExactly(a);
         p.remove(a);

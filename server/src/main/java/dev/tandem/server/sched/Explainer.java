@@ -104,7 +104,7 @@ final class Explainer {
      */
     private String explain(JobRecord q, SchedulerSnapshot s, Map<Long, JobRecord> jobs, int busy, int idleOnOneNode, int idleOnOneNodeWithHeld, long now) {
         int total = ctx.devices.size();
-        int unusable = ctx.unusable.gpus().size();
+        int unusable = ctx.runs.unusableCount();
         String load = busy + " of " + total + " GPU(s) busy" + (unusable == 0 ? "" : ", " + unusable + " of them with work that is not this daemon's");
         Optional<Reservations.Hold> own = ctx.reservations.forJob(Long.toString(q.id()));
         if (own.isPresent()) {

@@ -66,7 +66,7 @@ final class SnapshotBuilder {
     SchedulerSnapshot build(Map<Long, JobRecord> jobs, List<PendingJob> queue, long now) {
         views.endRound(); // those not asked for this round (the job started or left) are forgotten
         List<RunningJob> running = new ArrayList<>();
-        Map<Long, RunningJob> views = new java.util.HashMap<>();
+        Map<Long, RunningJob> byRun = new java.util.HashMap<>();
         // in the order of their latest placement, the runtime's ledger's, as the simulator hands its running jobs: a
         // policy that takes the first of equally good choices then takes the same one in both worlds
         for (Run run : ctx.runs.all()) {
@@ -79,12 +79,12 @@ final class SnapshotBuilder {
             double left = known ? Math.max(1, j.totalIterations() - done) : guess(r, attained);
             RunningJob view = new RunningJob(j, run.gpus, ctx.time.seconds(run.startedAt), ctx.time.seconds(run.placedAt), left, attained, run.observed, known);
             running.add(view);
-            views.put(run.jobId, view);
+            byRun.put(run.jobId, view);
         }
         Map<String, String> runsAlone = new RunsAlone(jobs);
         boolean followed = given.becomes(queue);
         return new SchedulerSnapshot(ctx.time.seconds(now), ctx.cluster, Collections.unmodifiableList(queue), Collections.unmodifiableList(running),
-                ctx.learned.profiles(), ctx.oracle, ctx.memoryRule, ctx.learned.memoryEstimates(), ctx.learned.oomPairs(), new RunsOccupancy(ctx.runs, views, running))
+                ctx.learned.profiles(), ctx.oracle, ctx.memoryRule, ctx.learned.memoryEstimates(), ctx.learned.oomPairs(), new RunsOccupancy(ctx.runs, byRun, running))
                 .withRunsAlone(runsAlone).withQueueJournal(followed ? given.journal() : null)
                 .withLengthEstimates(ctx.learned.lengths());
     }

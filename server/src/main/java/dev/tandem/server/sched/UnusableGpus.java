@@ -4,9 +4,7 @@ import dev.tandem.core.runtime.Placements;
 import dev.tandem.server.exec.GpuDevice;
 import dev.tandem.server.exec.GpuLocks;
 
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 
 /**
  * The GPUs of this machine the policy may not place on now, and why: held by another tandem serve ({@link GpuLocks},
@@ -23,7 +21,6 @@ final class UnusableGpus {
     /** This daemon's GPU locks, or null where no other daemon competes for the GPUs (Slurm, simulated). */
     private GpuLocks locks;
     private long nextRetry;
-    private Set<Integer> gpus = Set.of();
 
     UnusableGpus(List<GpuDevice> devices, Placements<?, ?> ledger, ForeignProcesses foreign) {
         this.devices = devices;
@@ -48,17 +45,8 @@ final class UnusableGpus {
     }
 
     private void recompute() {
-        Set<Integer> out = new LinkedHashSet<>();
-        for (int g = 0; g < devices.size(); g++) {
-            boolean usable = why(g) == null;
-            if (!usable) out.add(g);
-            ledger.setUsable(g, usable);
-        }
-        gpus = Set.copyOf(out);
+        for (int g = 0; g < devices.size(); g++) ledger.setUsable(g, why(g) == null);
     }
-
-    /** Cluster GPU ids the policy may not place on now. */
-    Set<Integer> gpus() { return gpus; }
 
     /** Why a GPU may not be used now, or null where it may. */
     String why(int gpu) {
