@@ -276,9 +276,10 @@ final class Reservation {
     private static double drainSeconds(SchedulerSnapshot s, ClusterView view, int gpu) {
         if (!s.occupancy().usable(gpu)) return Double.POSITIVE_INFINITY; // busy with processes that are not ours: no telling when
         double drain = 0;
-        if (view.unchanged(gpu)) { // the world's occupants, by id: no list of them made
-            List<String> ids = s.occupancy().jobsOn(gpu);
-            for (int i = 0; i < ids.size(); i++) drain = Math.max(drain, drainSeconds(s, s.occupancy().job(ids.get(i))));
+        if (view.unchanged(gpu)) { // the world's occupants as it holds them per GPU: no look-up by id
+            List<RunningJob> on = s.occupancy().runningOn(gpu);
+            if (on.size() < s.occupancy().countOn(gpu)) return Double.POSITIVE_INFINITY; // one it cannot show (live: its record is gone)
+            for (int i = 0; i < on.size(); i++) drain = Math.max(drain, drainSeconds(s, on.get(i)));
             return drain;
         }
         for (Job j : view.occupants(gpu)) drain = Math.max(drain, drainSeconds(s, s.occupancy().job(j.id())));
@@ -288,7 +289,10 @@ final class Reservation {
     /** Seconds until a running job is done at its observed speed (solo speed until observed); infinite if not running. */
     private static double drainSeconds(SchedulerSnapshot s, Optional<RunningJob> running) {
         if (running.isEmpty()) return Double.POSITIVE_INFINITY; // placed this round or held: not draining soon
-        RunningJob r = running.get();
+        return drainSeconds(s, running.get());
+    }
+
+    private static double drainSeconds(SchedulerSnapshot s, RunningJob r) {
         double speed = Double.isNaN(r.observedSpeed()) || r.observedSpeed() <= 0 ? 1 : r.observedSpeed();
         return s.expectedSoloSeconds(r) / speed;
     }

@@ -301,10 +301,11 @@ public final class TandemPolicy implements Policy {
         if (queueBeyondPlan(s)) return Double.NaN;
         // summing the unfinished work costs a profile look-up per job: like the plan's drift check, once per 300 s
         if (WorkPrices.due(s.now(), workPerGpuAt, WorkPrices.CHECK_SECONDS) || s.now() < workPerGpuAt) {
-            double gpuSeconds = 0;
-            for (PendingJob p : s.queue()) gpuSeconds += s.expectedSoloSeconds(p) * p.job().gpus();
-            for (dev.tandem.core.policy.RunningJob r : s.running()) gpuSeconds += s.expectedSoloSeconds(r) * r.job().gpus();
-            workPerGpu = gpuSeconds / s.cluster().gpuCount();
+            double[] gpuSeconds = {0};
+            for (PendingJob p : s.queue()) gpuSeconds[0] += s.expectedSoloSeconds(p) * p.job().gpus();
+            s.occupancy().readRunning((job, startedAt, remaining, attained, known) ->
+                    gpuSeconds[0] += s.expectedSoloSeconds(job, remaining, attained, known) * job.gpus());
+            workPerGpu = gpuSeconds[0] / s.cluster().gpuCount();
             workPerGpuAt = s.now();
         }
         return workPerGpu;
@@ -508,26 +509,38 @@ public final class TandemPolicy implements Policy {
         long rows = hcs.stream().mapToLong(c -> hosts.get(c).size()).sum();
         long cols = qcs.stream().mapToLong(c -> queued.get(c).size()).sum();
         if (rows * cols <= EXACT_CELLS) {
+            // classes numbered in first-met order, so that each cell finds its class pair's edge by index
+            Map<HostClass, Integer> hostIndex = new HashMap<>();
+            Map<QueuedClass, Integer> queuedIndex = new HashMap<>();
+            for (HostClass c : hcs) hostIndex.put(c, hostIndex.size());
+            for (QueuedClass c : qcs) queuedIndex.put(c, queuedIndex.size());
+            ClassEdge[][] byPair = new ClassEdge[hcs.size()][qcs.size()];
+            for (ClassEdge e : edges) byPair[hostIndex.get(e.hosts())][queuedIndex.get(e.queued())] = e;
             List<Packing.Host> hostRows = new ArrayList<>();
-            List<HostClass> rowClass = new ArrayList<>();
-            for (HostClass c : hcs) for (Packing.Host h : hosts.get(c)) { hostRows.add(h); rowClass.add(c); }
+            int[] rowClass = new int[(int) rows];
+            for (HostClass c : hcs) for (Packing.Host h : hosts.get(c)) { rowClass[hostRows.size()] = hostIndex.get(c); hostRows.add(h); }
             List<PendingJob> jobCols = new ArrayList<>();
-            List<QueuedClass> colClass = new ArrayList<>();
-            for (QueuedClass c : qcs) for (PendingJob q : queued.get(c)) { jobCols.add(q); colClass.add(c); }
-            Map<List<Object>, ClassEdge> byPair = new HashMap<>();
-            for (ClassEdge e : edges) byPair.put(List.of(e.queued(), e.hosts()), e);
+            int[] colClass = new int[(int) cols], colPosition = new int[(int) cols];
+            for (QueuedClass c : qcs) {
+                for (PendingJob q : queued.get(c)) {
+                    colClass[jobCols.size()] = queuedIndex.get(c);
+                    colPosition[jobCols.size()] = positions.get(q);
+                    jobCols.add(q);
+                }
+            }
             double[][] w = new double[hostRows.size()][jobCols.size()];
             for (int i = 0; i < w.length; i++) {
+                ClassEdge[] row = byPair[rowClass[i]];
                 for (int j = 0; j < jobCols.size(); j++) {
-                    ClassEdge e = byPair.get(List.of(colClass.get(j), rowClass.get(i)));
-                    if (e != null) w[i][j] = e.weight() - positions.get(jobCols.get(j)) * TIE_BREAK;
+                    ClassEdge e = row[colClass[j]];
+                    if (e != null) w[i][j] = e.weight() - colPosition[j] * TIE_BREAK;
                 }
             }
             int[] match = Matching.maxWeight(w);
             for (int i = 0; i < match.length; i++) {
                 if (match[i] < 0) continue;
-                ClassEdge e = byPair.get(List.of(colClass.get(match[i]), rowClass.get(i)));
-                chosen.add(new Edge(jobCols.get(match[i]), hostRows.get(i), e.prediction(), w[i][match[i]], positions.get(jobCols.get(match[i]))));
+                ClassEdge e = byPair[rowClass[i]][colClass[match[i]]];
+                chosen.add(new Edge(jobCols.get(match[i]), hostRows.get(i), e.prediction(), w[i][match[i]], colPosition[match[i]]));
             }
         } else {
             List<ClassEdge> sorted = new ArrayList<>(edges);

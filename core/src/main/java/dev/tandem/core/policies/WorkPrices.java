@@ -5,7 +5,7 @@ import dev.tandem.core.model.Job;
 import dev.tandem.core.model.WorkloadSignature;
 import dev.tandem.core.plan.ConfigurationLp;
 import dev.tandem.core.policy.PendingJob;
-import dev.tandem.core.policy.RunningJob;
+import dev.tandem.core.policy.Occupancy;
 import dev.tandem.core.policy.SchedulerSnapshot;
 
 import java.util.ArrayList;
@@ -101,20 +101,19 @@ final class WorkPrices {
     Map<Group, Price> prices(SchedulerSnapshot s) {
         if (!due(s.now(), checkedAt, CHECK_SECONDS) || !due(s.now(), plannedAt, MIN_REPLAN_SECONDS)) return prices;
         checkedAt = s.now();
-        Map<Group, double[]> work = new LinkedHashMap<>(); // group -> {solo seconds, jobs}
-        Map<Group, Job> sample = new HashMap<>();
-        double total = 0, unplanned = 0;
+        Tally tally = new Tally(s);
         List<PendingJob> queue = s.queue();
         for (int i = 0; i < Math.min(PLAN_LIMIT, queue.size()); i++) {
             PendingJob p = queue.get(i);
-            total += add(work, sample, p.job(), s.knowsLength(p) ? s.expectedSoloSeconds(p) : unknownLength(s, p.job()));
+            tally.read(p.job(), p.remainingIterations(), p.attainedGpuSeconds(), p.lengthKnown());
         }
-        for (RunningJob r : s.running()) total += add(work, sample, r.job(), s.knowsLength(r) ? s.expectedSoloSeconds(r) : unknownLength(s, r.job()));
-        for (Map.Entry<Group, double[]> e : work.entrySet()) if (!prices.containsKey(e.getKey())) unplanned += e.getValue()[0];
+        s.occupancy().readRunning(tally);
+        double total = tally.total, unplanned = 0;
+        for (Map.Entry<Group, GroupWork> e : tally.work.entrySet()) if (!prices.containsKey(e.getKey())) unplanned += e.getValue().seconds;
         boolean drifted = Double.isNaN(plannedWork) || Math.abs(total - plannedWork) > DRIFT * plannedWork
                 || unplanned > UNPLANNED_SHARE * total;
         if (drifted) {
-            prices = solve(s, work, sample);
+            prices = solve(s, tally.work);
             plannedWork = total;
             plannedAt = s.now();
         }
@@ -137,20 +136,43 @@ final class WorkPrices {
         return s.profiles().orNull(j.signature()) == null ? Double.POSITIVE_INFINITY : SchedulerSnapshot.UNKNOWN_LENGTH_FLOOR_SECONDS;
     }
 
-    private static double add(Map<Group, double[]> work, Map<Group, Job> sample, Job j, double seconds) {
-        if (!Double.isFinite(seconds)) return 0; // no profile: nothing to plan with
-        double[] w = work.computeIfAbsent(Group.of(j), g -> new double[2]);
-        w[0] += seconds;
-        w[1]++;
-        sample.putIfAbsent(Group.of(j), j);
-        return seconds;
+    /** One group's unfinished work: solo seconds, jobs, and one of them to ask the rate function about. */
+    private static final class GroupWork {
+        final Job sample;
+        double seconds;
+        int jobs;
+
+        GroupWork(Job sample) { this.sample = sample; }
     }
 
-    private Map<Group, Price> solve(SchedulerSnapshot s, Map<Group, double[]> work, Map<Group, Job> sample) {
+    /** The unfinished work summed by group, queued and running jobs alike, in the order groups are first met. */
+    private static final class Tally implements Occupancy.OccupantReader {
+        private final SchedulerSnapshot s;
+        final Map<Group, GroupWork> work = new LinkedHashMap<>();
+        double total;
+
+        Tally(SchedulerSnapshot s) { this.s = s; }
+
+        void read(Job job, double remainingIterations, double attainedGpuSeconds, boolean lengthKnown) {
+            double seconds = s.knowsLength(lengthKnown) ? s.expectedSoloSeconds(job, remainingIterations, attainedGpuSeconds, lengthKnown)
+                    : unknownLength(s, job);
+            if (!Double.isFinite(seconds)) return; // no profile: nothing to plan with
+            GroupWork w = work.computeIfAbsent(Group.of(job), g -> new GroupWork(job));
+            w.seconds += seconds;
+            w.jobs++;
+            total += seconds;
+        }
+
+        @Override public void read(Job job, double startedAt, double remainingIterations, double attainedGpuSeconds, boolean lengthKnown) {
+            read(job, remainingIterations, attainedGpuSeconds, lengthKnown);
+        }
+    }
+
+    private Map<Group, Price> solve(SchedulerSnapshot s, Map<Group, GroupWork> work) {
         solves++;
         List<Group> groups = new ArrayList<>(work.keySet());
         ConfigurationLp lp = new ConfigurationLp(s.cluster().gpuCount());
-        for (Group g : groups) lp.addGroup(work.get(g)[0], (int) work.get(g)[1], g.gpus());
+        for (Group g : groups) lp.addGroup(work.get(g).seconds, work.get(g).jobs, g.gpus());
         // with many workloads, each group's best partners only: the LP's cost grows with its columns, and an optimal
         // mix rarely uses a weak pair (on the bundled batch workloads all pairs do leave 1% less to the bound)
         List<List<Candidate>> best = new ArrayList<>();
@@ -158,7 +180,7 @@ final class WorkPrices {
         for (int a = 0; a < groups.size(); a++) {
             for (int b = a; b < groups.size(); b++) {
                 if (groups.get(a).gpus() != groups.get(b).gpus()) continue;
-                Optional<double[]> r = rates.apply(s, new Job[] {sample.get(groups.get(a)), sample.get(groups.get(b))});
+                Optional<double[]> r = rates.apply(s, new Job[] {work.get(groups.get(a)).sample, work.get(groups.get(b)).sample});
                 if (r.isEmpty()) continue;
                 Candidate c = new Candidate(a, b, r.get()[0], r.get()[1]);
                 best.get(a).add(c);

@@ -75,6 +75,13 @@ public interface Occupancy {
     }
 
     /**
+     * Hands every running job to {@code reader}, in the order of the snapshot's {@link SchedulerSnapshot#running() running
+     * list}, with what its view would say. Sums over every running job (tandem's plan and its work per GPU, every 300 s)
+     * read this rather than the list: a world that holds its jobs itself makes no view of each.
+     */
+    void readRunning(OccupantReader reader);
+
+    /**
      * A reading of a running job's remaining iterations as its view would say them at the time it is read, for as long
      * as the job keeps running; null where the world has only the views (or the job is not running). SRTF keeps one per
      * running job and reads the few it must key again at a decision: looking each up and making its view was most of

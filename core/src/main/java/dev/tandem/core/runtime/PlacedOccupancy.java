@@ -73,6 +73,14 @@ public abstract class PlacedOccupancy<K, R> implements Occupancy {
         return out;
     }
 
+    /** In the ledger's order, which every world's running list keeps ({@link Placements#all}). */
+    @Override public void readRunning(OccupantReader reader) {
+        for (R r : placements.all()) {
+            RunningJob v = view(r);
+            if (v != null) reader.read(v.job(), v.startedAt(), v.remainingIterations(), v.attainedGpuSeconds(), v.lengthKnown());
+        }
+    }
+
     @Override public Collection<RunningJob> soleTenants() {
         List<RunningJob> out = new ArrayList<>(placements.alone().size());
         for (R r : placements.alone()) {

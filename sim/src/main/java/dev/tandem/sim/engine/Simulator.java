@@ -498,6 +498,10 @@ public final class Simulator {
                 for (JobState j : placements.on(gpu)) read(j, reader);
             }
 
+            @Override public void readRunning(Occupancy.OccupantReader reader) {
+                for (JobState j : placements.all()) read(j, reader);
+            }
+
             /**
              * What {@link #seenRemaining} says, with what stays as it was while the job runs read once (its length, what it
              * must repeat, its error, its profile: a restart or crash, which adds work, ends the run): SRTF reads it for
