@@ -2,10 +2,8 @@ package dev.tandem.core.runtime;
 
 import dev.tandem.core.model.Cluster;
 
-import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.function.IntFunction;
 
 /** Whether a job may be placed on the GPUs a decision names, and why not. */
@@ -51,7 +49,6 @@ public final class PlacementRules {
                                            IntFunction<String> unusable) {
         Optional<String> shape = shapeRefusal(jobGpus, gpus, cluster);
         if (shape.isPresent()) return shape;
-        Set<Integer> distinct = null; // made only for a GPU that has tenants: most starts are on idle GPUs
         for (int g : gpus) {
             String why = unusable.apply(g);
             if (why != null) return Optional.of(why);
@@ -61,8 +58,7 @@ public final class PlacementRules {
             if (mustRunAlone != null) return Optional.of(mustRunAlone);
             for (Tenant t : on) {
                 if (t.busy() != null) return Optional.of(t.busy());
-                if (distinct == null) distinct = new HashSet<>(gpus);
-                if (!distinct.equals(new HashSet<>(t.gpus()))) {
+                if (!sameGpus(gpus, t.gpus())) {
                     return Optional.of("a gang shares only with a gang on the same GPUs (job " + t.jobId() + " runs on " + t.gpus() + ")");
                 }
             }
@@ -77,6 +73,16 @@ public final class PlacementRules {
      */
     public static Optional<String> reservationRefusal(int jobGpus, List<Integer> gpus, Cluster cluster) {
         return shapeRefusal(jobGpus, gpus, cluster);
+    }
+
+    /**
+     * Whether two lists of distinct GPUs name the same GPUs, in any order: a gang's GPUs are few, and a re-packing
+     * policy (gavel-packed) moves jobs next to others hundreds of thousands of times a run, so no sets are made.
+     */
+    private static boolean sameGpus(List<Integer> a, List<Integer> b) {
+        if (a.size() != b.size()) return false;
+        for (int g : b) if (!a.contains(g)) return false;
+        return true;
     }
 
     /** Whether the GPU at {@code i} is also at an earlier place of {@code gpus}. */

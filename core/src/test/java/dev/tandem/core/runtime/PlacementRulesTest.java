@@ -51,6 +51,8 @@ class PlacementRulesTest {
         assertThat(refusal(1, List.of(3), null)).isEqualTo("job p is being profiled alone");
         assertThat(refusal(1, List.of(4), null)).startsWith("a gang shares only with a gang on the same GPUs (job g runs on [4, 5])");
         assertThat(refusal(2, List.of(0, 1), null)).startsWith("a gang shares only with a gang on the same GPUs (job a runs on [1])");
+        assertThat(refusal(2, List.of(0, 4), null)).as("as many GPUs, not the same ones")
+                .startsWith("a gang shares only with a gang on the same GPUs (job g runs on [4, 5])");
     }
 
     @Test
