@@ -105,7 +105,7 @@ final class WorkPrices {
         List<PendingJob> queue = s.queue();
         for (int i = 0; i < Math.min(PLAN_LIMIT, queue.size()); i++) {
             PendingJob p = queue.get(i);
-            tally.read(p.job(), p.remainingIterations(), p.attainedGpuSeconds(), p.lengthKnown());
+            tally.add(p.job(), p.remainingIterations(), p.attainedGpuSeconds(), p.lengthKnown());
         }
         s.occupancy().readRunning(tally);
         double total = tally.total, unplanned = 0;
@@ -153,7 +153,7 @@ final class WorkPrices {
 
         Tally(SchedulerSnapshot s) { this.s = s; }
 
-        void read(Job job, double remainingIterations, double attainedGpuSeconds, boolean lengthKnown) {
+        void add(Job job, double remainingIterations, double attainedGpuSeconds, boolean lengthKnown) {
             double seconds = s.knowsLength(lengthKnown) ? s.expectedSoloSeconds(job, remainingIterations, attainedGpuSeconds, lengthKnown)
                     : unknownLength(s, job);
             if (!Double.isFinite(seconds)) return; // no profile: nothing to plan with
@@ -163,8 +163,9 @@ final class WorkPrices {
             total += seconds;
         }
 
+        /** A running job, as the world hands it over ({@link Occupancy#readRunning}). */
         @Override public void read(Job job, double startedAt, double remainingIterations, double attainedGpuSeconds, boolean lengthKnown) {
-            read(job, remainingIterations, attainedGpuSeconds, lengthKnown);
+            add(job, remainingIterations, attainedGpuSeconds, lengthKnown);
         }
     }
 

@@ -230,7 +230,7 @@ class PlacementsTest {
         int[][] gpus = {{0}, {4, 5}, {0}, {1}, {6}};
         for (int i = 0; i < gpus.length; i++) {
             List<Integer> on = java.util.Arrays.stream(gpus[i]).boxed().toList();
-            running.add(new RunningJob(new Job("r" + i, "u", 0, on.size(), SIG, 100, 1000, 0), on, 0, 0, 100, 0, i == 3 ? 0.9 : Double.NaN));
+            running.add(new RunningJob(new Job("r" + i, "u", 0, on.size(), SIG, 100, 1000, 0), on, 0, 0, 100 + i, 0, i == 3 ? 0.9 : Double.NaN));
         }
         Occupancy o = PlacedOccupancy.of(TWO_NODES, running, java.util.Set.of(6, 7));
         assertThat(o.jobsOn(0)).containsExactly("r0", "r2");
@@ -241,5 +241,9 @@ class PlacementsTest {
         assertThat(o.newlyObserved()).extracting(RunningJob::id).containsExactly("r3");
         assertThat(o.runningOn(0)).extracting(RunningJob::id).containsExactly("r0", "r2");
         assertThat(o.job("r9")).isEmpty();
+        List<String> read = new ArrayList<>();
+        o.readRunning((job, started, remaining, attained, known) -> read.add(job.id() + " " + remaining));
+        assertThat(read).as("every running job, in the list's order, as its view says")
+                .containsExactlyElementsOf(running.stream().map(r -> r.id() + " " + r.remainingIterations()).toList());
     }
 }

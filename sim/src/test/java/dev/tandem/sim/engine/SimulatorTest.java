@@ -378,8 +378,8 @@ class SimulatorTest {
     }
 
     /**
-     * What the simulator hands a policy about a GPU's jobs without views ({@code Occupancy.readOccupants}) is what their
-     * views say, in their order, at every decision, for jobs of known and of unknown length, whether or not a view was
+     * What the simulator hands a policy about a GPU's jobs, and about every running job, without views
+     * ({@code Occupancy.readOccupants}, {@code readRunning}) is what their views say, in their order, at every decision, for jobs of known and of unknown length, whether or not a view was
      * made before; and a job's remaining iterations read through the reader handed out at an earlier decision
      * ({@code Occupancy.remainingReader}) are what its view says now, for as long as it keeps running.
      */
@@ -403,6 +403,10 @@ class SimulatorTest {
                         if (!read.equals(viewed) || !again.equals(viewed)) differences.add(read + " / " + again + " / " + viewed);
                         compared[0] += viewed.size();
                     }
+                    List<String> all = new ArrayList<>(), allViewed = new ArrayList<>();
+                    s.occupancy().readRunning((job, started, remaining, attained, known) -> all.add(job.id() + " " + started + " " + remaining + " " + attained + " " + known));
+                    for (var r : s.running()) allViewed.add(r.id() + " " + r.startedAt() + " " + r.remainingIterations() + " " + r.attainedGpuSeconds() + " " + r.lengthKnown());
+                    if (!all.equals(allViewed)) differences.add("every running job: " + all + " / " + allViewed);
                     Map<String, java.util.function.DoubleSupplier> stillRunning = new HashMap<>();
                     for (var r : s.running()) {
                         String run = r.id() + "@" + r.startedAt();
