@@ -16,7 +16,7 @@ import java.util.PriorityQueue;
  * restarts, and a restart is a new start), so what it had left when last looked at bounds what it has now. The jobs
  * are kept in a heap by that bound, largest first: an answer looks at jobs from the top until the next bound is no
  * larger than the most found, and each job looked at gets its current time as its new, tighter bound. Where the
- * world keeps a {@link RunningJournal}, starts and stops follow it; without one (the daemon) every running job is
+ * world keeps a {@link RunningJournal}, starts and stops follow it; without one (tests, benchmarks) every running job is
  * looked at. On 1,000,000 jobs on 20,000 GPUs the look at every running job was three fifths of tandem's time.
  * Stateful: one per policy.
  */

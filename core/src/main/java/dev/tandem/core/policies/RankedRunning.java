@@ -166,7 +166,7 @@ final class RankedRunning implements Iterable<RankedRunning.Entry> {
 
     /**
      * Ranks every running job anew, in the snapshot's order of its running jobs (the last tie-break): what a world
-     * without a journal costs every round (the daemon keeps none).
+     * without a journal costs every round (both worlds keep one; tests and benchmarks may not).
      */
     private void rankAnew(SchedulerSnapshot s, Keys keys) {
         journal = null;

@@ -64,21 +64,22 @@ public final class Placements<K, R> {
     /** The jobs alone on all of their GPUs, all usable, in the order they came to be so. */
     private final java.util.LinkedHashSet<R> alone = new java.util.LinkedHashSet<>();
     private final Collection<R> aloneView = Collections.unmodifiableCollection(alone);
-    private Tenancy<R> tenancy = Tenancy.none();
+    private Listener<R> listener = new Listener<>() {};
 
-    /** Told when a job comes to be alone on all its GPUs, and when it stops being so (a world's {@code SoleTenantJournal}). */
-    public interface Tenancy<R> {
-        void alone(R job);
+    /**
+     * Told of every change to the placed jobs and to the lone ones, in the order they happen: what a world writes into
+     * its journals of them ({@code RunningJournal}, {@code SoleTenantJournal}), which policies follow instead of
+     * rebuilding their indexes every round. A job is told placed once it is on all its GPUs (after it may have come to be
+     * alone), removed once it is off them (after the jobs it shared with may have come to be alone).
+     */
+    public interface Listener<R> {
+        default void placed(R job) {}
 
-        void notAlone(R job);
+        default void removed(R job) {}
 
-        static <R> Tenancy<R> none() {
-            return new Tenancy<>() {
-                @Override public void alone(R job) {}
+        default void alone(R job) {}
 
-                @Override public void notAlone(R job) {}
-            };
-        }
+        default void notAlone(R job) {}
     }
 
     /** @param key how the world tells a placed job apart (equal keys: the same job) */
@@ -105,9 +106,9 @@ public final class Placements<K, R> {
         idleTotal = n;
     }
 
-    /** Tells {@code listener} of every change to the lone jobs from now on ({@link #alone()}). */
-    public void onTenancy(Tenancy<R> listener) {
-        this.tenancy = listener;
+    /** Tells {@code listener} of every change from now on (see {@link Listener}). */
+    public void listen(Listener<R> listener) {
+        this.listener = listener;
     }
 
     /**
@@ -156,6 +157,7 @@ public final class Placements<K, R> {
         }
         placed.put(k, new Placed<>(job, own));
         if (aloneOn(own)) becomeAlone(job);
+        listener.placed(job);
     }
 
     /** Whether a job on these GPUs is alone there: each holds one job and may be used. */
@@ -165,11 +167,11 @@ public final class Placements<K, R> {
     }
 
     private void becomeAlone(R job) {
-        if (alone.add(job)) tenancy.alone(job);
+        if (alone.add(job)) listener.alone(job);
     }
 
     private void notAlone(R job) {
-        if (alone.remove(job)) tenancy.notAlone(job);
+        if (alone.remove(job)) listener.notAlone(job);
     }
 
     /** Sorts the jobs on a GPU whose occupants or usability changed into lone ones and others, in the GPU's order. */
@@ -208,6 +210,7 @@ public final class Placements<K, R> {
         }
         notAlone(job);
         for (int g : was.gpus()) lookAgain(g); // the jobs it shared with may be alone now
+        listener.removed(job);
         return true;
     }
 

@@ -107,7 +107,11 @@ class PlacementsTest {
     void keepsTheLoneJobsInTheOrderTheyCameToBeAloneAndTellsOfEachChange() {
         Placements<String, Placed> p = ledger();
         List<String> told = new ArrayList<>();
-        p.onTenancy(new Placements.Tenancy<>() {
+        p.listen(new Placements.Listener<>() {
+            @Override public void placed(Placed job) { told.add("placed " + job.id()); }
+
+            @Override public void removed(Placed job) { told.add("removed " + job.id()); }
+
             @Override public void alone(Placed job) { told.add("+" + job.id()); }
 
             @Override public void notAlone(Placed job) { told.add("-" + job.id()); }
@@ -124,7 +128,8 @@ class PlacementsTest {
         assertThat(p.alone()).containsExactly(c, a);
         p.setUsable(5, true);
         assertThat(p.alone()).containsExactly(c, a, gang);
-        assertThat(told).containsExactly("+a", "+gang", "-a", "+c", "+a", "-gang", "+gang");
+        assertThat(told).containsExactly("+a", "placed a", "+gang", "placed gang", "-a", "placed b", "+c", "placed c", "+a", "removed b",
+                "-gang", "+gang");
     }
 
     @Test

@@ -18,8 +18,8 @@ import java.util.Set;
 
 /**
  * Builds the policy's snapshot from the store (who waits) and the executor (who holds GPUs): the same
- * {@link SchedulerSnapshot} the simulator builds, so the same policy code decides here. Times and speeds are in the
- * cluster's seconds ({@link PolicyTime}).
+ * {@link SchedulerSnapshot} the simulator builds, so the same policy code decides here, with the same journals of the
+ * queue's changes and of the runs' ({@link RunJournals}). Times and speeds are in the cluster's seconds ({@link PolicyTime}).
  */
 final class SnapshotBuilder {
     private final Context ctx;
@@ -39,8 +39,12 @@ final class SnapshotBuilder {
      */
     private final WaitingQueue given = new WaitingQueue(PendingJob::bySubmission, 1 << 16);
 
+    /** Runs starting, stopping and coming to be alone, as the simulator journals its jobs: see {@link RunJournals}. */
+    private final RunJournals journals = new RunJournals();
+
     SnapshotBuilder(Context ctx) {
         this.ctx = ctx;
+        ctx.runs.listen(journals);
     }
 
     /** A waiting job as the policy sees it: the same object as last round when nothing about it changed. */
@@ -67,6 +71,8 @@ final class SnapshotBuilder {
         views.endRound(); // those not asked for this round (the job started or left) are forgotten
         List<RunningJob> running = new ArrayList<>();
         Map<Long, RunningJob> byRun = new java.util.HashMap<>();
+        Map<Long, Job> jobViews = new java.util.HashMap<>();
+        List<Run> outran = new ArrayList<>();
         // in the order of their latest placement, the runtime's ledger's, as the simulator hands its running jobs: a
         // policy that takes the first of equally good choices then takes the same one in both worlds
         for (Run run : ctx.runs.all()) {
@@ -80,12 +86,17 @@ final class SnapshotBuilder {
             RunningJob view = new RunningJob(j, run.gpus, ctx.time.seconds(run.startedAt), ctx.time.seconds(run.placedAt), left, attained, run.observed, known);
             running.add(view);
             byRun.put(run.jobId, view);
+            jobViews.put(run.jobId, j);
+            if (run.lengthShown != null && run.lengthShown && !known) outran.add(run);
+            run.lengthShown = known;
         }
+        journals.write(ctx.learned.version(), jobViews, outran, id -> ctx.store.job(id).map(ctx::job).orElse(null));
         Map<String, String> runsAlone = new RunsAlone(jobs);
         boolean followed = given.becomes(queue);
         return new SchedulerSnapshot(ctx.time.seconds(now), ctx.cluster, Collections.unmodifiableList(queue), Collections.unmodifiableList(running),
                 ctx.learned.profiles(), ctx.oracle, ctx.memoryRule, ctx.learned.memoryEstimates(), ctx.learned.oomPairs(), new RunsOccupancy(ctx.runs, byRun, running))
                 .withRunsAlone(runsAlone).withQueueJournal(followed ? given.journal() : null)
+                .withRunningJournal(journals.running()).withSoleTenantJournal(journals.alone())
                 .withLengthEstimates(ctx.learned.lengths());
     }
 

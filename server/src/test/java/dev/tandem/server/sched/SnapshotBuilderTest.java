@@ -230,6 +230,73 @@ class SnapshotBuilderTest {
     }
 
     /** The scheduler's context on {@code executor}'s GPUs, with {@code known} as the known profiles. */
+    /**
+     * The daemon journals its runs as the simulator journals its jobs: each round hands the policy the runs that started
+     * and stopped and those that came to be alone or stopped being so since the last round, in the order the ledger saw
+     * them; a run that outruns its declared length is written as stopped and started again (its remaining work is
+     * guessed from then on, and grows), and a change of what was learned starts new journals, so that a policy
+     * following them rebuilds what it kept.
+     */
+    @Test
+    void eachRoundHandsThePolicyTheRunsThatStartedStoppedOrCameToBeAloneSinceTheLast() throws Exception {
+        FakeGpuHost host = FakeGpuHost.install(dir.resolve("host"), "h100x2");
+        Path state = dir.resolve("state");
+        List<JobProfile> profiles = ProfileReader.read(DataSource.LUCID_PROFILES, 0);
+        try (Store store = new Store(Database.open(null, state));
+             LocalExecutor executor = new LocalExecutor(state, host.tools(), Sharing.TIME_SLICING, 2000, 50)) {
+            store.createUser("admin", Role.ADMIN, "a".repeat(64), null, "test", 1);
+            Context ctx = context(store, executor, profiles);
+            SnapshotBuilder snapshots = new SnapshotBuilder(ctx);
+            long[] ids = new long[3];
+            for (int i = 0; i < ids.length; i++) {
+                ids[i] = store.insertJob(new NewJob("t", List.of("train.py"), Map.of(), "/tmp", 1, 0, 1_000L, RESNET, null, JobControls.NONE), "admin", 0).id();
+            }
+            Run a = new Run(ids[0], RESNET, 1, List.of(0), 0), b = new Run(ids[1], RESNET, 1, List.of(0), 0), c = new Run(ids[2], RESNET, 1, List.of(1), 0);
+            ctx.runs.place(a, a.gpus);
+            SchedulerSnapshot first = build(snapshots, store, ids);
+            var running = first.runningJournal();
+            var alone = first.soleTenantJournal();
+            assertThat(running).isNotNull();
+            assertThat(alone).isNotNull();
+            long runningAt = running.count(), aloneAt = alone.count();
+
+            ctx.runs.place(b, b.gpus); // a is no longer alone
+            ctx.runs.place(c, c.gpus);
+            ctx.runs.remove(a); // b is alone now
+            SchedulerSnapshot second = build(snapshots, store, ids);
+            assertThat(second.runningJournal()).isSameAs(running);
+            assertThat(read(running, runningAt)).containsExactly("+" + ids[1], "+" + ids[2], "-" + ids[0]);
+            assertThat(read(alone, aloneAt)).containsExactly("-" + ids[0], "+" + ids[2], "+" + ids[1]);
+            runningAt = running.count();
+
+            b.meter.add(1_000, 1_500); // past the 1,000 iterations it declared
+            SchedulerSnapshot third = build(snapshots, store, ids);
+            assertThat(third.running()).filteredOn(r -> r.id().equals(Long.toString(ids[1]))).singleElement()
+                    .satisfies(r -> assertThat(r.lengthKnown()).isFalse());
+            assertThat(read(running, runningAt)).as("written again from the round it outran its length").containsExactly("-" + ids[1], "+" + ids[1]);
+            runningAt = running.count();
+            assertThat(read(running, runningAt)).as("once").isEmpty();
+
+            ctx.learned.raiseMemoryEstimate(RESNET, 30_000, 4);
+            SchedulerSnapshot fourth = build(snapshots, store, ids);
+            assertThat(fourth.runningJournal()).as("new journals once what was learned changed").isNotSameAs(running);
+            assertThat(fourth.soleTenantJournal()).isNotSameAs(alone);
+        }
+    }
+
+    private static SchedulerSnapshot build(SnapshotBuilder snapshots, Store store, long[] ids) {
+        Map<Long, JobRecord> jobs = new java.util.HashMap<>();
+        for (long id : ids) jobs.put(id, job(store, id));
+        return snapshots.build(jobs, List.of(), 3_000);
+    }
+
+    /** The journal's changes after the first {@code from}, as +id (started, alone) and -id. */
+    private static List<String> read(dev.tandem.core.policy.Journal<dev.tandem.core.model.Job> journal, long from) {
+        List<String> out = new java.util.ArrayList<>();
+        assertThat(journal.readSince(from, (job, in) -> out.add((in ? "+" : "-") + job.id()))).isTrue();
+        return out;
+    }
+
     private static Context context(Store store, dev.tandem.server.exec.Executor executor, List<JobProfile> known) {
         return new Context(store, executor, executor.discoverGpus(), Oracle.build(store, "auto"), new GpuMonitor(), new ServerMetrics(),
                 new SchedulerConfig(100, 1000, 1000, 1000, 3, 512), known, java.time.InstantSource.system(),

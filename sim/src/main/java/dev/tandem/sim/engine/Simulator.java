@@ -213,7 +213,11 @@ public final class Simulator {
         private boolean deciding;
 
         Run(List<Job> jobs, Policy policy, CompatibilityModel oracle, ProgressListener progress) {
-            placements.onTenancy(new Placements.Tenancy<>() {
+            placements.listen(new Placements.Listener<>() {
+                @Override public void placed(JobState js) { runningJournal.started(js.job); }
+
+                @Override public void removed(JobState js) { runningJournal.stopped(js.job); }
+
                 @Override public void alone(JobState js) { soleTenantJournal.alone(js.job); }
 
                 @Override public void notAlone(JobState js) { soleTenantJournal.notAlone(js.job); }
@@ -696,7 +700,6 @@ public final class Simulator {
                 overflow |= overflows(g);
                 countFallback(g);
             }
-            runningJournal.started(js.job);
             recompute(touched);
             if (overflow) {
                 pendingOoms++;
@@ -730,7 +733,6 @@ public final class Simulator {
                 }
                 countFallback(g);
             }
-            runningJournal.stopped(js.job);
             events.withdraw(js.completion);
             events.withdraw(js.observation);
             js.gpus = new int[0];
