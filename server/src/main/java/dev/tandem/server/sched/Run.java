@@ -39,8 +39,6 @@ final class Run {
     /** Measured since it was placed, per second of the daemon's clock (what the API shows; the policy's clock may differ). */
     double iterationsPerSecond = Double.NaN;
     boolean observationReported;
-    /** Whether the last round showed the policy this run's declared length; null before its first round ({@link RunJournals}). */
-    Boolean lengthShown;
 
     Run(long jobId, WorkloadSignature signature, int attempt, List<Integer> gpus, long startedAt) {
         this.jobId = jobId;

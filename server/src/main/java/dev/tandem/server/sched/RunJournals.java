@@ -21,8 +21,9 @@ import java.util.function.LongFunction;
  * <p>A policy that follows a {@link RunningJournal} relies on a running job's view changing only as the job runs. Here
  * two things break that, and each is written so that it holds again: what was learned (a profile, a memory estimate)
  * changes the views of jobs already running, so a change of it starts new journals (a policy handed a journal other than
- * the one it followed rebuilds its index once); and a run that outruns the length it declared is from then on taken
- * to need as long as it has run, which grows, so it is written as stopped and started again at that round.
+ * the one it followed rebuilds its index once); and a run of unknown length (it declared none, or it outran what it
+ * declared) is taken to need as long as it has run, which grows, so it is written as stopped and started again every
+ * round (as without journals, such a run is keyed anew at every round).
  */
 final class RunJournals implements Placements.Listener<Run> {
     private static final int CAPACITY = 1 << 16;
@@ -54,10 +55,10 @@ final class RunJournals implements Placements.Listener<Run> {
      *
      * @param learned    the version of what was learned this round's views are made at
      * @param thisRound  this round's view of the job of each run in the ledger, by job id
-     * @param outran     the runs that this round first shows as having outrun their declared length, in ledger order
+     * @param unknown    the runs this round shows as of unknown length, in ledger order
      * @param recordless a job's view for a run that has left the ledger and was never shown, or null if none can be made
      */
-    void write(long learned, Map<Long, Job> thisRound, List<Run> outran, LongFunction<Job> recordless) {
+    void write(long learned, Map<Long, Job> thisRound, List<Run> unknown, LongFunction<Job> recordless) {
         if (learned != learnedAt) {
             running = new RunningJournal(CAPACITY);
             alone = new SoleTenantJournal(CAPACITY);
@@ -75,7 +76,7 @@ final class RunJournals implements Placements.Listener<Run> {
                     case NOT_ALONE -> alone.notAlone(job);
                 }
             }
-            for (Run run : outran) {
+            for (Run run : unknown) {
                 Job job = thisRound.get(run.jobId);
                 running.stopped(job);
                 running.started(job);

@@ -72,7 +72,7 @@ final class SnapshotBuilder {
         List<RunningJob> running = new ArrayList<>();
         Map<Long, RunningJob> byRun = new java.util.HashMap<>();
         Map<Long, Job> jobViews = new java.util.HashMap<>();
-        List<Run> outran = new ArrayList<>();
+        List<Run> ofUnknownLength = new ArrayList<>();
         // in the order of their latest placement, the runtime's ledger's, as the simulator hands its running jobs: a
         // policy that takes the first of equally good choices then takes the same one in both worlds
         for (Run run : ctx.runs.all()) {
@@ -87,10 +87,9 @@ final class SnapshotBuilder {
             running.add(view);
             byRun.put(run.jobId, view);
             jobViews.put(run.jobId, j);
-            if (run.lengthShown != null && run.lengthShown && !known) outran.add(run);
-            run.lengthShown = known;
+            if (!known) ofUnknownLength.add(run);
         }
-        journals.write(ctx.learned.version(), jobViews, outran, id -> ctx.store.job(id).map(ctx::job).orElse(null));
+        journals.write(ctx.learned.version(), jobViews, ofUnknownLength, id -> ctx.store.job(id).map(ctx::job).orElse(null));
         Map<String, String> runsAlone = new RunsAlone(jobs);
         boolean followed = given.becomes(queue);
         return new SchedulerSnapshot(ctx.time.seconds(now), ctx.cluster, Collections.unmodifiableList(queue), Collections.unmodifiableList(running),

@@ -233,9 +233,9 @@ class SnapshotBuilderTest {
     /**
      * The daemon journals its runs as the simulator journals its jobs: each round hands the policy the runs that started
      * and stopped and those that came to be alone or stopped being so since the last round, in the order the ledger saw
-     * them; a run that outruns its declared length is written as stopped and started again (its remaining work is
-     * guessed from then on, and grows), and a change of what was learned starts new journals, so that a policy
-     * following them rebuilds what it kept.
+     * them; a run of unknown length (here: one that outran its declared length) is written as stopped and started
+     * again at every round (its remaining work is guessed from the service it had, and grows), and a change of what was
+     * learned starts new journals, so that a policy following them rebuilds what it kept.
      */
     @Test
     void eachRoundHandsThePolicyTheRunsThatStartedStoppedOrCameToBeAloneSinceTheLast() throws Exception {
@@ -275,12 +275,47 @@ class SnapshotBuilderTest {
                     .satisfies(r -> assertThat(r.lengthKnown()).isFalse());
             assertThat(read(running, runningAt)).as("written again from the round it outran its length").containsExactly("-" + ids[1], "+" + ids[1]);
             runningAt = running.count();
-            assertThat(read(running, runningAt)).as("once").isEmpty();
+            build(snapshots, store, ids);
+            assertThat(read(running, runningAt)).as("and at every round after: its guessed remaining work grows as it runs")
+                    .containsExactly("-" + ids[1], "+" + ids[1]);
 
             ctx.learned.raiseMemoryEstimate(RESNET, 30_000, 4);
             SchedulerSnapshot fourth = build(snapshots, store, ids);
             assertThat(fourth.runningJournal()).as("new journals once what was learned changed").isNotSameAs(running);
             assertThat(fourth.soleTenantJournal()).isNotSameAs(alone);
+        }
+    }
+
+    /**
+     * Why a run of unknown length is written again at every round: srtf, following the journal, keeps a running job's key
+     * from an earlier round as long as keys only fall. This one's guessed remaining time grows with the service it has
+     * had (10 minutes at first, 5,000 s later), so a job declaring 1,000 s that arrives later must still suspend it.
+     */
+    @Test
+    void srtfFollowingTheJournalsSeesTheGrowingGuessOfAJobWithoutALength() throws Exception {
+        FakeGpuHost host = FakeGpuHost.install(dir.resolve("host"), "h100x1");
+        Path state = dir.resolve("state");
+        List<JobProfile> profiles = ProfileReader.read(DataSource.LUCID_PROFILES, 0);
+        double solo = new ProfileStore(profiles).find(RESNET).orElseThrow().soloSpeed();
+        try (Store store = new Store(Database.open(null, state));
+             LocalExecutor executor = new LocalExecutor(state, host.tools(), Sharing.TIME_SLICING, 2000, 50)) {
+            store.createUser("admin", Role.ADMIN, "a".repeat(64), null, "test", 1);
+            Context ctx = context(store, executor, profiles);
+            SnapshotBuilder snapshots = new SnapshotBuilder(ctx);
+            long unknown = store.insertJob(new NewJob("t", List.of("train.py"), Map.of(), "/tmp", 1, 0, null, RESNET, null, JobControls.NONE), "admin", 0).id();
+            long longJob = store.insertJob(new NewJob("t", List.of("train.py"), Map.of(), "/tmp", 1, 0, (long) (100_000 * solo), RESNET, null, JobControls.NONE), "admin", 0).id();
+            ctx.runs.place(new Run(unknown, RESNET, 1, List.of(0), 0), List.of(0));
+            dev.tandem.core.policy.Policy srtf = new dev.tandem.core.policies.SrtfPolicy();
+            SchedulerSnapshot first = snapshots.build(Map.of(unknown, job(store, unknown), longJob, job(store, longJob)),
+                    List.of(snapshots.pending(job(store, longJob))), 60_000);
+            assertThat(srtf.decide(first)).as("10 minutes guessed left against 100,000 s").isEmpty();
+
+            long shortJob = store.insertJob(new NewJob("t", List.of("train.py"), Map.of(), "/tmp", 1, 0, (long) (1_000 * solo), RESNET, null, JobControls.NONE), "admin", 0).id();
+            SchedulerSnapshot later = snapshots.build(Map.of(unknown, job(store, unknown), longJob, job(store, longJob), shortJob, job(store, shortJob)),
+                    List.of(snapshots.pending(job(store, longJob)), snapshots.pending(job(store, shortJob))), 5_000_000);
+            assertThat(later.runningJournal()).isNotNull();
+            assertThat(srtf.decide(later)).as("5,000 s guessed left against 1,000 s").filteredOn(d -> d instanceof dev.tandem.core.policy.Decision.Preempt)
+                    .extracting(dev.tandem.core.policy.Decision::jobId).containsExactly(Long.toString(unknown));
         }
     }
 
