@@ -1,12 +1,12 @@
 package dev.tandem.server.sched;
 
 import dev.tandem.core.model.Job;
+import dev.tandem.core.policy.RunningJob;
 import dev.tandem.core.policy.RunningJournal;
 import dev.tandem.core.policy.SoleTenantJournal;
 import dev.tandem.core.runtime.Placements;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.LongFunction;
@@ -38,8 +38,8 @@ final class RunJournals implements Placements.Listener<Run> {
     private SoleTenantJournal alone;
     /** The version of what was learned the journals' views were made at; none yet. */
     private long learnedAt = Long.MIN_VALUE;
-    /** The job of each run as the last round showed it: for a run that has left the ledger since. */
-    private Map<Long, Job> shown = Map.of();
+    /** Each run as the last round showed it: for a run that has left the ledger since. */
+    private Map<Long, RunningJob> shown = Map.of();
 
     @Override public void placed(Run run) { pending.add(new Change(run, Kind.PLACED)); }
 
@@ -54,19 +54,18 @@ final class RunJournals implements Placements.Listener<Run> {
      * changed (their readers then rebuild from the snapshot).
      *
      * @param learned    the version of what was learned this round's views are made at
-     * @param thisRound  this round's view of the job of each run in the ledger, by job id
+     * @param thisRound  this round's view of each run in the ledger, by job id
      * @param unknown    the runs this round shows as of unknown length, in ledger order
      * @param recordless a job's view for a run that has left the ledger and was never shown, or null if none can be made
      */
-    void write(long learned, Map<Long, Job> thisRound, List<Run> unknown, LongFunction<Job> recordless) {
+    void write(long learned, Map<Long, RunningJob> thisRound, List<Run> unknown, LongFunction<Job> recordless) {
         if (learned != learnedAt) {
             running = new RunningJournal(CAPACITY);
             alone = new SoleTenantJournal(CAPACITY);
             learnedAt = learned;
         } else {
             for (Change c : pending) {
-                Job job = thisRound.get(c.run().jobId);
-                if (job == null) job = shown.get(c.run().jobId);
+                Job job = shownJob(c.run().jobId, thisRound);
                 if (job == null) job = recordless.apply(c.run().jobId);
                 if (job == null) continue; // nothing to show of it: a reader finds it gone from the ledger anyway
                 switch (c.kind()) {
@@ -77,13 +76,20 @@ final class RunJournals implements Placements.Listener<Run> {
                 }
             }
             for (Run run : unknown) {
-                Job job = thisRound.get(run.jobId);
+                Job job = thisRound.get(run.jobId).job();
                 running.stopped(job);
                 running.started(job);
             }
         }
         pending.clear();
         shown = thisRound;
+    }
+
+    /** The job of a run as this round shows it, else as the last round did, else null. */
+    private Job shownJob(long jobId, Map<Long, RunningJob> thisRound) {
+        RunningJob r = thisRound.get(jobId);
+        if (r == null) r = shown.get(jobId);
+        return r == null ? null : r.job();
     }
 
     RunningJournal running() { return running; }

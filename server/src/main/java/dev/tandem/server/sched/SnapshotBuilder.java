@@ -71,7 +71,6 @@ final class SnapshotBuilder {
         views.endRound(); // those not asked for this round (the job started or left) are forgotten
         List<RunningJob> running = new ArrayList<>();
         Map<Long, RunningJob> byRun = new java.util.HashMap<>();
-        Map<Long, Job> jobViews = new java.util.HashMap<>();
         List<Run> ofUnknownLength = new ArrayList<>();
         // in the order of their latest placement, the runtime's ledger's, as the simulator hands its running jobs: a
         // policy that takes the first of equally good choices then takes the same one in both worlds
@@ -86,10 +85,9 @@ final class SnapshotBuilder {
             RunningJob view = new RunningJob(j, run.gpus, ctx.time.seconds(run.startedAt), ctx.time.seconds(run.placedAt), left, attained, run.observed, known);
             running.add(view);
             byRun.put(run.jobId, view);
-            jobViews.put(run.jobId, j);
             if (!known) ofUnknownLength.add(run);
         }
-        journals.write(ctx.learned.version(), jobViews, ofUnknownLength, id -> ctx.store.job(id).map(ctx::job).orElse(null));
+        journals.write(ctx.learned.version(), byRun, ofUnknownLength, id -> ctx.store.job(id).map(ctx::job).orElse(null));
         Map<String, String> runsAlone = new RunsAlone(jobs);
         boolean followed = given.becomes(queue);
         return new SchedulerSnapshot(ctx.time.seconds(now), ctx.cluster, Collections.unmodifiableList(queue), Collections.unmodifiableList(running),
