@@ -75,16 +75,23 @@ final class ArrivalLoad {
      */
     double load(SchedulerSnapshot s, double windowSeconds) {
         if (count == 0 || !(windowSeconds > 0)) return 0;
-        double from = s.now() - windowSeconds;
-        int firstIn = 0, hi = count; // the first submission after `from`
-        while (firstIn < hi) {
-            int mid = (firstIn + hi) >>> 1;
-            if (times[mid] <= from) firstIn = mid + 1;
-            else hi = mid;
-        }
-        double work = cumulative[count - 1] - (firstIn == 0 ? 0 : cumulative[firstIn - 1]);
+        double work = workSince(s.now() - windowSeconds);
         double span = Math.min(windowSeconds, s.now() - firstSubmit);
         return span > 0 ? work / (span * s.cluster().gpuCount()) : 0;
+    }
+
+    /**
+     * The solo GPU-seconds submitted after {@code time} (lengths as the policy was told them on arrival), not counting
+     * the opening backlog.
+     */
+    double workSince(double time) {
+        int first = 0, hi = count; // the first submission after `time`
+        while (first < hi) {
+            int mid = (first + hi) >>> 1;
+            if (times[mid] <= time) first = mid + 1;
+            else hi = mid;
+        }
+        return first == count ? 0 : cumulative[count - 1] - (first == 0 ? 0 : cumulative[first - 1]);
     }
 
     /**

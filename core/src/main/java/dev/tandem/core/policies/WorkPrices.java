@@ -123,6 +123,9 @@ final class WorkPrices {
     /** Seconds from now until the last plan's makespan; NaN before the first plan. */
     double horizon(double now) { return plannedEnd - now; }
 
+    /** When the last plan was made; -infinity before the first. */
+    double plannedAt() { return plannedAt; }
+
     /** How often the LP has been solved (for tests and benchmarks). */
     int solves() { return solves; }
 

@@ -44,11 +44,12 @@ public interface Policy {
     default double decisionPeriodSeconds(dev.tandem.core.model.Cluster cluster) { return 0; }
 
     /**
-     * Why this policy would not let {@code guest} join {@code host}, which runs alone on {@code hostGpus}, judged on
-     * the pair alone: the conflicts no policy pairs past ({@link Pairing}), then the policy's own rule (a slowdown
-     * bound, a threshold, a score) with the thresholds its decisions use; empty where it would pair them if they met
-     * in a round. The daemon explains waiting jobs with it, so an explanation cannot contradict the decisions. The
-     * default is a policy that never shares a GPU.
+     * Why this policy would not let {@code guest} join {@code host}, which runs alone on {@code hostGpus}: the conflicts
+     * no policy pairs past ({@link Pairing}), then the policy's own rule (a slowdown bound, a threshold, a score) with
+     * the thresholds its decisions use, and what its last decision judged of the host where a rule of the round kept it
+     * from hosting (tandem: a job on the critical path); empty where it would pair them if they met in a round. The
+     * daemon explains waiting jobs with it right after each decision, so an explanation cannot contradict the decisions.
+     * The default is a policy that never shares a GPU.
      */
     default Optional<String> pairingRefusal(SchedulerSnapshot snapshot, Job guest, Job host, List<Integer> hostGpus) {
         return Optional.of("policy " + name() + " runs one job per GPU");

@@ -1,6 +1,7 @@
 package dev.tandem.core.policies;
 
 import dev.tandem.core.compat.PairPrediction;
+import dev.tandem.core.model.Job;
 import dev.tandem.core.model.WorkloadSignature;
 import dev.tandem.core.policy.Decision;
 import dev.tandem.core.policy.RunningJob;
@@ -26,6 +27,53 @@ class TandemPolicyTest {
         List<Decision> ds = new TandemPolicy().decide(f.snapshot());
         assertThat(started(ds)).containsExactly("q");
         assertThat(ds.get(0).reason()).isEqualTo("paired q with r: predicted 1.83x (0.95/0.88 ±0.05, table), memory 12.0/24.0 GB");
+    }
+
+    /**
+     * The plan made when a was alone ends when a does; b, submitted after it, would share a's GPU at 1.8x. Judged against
+     * that plan alone, a (which ran a little slower than its profile says) outlasts all the work and is on the critical
+     * path, so it takes no partner and b waits for it; the work submitted since the plan pushes the end back.
+     */
+    @Test
+    void theJobThatSetThePlansEndStillHostsAJobSubmittedAfterThePlan() {
+        Fixture f = new Fixture(1, 1, 24576);
+        WorkloadSignature a = f.profile("A", 40, 4096), b = f.profile("B", 30, 4096);
+        f.predict("B", "A", 1.05, 0.75, 0.05);
+        TandemPolicy p = new TandemPolicy();
+        Job first = f.job("a", a, 1, 5000, 0);
+        assertThat(started(p.decide(f.queued(first).snapshot()))).containsExactly("a"); // and a plan: its 5,000 s are all the work
+        f.queue.clear();
+        f.now = 10;
+        f.running(first, List.of(0), 4995, 10, Double.NaN).queued(f.job("b", b, 1, 1000, 10)); // the plan has 4,990 s left
+        List<Decision> ds = p.decide(f.snapshot());
+        assertThat(started(ds)).containsExactly("b");
+        assertThat(ds.getFirst().reason()).startsWith("paired b with a");
+    }
+
+    /**
+     * Without a plan (fewer jobs wait than there are GPUs) a job is on the critical path when it outlasts 1.5x the
+     * unfinished work per GPU: here (10,000 + 100 + 100) / 2 x 1.5 = 7,650 s. The long job takes no partner, and asked
+     * why the waiting job does not join it, the policy says so (the daemon's "why is my job waiting" asks it).
+     */
+    @Test
+    void aHostOnTheCriticalPathTakesNoPartnerAndThePolicySaysWhy() {
+        Fixture f = new Fixture(1, 2, 24576);
+        WorkloadSignature a = f.profile("A", 40, 4096), b = f.profile("B", 30, 4096), c = f.profile("C", 30, 4096);
+        f.predict("B", "A", 0.9, 0.9, 0); // B with C: no prediction, so never shared
+        f.running(f.job("long", a, 1, 10_000, 0), List.of(0), 10_000, 0, Double.NaN)
+                .running(f.job("short", c, 1, 100, 0), List.of(1), 100, 0, Double.NaN).queued(f.job("q", b, 1, 100, 0));
+        TandemPolicy p = new TandemPolicy();
+        var s = f.snapshot();
+        Job q = s.queue().getFirst().job(), host = s.running().getFirst().job();
+        assertThat(p.pairingRefusal(s, q, host, List.of(0))).as("before any decision").isEmpty();
+        assertThat(p.decide(s)).isEmpty();
+        assertThat(p.pairingRefusal(s, q, host, List.of(0))).hasValue("job long is on the critical path: 10000 s of its work are left, beyond"
+                + " the 7650 s by which the rest of the work should end, so a partner's slowdown would delay the end");
+        // with less left (the unfinished work is summed at most every 300 s, so the threshold stays) it hosts at the next decision
+        f.running.set(0, new RunningJob(host, List.of(0), 0, 0, 7_000 * 10, 3_000, Double.NaN));
+        var later = f.snapshot();
+        assertThat(started(p.decide(later))).containsExactly("q");
+        assertThat(p.pairingRefusal(later, q, host, List.of(0))).isEmpty();
     }
 
     @Test

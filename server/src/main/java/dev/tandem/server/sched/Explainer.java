@@ -148,7 +148,7 @@ final class Explainer {
                 long capacity = ctx.capacity(host.gpus);
                 long need = ctx.memoryRule.total(s.memoryNeed(job), s.memoryNeed(hj));
                 return String.format(Locale.ROOT, "policy %s accepts the pair (predicted %.2fx combined, %.2f/%.2f ±%.2f, %s; memory %.1f of %.1f GB)"
-                                + " but chose other jobs this round", policy.name(), p.combined(), p.speedA(), p.speedB(), p.uncertainty(), p.basis(),
+                                + " but did not choose it this round", policy.name(), p.combined(), p.speedA(), p.speedB(), p.uncertainty(), p.basis(),
                         need / 1024.0, capacity / 1024.0);
             });
             // a partner the policy accepts is the better answer, then the higher predicted throughput
