@@ -24,3 +24,16 @@ function svgChart(el, option) {
   window.addEventListener('resize', () => c.resize());
   return c;
 }
+// a makespan-vs-JCT plane's points: each policy's [makespan h, mean JCT h] with its label on a side of its own among
+// points close together (within 4% of either axis' span), so that no label is drawn over another
+function planePoints(points) {
+  const span = k => Math.max(...points.map(v => v[k])) - Math.min(...points.map(v => v[k])) || 1;
+  const sides = ['right', 'left', 'top', 'bottom'];
+  return points.map((v, i) => ({ value: v, side: sides[points.slice(0, i).filter(w =>
+    Math.abs(w[0] - v[0]) < 0.04 * span(0) && Math.abs(w[1] - v[1]) < 0.04 * span(1)).length % sides.length] }));
+}
+// a value axis around the data with a margin, so that no point sits on an axis line (the best policy's would)
+function paddedAxis(name) {
+  const pad = v => 0.08 * (v.max - v.min || v.max);
+  return { type: 'value', name, min: v => Math.max(0, Math.floor(v.min - pad(v))), max: v => Math.ceil(v.max + pad(v)) };
+}

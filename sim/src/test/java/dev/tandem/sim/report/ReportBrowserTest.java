@@ -96,6 +96,17 @@ class ReportBrowserTest {
         assertThat(colours).hasSize(5).containsOnly(colours.getFirst());
         assertThat(colours.getFirst()).isEqualTo(js("return policyColour('tandem')")).isNotEqualTo(js("return policyColour('fifo')"));
 
+        // the plane's axes leave a margin around every point, also where the values are round numbers an axis would
+        // start at (the demo's tandem has a mean JCT of 30.09 h): none sits on an axis line
+        List<Boolean> inside = (List<Boolean>) js("""
+                const c = echarts.getInstanceByDom(document.getElementById('plane'));
+                c.setOption({ series: [{ data: [[50, 30]] }, { data: [[100, 60]] }] });
+                const x = c.getModel().getComponent('xAxis', 0).axis.scale.getExtent(), y = c.getModel().getComponent('yAxis', 0).axis.scale.getExtent();
+                const [left, bottom] = c.convertToPixel({ gridIndex: 0 }, [x[0], y[0]]), [right, top] = c.convertToPixel({ gridIndex: 0 }, [x[1], y[1]]);
+                return [[50, 30], [100, 60]].map(v => c.convertToPixel({ gridIndex: 0 }, v))
+                  .map(([px, py]) => px > left + 4 && px < right - 4 && py < bottom - 4 && py > top + 4);""");
+        assertThat(inside).containsExactly(true, true);
+
         // the timeline shows tandem first, with a bar per stretch, and switches to FIFO
         String timelineTitle = "return echarts.getInstanceByDom(document.getElementById('timeline')).getOption().title[0].text";
         String bars = "return document.querySelectorAll('#timeline svg path, #timeline svg rect').length";
