@@ -128,10 +128,13 @@ public final class TandemPolicy implements Policy {
     private final ArrivalLoad arrivalLoad = new ArrivalLoad();
     private final ShortestFirstPreemption.GpuSummary preemptionSummary = new ShortestFirstPreemption.GpuSummary();
     /**
-     * The running jobs the last decision kept from hosting because they were on the critical path, and why: a rule of the
-     * round, not of the pair, that {@link #pairingRefusal} reports so that "why is my job waiting" names it.
+     * The running jobs the last decision kept from hosting because they were on the critical path: a rule of the round,
+     * not of the pair, that {@link #pairingRefusal} reports so that "why is my job waiting" names it.
      */
-    private final Map<String, String> criticalHosts = new HashMap<>();
+    private final Map<String, CriticalHost> criticalHosts = new HashMap<>();
+
+    /** A job on the critical path: its solo seconds left, and the threshold they were beyond ({@link #criticalAfter}). */
+    private record CriticalHost(double leftSeconds, double afterSeconds) {}
     /** Unfinished solo GPU-seconds per GPU, and when they were summed (see {@link #criticalAfter}). */
     private double workPerGpu = Double.NaN;
     private double workPerGpuAt = Double.NEGATIVE_INFINITY;
@@ -371,8 +374,7 @@ public final class TandemPolicy implements Policy {
                 if (running.isPresent() && s.knowsLength(running.get())) {
                     double left = s.expectedSoloSeconds(running.get());
                     if (left > criticalAfter) {
-                        criticalHosts.put(r.id(), String.format(Locale.ROOT, "job %s is on the critical path: %.0f s of its work are left, beyond the"
-                                + " %.0f s by which the rest of the work should end, so a partner's slowdown would delay the end", r.id(), left, criticalAfter));
+                        criticalHosts.put(r.id(), new CriticalHost(left, criticalAfter));
                         continue;
                     }
                 }
@@ -661,7 +663,12 @@ public final class TandemPolicy implements Policy {
         if (conflict.isPresent()) return conflict;
         PairPrediction pr = s.predict(guest, host);
         Inadmissible why = inadmissible(pr);
-        if (why == null) return Optional.ofNullable(criticalHosts.get(host.id()));
+        if (why == null) {
+            CriticalHost c = criticalHosts.get(host.id());
+            return c == null ? Optional.empty() : Optional.of(String.format(Locale.ROOT, "job %s is on the critical path: %.0f s of its work are"
+                    + " left, beyond the %.0f s by which the rest of the work should end, so a partner's slowdown would delay the end",
+                    host.id(), c.leftSeconds(), c.afterSeconds()));
+        }
         return Optional.of(switch (why) {
             case UNKNOWN -> "no prediction (" + pr.basis() + ")";
             case SLOWDOWN -> String.format(Locale.ROOT, "predicted speeds %.2f/%.2f ±%.2f (%s): the slower, less %.1f x the uncertainty, is below"
