@@ -28,9 +28,9 @@ function svgChart(el, option) {
 // points close together (within 4% of either axis' span), so that no label is drawn over another
 function planePoints(points) {
   const span = k => Math.max(...points.map(v => v[k])) - Math.min(...points.map(v => v[k])) || 1;
-  const sides = ['right', 'left', 'top', 'bottom'];
+  const near = [0.04 * span(0), 0.04 * span(1)], sides = ['right', 'left', 'top', 'bottom'];
   return points.map((v, i) => ({ value: v, side: sides[points.slice(0, i).filter(w =>
-    Math.abs(w[0] - v[0]) < 0.04 * span(0) && Math.abs(w[1] - v[1]) < 0.04 * span(1)).length % sides.length] }));
+    Math.abs(w[0] - v[0]) < near[0] && Math.abs(w[1] - v[1]) < near[1]).length % sides.length] }));
 }
 // a value axis around the data with a margin, so that no point sits on an axis line (the best policy's would)
 function paddedAxis(name) {

@@ -128,13 +128,11 @@ public final class TandemPolicy implements Policy {
     private final ArrivalLoad arrivalLoad = new ArrivalLoad();
     private final ShortestFirstPreemption.GpuSummary preemptionSummary = new ShortestFirstPreemption.GpuSummary();
     /**
-     * The running jobs the last decision kept from hosting because they were on the critical path: a rule of the round,
-     * not of the pair, that {@link #pairingRefusal} reports so that "why is my job waiting" names it.
+     * The critical path the last decision's matching kept hosts off ({@link #criticalAfter}; infinite where it judged
+     * none): a rule of the round, not of the pair, that {@link #pairingRefusal} reports so that "why is my job waiting"
+     * names it.
      */
-    private final Map<String, CriticalHost> criticalHosts = new HashMap<>();
-
-    /** A job on the critical path: its solo seconds left, and the threshold they were beyond ({@link #criticalAfter}). */
-    private record CriticalHost(double leftSeconds, double afterSeconds) {}
+    private double lastCriticalAfter = Double.POSITIVE_INFINITY;
     /** Unfinished solo GPU-seconds per GPU, and when they were summed (see {@link #criticalAfter}). */
     private double workPerGpu = Double.NaN;
     private double workPerGpuAt = Double.NEGATIVE_INFINITY;
@@ -169,7 +167,7 @@ public final class TandemPolicy implements Policy {
     public Config config() { return cfg; }
 
     @Override public List<Decision> decide(SchedulerSnapshot s) {
-        criticalHosts.clear();
+        lastCriticalAfter = Double.POSITIVE_INFINITY;
         ClusterView view = new ClusterView(s);
         List<Decision> out = new ArrayList<>();
         split(s, view, out);
@@ -359,6 +357,7 @@ public final class TandemPolicy implements Policy {
         // without a critical path (a queue longer than a plan covers, the makespan objective) no job is on it: then no
         // lone job's view is needed (a third of tandem's time on 20,000 GPUs, where thousands run alone)
         boolean criticalPath = criticalAfter < Double.POSITIVE_INFINITY;
+        lastCriticalAfter = criticalAfter;
         // a host takes only a partner of its gang size: of the hosts of sizes nobody waiting has, all that matters is
         // whether there is one (see `open` below), so their views and classes are not made (a large cluster filling up
         // runs thousands of lone jobs while one gang waits: 20,000 jobs on 20,000 GPUs, 53 s with them, 29 s without)
@@ -371,13 +370,7 @@ public final class TandemPolicy implements Policy {
             if (criticalPath) {
                 Optional<dev.tandem.core.policy.RunningJob> running = s.occupancy().job(r.id());
                 // the critical path is judged by lengths: a job without one is not on it
-                if (running.isPresent() && s.knowsLength(running.get())) {
-                    double left = s.expectedSoloSeconds(running.get());
-                    if (left > criticalAfter) {
-                        criticalHosts.put(r.id(), new CriticalHost(left, criticalAfter));
-                        continue;
-                    }
-                }
+                if (running.isPresent() && s.knowsLength(running.get()) && s.expectedSoloSeconds(running.get()) > criticalAfter) continue;
             }
             if (!waited) {
                 hostOfUnwaitedSize = true;
@@ -664,10 +657,12 @@ public final class TandemPolicy implements Policy {
         PairPrediction pr = s.predict(guest, host);
         Inadmissible why = inadmissible(pr);
         if (why == null) {
-            CriticalHost c = criticalHosts.get(host.id());
-            return c == null ? Optional.empty() : Optional.of(String.format(Locale.ROOT, "job %s is on the critical path: %.0f s of its work are"
-                    + " left, beyond the %.0f s by which the rest of the work should end, so a partner's slowdown would delay the end",
-                    host.id(), c.leftSeconds(), c.afterSeconds()));
+            // as the matching judged hosts: by lengths, against the last decision's critical path
+            Optional<dev.tandem.core.policy.RunningJob> r = s.occupancy().job(host.id());
+            double left = r.isPresent() && s.knowsLength(r.get()) ? s.expectedSoloSeconds(r.get()) : Double.NaN;
+            return !(left > lastCriticalAfter) ? Optional.empty() : Optional.of(String.format(Locale.ROOT, "job %s is on the critical path: %.0f s"
+                    + " of its work are left, beyond the %.0f s by which the rest of the work should end, so a partner's slowdown would delay"
+                    + " the end", host.id(), left, lastCriticalAfter));
         }
         return Optional.of(switch (why) {
             case UNKNOWN -> "no prediction (" + pr.basis() + ")";
