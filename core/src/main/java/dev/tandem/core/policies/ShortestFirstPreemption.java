@@ -28,15 +28,19 @@ import java.util.Set;
  *   <li>the waiting job q is <i>overdue</i>: it has waited at least as long as it still needs to run (slowdown 2
  *       already) and at least {@link #MIN_RUN_SECONDS}, so a job that will get a GPU or a partner soon is not worth
  *       a suspension;</li>
- *   <li>a running job r may be suspended for q only if it was submitted before q: q is news the policy did not have
- *       when it chose r. Jobs submitted together are ordered once, by the queue order, and not re-ranked by
- *       suspending one another (on the demo batch that churn cost 4-8% of makespan). Unless r's length is unknown
- *       ({@link SchedulerSnapshot#knowsLength}): then r was chosen without knowing how long it runs, the service it
- *       has had since is the news, and jobs of unknown length submitted together take turns by least attained
- *       service (as Tiresias' queues do; a job submitted before r still may not suspend it: letting it raised the
- *       Philly replay's mean JCT without lengths from 19.2 h to 22.5 h). On the demo without lengths
- *       ({@code --knowledge none}, seeds 1-8) that kept 95.2% of tandem's exact-length gain over FIFO instead of
- *       90.7%, at 29.2 h mean JCT instead of 29.5 h;</li>
+ *   <li>a running job r may not be suspended for q if the two were submitted at the same instant: jobs submitted
+ *       together are ordered once, by the queue order, and not re-ranked by suspending one another (on the demo batch
+ *       that churn cost 4-8% of makespan). A job submitted before q was chosen without news of q; one submitted after
+ *       q and started while q waited was chosen because q had nowhere to go (no idle GPU for it, no running job it
+ *       could share one with), not because it ranks above q: on a small cluster such jobs joined every job that ended
+ *       a pair and kept the GPUs from ever draining, and a 46-minute job that could share with none of them waited
+ *       26 hours on one GPU ({@code --jobs 12 --cluster 1x1:RTX3090-24GB --arrival poisson:2 --sizes 1 --seed 6}).
+ *       Unless r's length is unknown ({@link SchedulerSnapshot#knowsLength}): then r was chosen without knowing how
+ *       long it runs, the service it has had since is the news, and jobs of unknown length submitted together take
+ *       turns by least attained service (as Tiresias' queues do; a job submitted before r still may not suspend it:
+ *       letting it raised the Philly replay's mean JCT without lengths from 19.2 h to 22.5 h). On the demo without
+ *       lengths ({@code --knowledge none}, seeds 1-8) that kept 95.2% of tandem's exact-length gain over FIFO instead
+ *       of 90.7%, at 29.2 h mean JCT instead of 29.5 h;</li>
  *   <li>r has at least {@link #RATIO} times q's remaining solo time left, has run at least {@link #MIN_RUN_SECONDS}
  *       since it last started, and is not on the critical path (the caller says where that begins). The running job
  *       with the most left is on it too when it outlasts the unfinished work spread over every GPU: it then ends last
@@ -150,7 +154,7 @@ final class ShortestFirstPreemption {
      * Suspends running jobs to start each of {@code candidates} in turn, up to a round's tries and failures.
      *
      * @param starving the candidates are starving: any job but the one that ends last may make room for them; else
-     *                 they are overdue, and only much longer running jobs submitted before them make room
+     *                 they are overdue, and only much longer running jobs not submitted with them make room
      */
     private static void tryRooms(SchedulerSnapshot s, ClusterView view, List<Overdue> candidates, boolean starving, GpuSummary gpus,
                                  List<Decision> out) {
@@ -200,9 +204,9 @@ final class ShortestFirstPreemption {
     /**
      * Per GPU, what decides whether its occupants may be suspended for some waiting job, summarised on first use in a round:
      * whether every occupant may be suspended at all (it started before this round, ran long enough, is not on the
-     * critical path), the least solo time any of them has left, and the latest submission among them. A waiting job q
-     * can then take the GPU if the least time left is at least {@link #RATIO} x q's and every occupant was submitted
-     * before q: two comparisons per GPU instead of a look-up per occupant and try.
+     * critical path), the least solo time any of them has left, and when they were submitted. A waiting job q can then
+     * take the GPU if the least time left is at least {@link #RATIO} x q's and no occupant was submitted with q (nor one
+     * of unknown length after q): a few comparisons per GPU instead of a look-up per occupant and try.
      */
     static final class GpuSummary {
         private boolean[] suspendable = new boolean[0];
@@ -211,7 +215,11 @@ final class ShortestFirstPreemption {
         /** Some occupant is on the critical path (suspendable only for a starving job). */
         private boolean[] onCriticalPath = new boolean[0];
         private double[] leastLeft = new double[0];
-        private double[] latestSubmit = new double[0];
+        /** The earliest and latest submission of an occupant of known length (NaN: none): a GPU holds at most {@link dev.tandem.core.runtime.PlacementRules#MAX_JOBS_PER_GPU} = 2 jobs, so these name every one. */
+        private double[] earliestKnownSubmit = new double[0];
+        private double[] latestKnownSubmit = new double[0];
+        /** The latest submission of an occupant of unknown length, a hair earlier (see {@link #occupant}). */
+        private double[] latestUnknownSubmit = new double[0];
         private int[] occupants = new int[0];
         /**
          * The round a GPU was last summarised in: the arrays are kept across rounds (one policy owns the summary), so a
@@ -222,7 +230,7 @@ final class ShortestFirstPreemption {
 
         /** The GPU being summarised, as its occupants are read ({@link #occupant}). */
         private boolean accOk, accYoung, accCritical;
-        private double accLeast, accLatest;
+        private double accLeast, accEarliestKnown, accLatestKnown, accLatestUnknown;
         private int accCount;
         private final dev.tandem.core.policy.Occupancy.OccupantReader reader = this::occupant;
 
@@ -253,7 +261,9 @@ final class ShortestFirstPreemption {
                 young = new boolean[n];
                 onCriticalPath = new boolean[n];
                 leastLeft = new double[n];
-                latestSubmit = new double[n];
+                earliestKnownSubmit = new double[n];
+                latestKnownSubmit = new double[n];
+                latestUnknownSubmit = new double[n];
                 occupants = new int[n];
                 summarisedIn = new int[n];
                 round = 0;
@@ -292,7 +302,9 @@ final class ShortestFirstPreemption {
             accYoung = false;
             accCritical = false;
             accLeast = Double.POSITIVE_INFINITY;
-            accLatest = Double.NEGATIVE_INFINITY;
+            accEarliestKnown = Double.NaN;
+            accLatestKnown = Double.NaN;
+            accLatestUnknown = Double.NEGATIVE_INFINITY;
             accCount = 0;
             // as the world has it, unless this round changed it (then per occupant: a job placed this round is not
             // running in the world, so not suspendable; nor is a GPU held for a waiting gang)
@@ -317,7 +329,9 @@ final class ShortestFirstPreemption {
             onCriticalPath[g] = accCritical;
             suspendable[g] = accOk; // an idle GPU too: with GPUs freed beside it, it can complete a gang's room
             leastLeft[g] = accLeast;
-            latestSubmit[g] = accLatest;
+            earliestKnownSubmit[g] = accEarliestKnown;
+            latestKnownSubmit[g] = accLatestKnown;
+            latestUnknownSubmit[g] = accLatestUnknown;
             occupants[g] = accCount;
         }
 
@@ -333,11 +347,17 @@ final class ShortestFirstPreemption {
             if (known && left > keepBeyondSeconds) accCritical = true;
             if (s.now() - startedAt < MIN_RUN_SECONDS) accYoung = true;
             accLeast = Math.min(accLeast, left);
-            // a job of unknown length was chosen without news of how long it runs: the service it has had since is that
-            // news, so it may make room for a job submitted with it (least attained service first). It counts as
-            // submitted a hair earlier, so that the one test below (latest >= q's submission) lets q submitted at the
-            // same instant suspend it, and still not q submitted before it
-            accLatest = Math.max(accLatest, known ? job.submitTime() : Math.nextDown(job.submitTime()));
+            if (known) {
+                double t = job.submitTime();
+                accEarliestKnown = Double.isNaN(accEarliestKnown) ? t : Math.min(accEarliestKnown, t);
+                accLatestKnown = Double.isNaN(accLatestKnown) ? t : Math.max(accLatestKnown, t);
+            } else {
+                // a job of unknown length was chosen without news of how long it runs: the service it has had since is
+                // that news, so it may make room for a job submitted with it (least attained service first). It counts
+                // as submitted a hair earlier, so that the one test (latest >= q's submission) lets q submitted at the
+                // same instant suspend it, and still not q submitted before it
+                accLatestUnknown = Math.max(accLatestUnknown, Math.nextDown(job.submitTime()));
+            }
         }
 
         /**
@@ -381,7 +401,7 @@ final class ShortestFirstPreemption {
                     int id = g.id();
                     summarise(id);
                     if (g.type().memoryMiB() < memory || !s.occupancy().usable(id) || !suspendable[id]) continue;
-                    if (!starving && (young[id] || onCriticalPath[id] || !(leastLeft[id] >= RATIO * remaining) || latestSubmit[id] >= q.job().submitTime())) continue;
+                    if (!starving && (young[id] || onCriticalPath[id] || !(leastLeft[id] >= RATIO * remaining) || protectedFrom(id, q))) continue;
                     if (freeable == null) freeable = new ArrayList<>();
                     freeable.add(id);
                 }
@@ -408,6 +428,12 @@ final class ShortestFirstPreemption {
                 }
             }
             return Optional.ofNullable(best);
+        }
+
+        /** Whether an occupant of GPU g was submitted with q, or is of unknown length and was submitted after it (see {@link ShortestFirstPreemption}). */
+        private boolean protectedFrom(int g, PendingJob q) {
+            double t = q.job().submitTime();
+            return earliestKnownSubmit[g] == t || latestKnownSubmit[g] == t || latestUnknownSubmit[g] >= t;
         }
 
         /** The order a starving job takes GPUs in: off the critical path first, then idle ones, then the least left. */

@@ -203,6 +203,21 @@ class TandemObjectiveTest {
         assertThat(policy(Objective.MAKESPAN).decide(longRunningShortWaiting(3_000, 5_000).snapshot())).isEmpty();
     }
 
+    @Test
+    void anOverdueShortJobSuspendsAMuchLongerJobSubmittedAfterItWhileItWaited() {
+        // "short" (1,000 s, shares with nothing) submitted at 1,000 s; "long" submitted at 2,000 s took the GPU (short had
+        // nowhere to go then, say a partner of a job since ended). At 5,000 s short has waited 4,000 s: overdue, and long
+        // has 20x its time left
+        Fixture f = new Fixture(1, 1, 24576);
+        WorkloadSignature a = f.profile("A", 50, 2000), b = f.profile("B", 50, 2000);
+        f.running.add(new RunningJob(f.job("long", a, 1, 23_000, 2_000), List.of(0), 2_000, 2_000, 20_000 * 10, 3_000, Double.NaN));
+        f.queued(f.job("short", b, 1, 1_000, 1_000), 1_000, 0);
+        f.now = 5_000;
+        List<Decision> ds = policy(Objective.BALANCED).decide(f.snapshot());
+        assertThat(preempted(ds)).containsExactly("long");
+        assertThat(Fixture.start(ds, "short").gpus()).containsExactly(0);
+    }
+
     /**
      * {@code nodes} nodes of one GPU, each running a 20,000 s job (started at 0); a 1,000 s job that cannot share was
      * submitted at 3,000 s: overdue from 4,000 s on.
