@@ -49,7 +49,10 @@ import java.util.Set;
  * </ul>
  * Among nodes that can give q its GPUs, the one that suspends the fewest jobs wins, then the one whose suspended
  * jobs have the most time left. Suspended jobs return to the queue and are ordered by their remaining time like any
- * other.
+ * other. tandem looks for room before it pairs waiting jobs with running ones: the other way round, a job a pair left
+ * behind got a new partner first, and the GPU then held a job too young to suspend. On one GPU
+ * ({@code --jobs 12 --cluster 1x1:RTX3090-24GB --arrival poisson:2 --sizes 1 --seed 6}) that took the mean JCT from
+ * 16.6 h to 13.5 h (fifo-packed 13.2 h).
  *
  * <p>A job at the starvation bound ({@link QueueOrder#starving}) is tried before all of them, and only the job that
  * ends last protects a running job from it: it may suspend jobs of any length, submitted when they were, even ones
@@ -106,7 +109,6 @@ final class ShortestFirstPreemption {
             if (waited < MIN_RUN_SECONDS && !starves) continue;
             double remaining = waitingSeconds[k];
             if (!Double.isFinite(remaining) || (!starves && waited < remaining)) continue;
-            if (view.placedThisRound(q.id())) continue; // paired this round
             if (starves) {
                 starving.add(new Overdue(q, remaining));
                 continue;

@@ -42,9 +42,10 @@ import java.util.Optional;
  *       its cautious combined throughput net of q's opportunity cost.</li>
  *   <li><b>Spread out</b>: when nothing waits and GPUs are idle, the newer job of each pair moves to an idle GPU.</li>
  * </ol>
- * With the balanced and jct objectives, jobs on the critical path neither host nor join a partner, an overdue
- * short job may suspend much longer ones, and a starving job any job but the one that ends last
- * ({@link ShortestFirstPreemption}).
+ * With the balanced and jct objectives, jobs on the critical path neither host nor join a partner, and between
+ * anchoring and matching an overdue short job may suspend much longer ones, and a starving job any job but the one
+ * that ends last ({@link ShortestFirstPreemption}; before the matching, which would otherwise give a job a pair left
+ * behind a new partner first).
  * Sharing happens only when a queued job would otherwise wait, so at light load tandem behaves like FIFO.
  * With the makespan objective, if a starving job (waited longer than {@code starvationSeconds}) can be neither
  * anchored nor matched, nothing else is paired until it can.
@@ -217,9 +218,17 @@ public final class TandemPolicy implements Policy {
         }
         if (!waiting.isEmpty()) {
             double criticalAfter = criticalAfter(s, price);
-            match(s, view, waiting, waitingSeconds, price, criticalAfter, out);
-            if (cfg.objective() != Objective.MAKESPAN) {
+            if (cfg.objective() == Objective.MAKESPAN) {
+                match(s, view, waiting, waitingSeconds, price, criticalAfter, out);
+            } else {
+                // overdue jobs make room before the matching hands out partner slots: when a pair's short job ends, the
+                // matching gives the job left behind a new partner at once, and an overdue job that could have
+                // suspended it then finds beside it a job that has only just started (on one GPU a job waited 32 h
+                // behind such a succession of partners)
+                int decided = out.size();
                 ShortestFirstPreemption.makeRoom(s, view, waiting, waitingSeconds, criticalAfter, workPerGpu(s), cfg.starvationSeconds(), reservation, out, preemptionSummary);
+                Waiting left = out.size() == decided ? new Waiting(waiting, waitingSeconds) : Waiting.unplaced(waiting, waitingSeconds, view);
+                match(s, view, left.jobs(), left.seconds(), price, criticalAfter, out);
             }
         }
         if (reservation.active()) {
@@ -343,6 +352,21 @@ public final class TandemPolicy implements Policy {
 
     private boolean starving(SchedulerSnapshot s, PendingJob p) {
         return QueueOrder.starving(s, p, cfg.starvationSeconds());
+    }
+
+    /** Waiting jobs and each one's remaining solo seconds, by place. */
+    private record Waiting(List<PendingJob> jobs, double[] seconds) {
+        /** Those of {@code jobs} not placed this round in {@code view}. */
+        static Waiting unplaced(List<PendingJob> jobs, double[] seconds, ClusterView view) {
+            List<PendingJob> kept = new ArrayList<>(jobs.size());
+            double[] keptSeconds = new double[jobs.size()];
+            for (int k = 0; k < jobs.size(); k++) {
+                if (view.placedThisRound(jobs.get(k).id())) continue;
+                keptSeconds[kept.size()] = seconds[k];
+                kept.add(jobs.get(k));
+            }
+            return new Waiting(kept, keptSeconds);
+        }
     }
 
     /**

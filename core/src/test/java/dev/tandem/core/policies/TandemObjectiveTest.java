@@ -218,6 +218,25 @@ class TandemObjectiveTest {
         assertThat(Fixture.start(ds, "short").gpus()).containsExactly(0);
     }
 
+    @Test
+    void anOverdueJobMakesRoomBeforeTheMatchingGivesTheRunningJobAPartner() {
+        // one GPU running "long" alone; "short" (cannot share with it) is overdue, "partner" (shares with it well) has just
+        // come. Matched first, partner would join long, and a GPU with a job that has only just started is no room for
+        // short: it would wait behind one partner after another
+        Fixture f = new Fixture(1, 1, 24576);
+        WorkloadSignature a = f.profile("A", 50, 2000), b = f.profile("B", 50, 2000), c = f.profile("C", 50, 2000);
+        f.predict("A", "C", 0.9, 0.9, 0.01);
+        f.running.add(new RunningJob(f.job("long", a, 1, 25_000, 0), List.of(0), 0, 0, 20_000 * 10, 5_000, Double.NaN));
+        f.queued(f.job("short", b, 1, 1_000, 1_000), 1_000, 0);
+        f.queued(f.job("partner", c, 1, 2_000, 4_990), 4_990, 0);
+        f.now = 5_000;
+        List<Decision> ds = policy(Objective.BALANCED).decide(f.snapshot());
+        assertThat(preempted(ds)).containsExactly("long");
+        assertThat(started(ds)).containsExactly("short");
+        // the makespan objective suspends no one: it pairs
+        assertThat(started(policy(Objective.MAKESPAN).decide(f.snapshot()))).containsExactly("partner");
+    }
+
     /**
      * {@code nodes} nodes of one GPU, each running a 20,000 s job (started at 0); a 1,000 s job that cannot share was
      * submitted at 3,000 s: overdue from 4,000 s on.
