@@ -44,8 +44,7 @@ import java.util.Optional;
  * </ol>
  * With the balanced and jct objectives, jobs on the critical path neither host nor join a partner, and between
  * anchoring and matching an overdue short job may suspend much longer ones, and a starving job any job but the one
- * that ends last ({@link ShortestFirstPreemption}; before the matching, which would otherwise give a job a pair left
- * behind a new partner first).
+ * that ends last ({@link ShortestFirstPreemption}, which says why before the matching).
  * Sharing happens only when a queued job would otherwise wait, so at light load tandem behaves like FIFO.
  * With the makespan objective, if a starving job (waited longer than {@code starvationSeconds}) can be neither
  * anchored nor matched, nothing else is paired until it can.
@@ -221,10 +220,7 @@ public final class TandemPolicy implements Policy {
             if (cfg.objective() == Objective.MAKESPAN) {
                 match(s, view, waiting, waitingSeconds, price, criticalAfter, out);
             } else {
-                // overdue jobs make room before the matching hands out partner slots: when a pair's short job ends, the
-                // matching gives the job left behind a new partner at once, and an overdue job that could have
-                // suspended it then finds beside it a job that has only just started (on one GPU a job waited 32 h
-                // behind such a succession of partners)
+                // overdue jobs make room before the matching hands out partner slots (see ShortestFirstPreemption)
                 int decided = out.size();
                 ShortestFirstPreemption.makeRoom(s, view, waiting, waitingSeconds, criticalAfter, workPerGpu(s), cfg.starvationSeconds(), reservation, out, preemptionSummary);
                 Waiting left = out.size() == decided ? new Waiting(waiting, waitingSeconds) : Waiting.unplaced(waiting, waitingSeconds, view);
