@@ -219,6 +219,24 @@ class TandemObjectiveTest {
     }
 
     @Test
+    void anOverdueGangSuspendsOnlyJobsSubmittedBeforeIt() {
+        // the same on one node of two GPUs, for a 2-GPU gang: the single-GPU jobs on them were submitted after it, so it
+        // waits (for its reservation); submitted before it, they make room
+        for (double longSubmit : new double[] {2_000, 0}) {
+            Fixture f = new Fixture(1, 2, 24576);
+            WorkloadSignature a = f.profile("A", 50, 2000), b = f.profile("B", 50, 2000);
+            for (int g = 0; g < 2; g++) {
+                f.running.add(new RunningJob(f.job("long" + g, a, 1, 23_000, longSubmit), List.of(g), 2_000, 2_000, 20_000 * 10, 3_000, Double.NaN));
+            }
+            f.queued(f.job("gang", b, 2, 1_000, 1_000), 1_000, 0);
+            f.now = 5_000;
+            List<Decision> ds = policy(Objective.BALANCED).decide(f.snapshot());
+            if (longSubmit > 1_000) assertThat(preempted(ds)).as("submitted after the gang").isEmpty();
+            else assertThat(preempted(ds)).as("submitted before the gang").containsExactlyInAnyOrder("long0", "long1");
+        }
+    }
+
+    @Test
     void anOverdueJobMakesRoomBeforeTheMatchingGivesTheRunningJobAPartner() {
         // one GPU running "long" alone; "short" (cannot share with it) is overdue, "partner" (shares with it well) has just
         // come. Matched first, partner would join long, and a GPU with a job that has only just started is no room for
