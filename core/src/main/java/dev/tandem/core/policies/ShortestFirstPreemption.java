@@ -38,10 +38,11 @@ import java.util.Set;
  *       Only for a q that needs one GPU: an overdue gang still suspends only jobs submitted before it (it has
  *       reservations; suspending later single-GPU jobs for gangs as well raised the mean JCT of 100,000 jobs on 2,000
  *       GPUs from 10.1 h to 11.3 h, long single-GPU jobs suspended again and again, and their own waits starting anew).
- *       Unless r's length is unknown ({@link SchedulerSnapshot#knowsLength}): then r was chosen without knowing how
- *       long it runs, the service it has had since is the news, and jobs of unknown length submitted together take
- *       turns by least attained service (as Tiresias' queues do; a job submitted before r still may not suspend it:
- *       letting it raised the Philly replay's mean JCT without lengths from 19.2 h to 22.5 h). On the demo without
+ *       Where r's length is unknown ({@link SchedulerSnapshot#knowsLength}) the rule is its own, whatever q's size:
+ *       r was chosen without knowing how long it runs, the service it has had since is the news, so jobs of unknown
+ *       length submitted together take turns by least attained service (as Tiresias' queues do), and a job submitted
+ *       before r may not suspend it (letting it raised the Philly replay's mean JCT without lengths from 19.2 h to
+ *       22.5 h). On the demo without
  *       lengths ({@code --knowledge none}, seeds 1-8) that kept 95.2% of tandem's exact-length gain over FIFO instead
  *       of 90.7%, at 29.2 h mean JCT instead of 29.5 h;</li>
  *   <li>r has at least {@link #RATIO} times q's remaining solo time left, has run at least {@link #MIN_RUN_SECONDS}
