@@ -366,21 +366,40 @@ public final class TandemPolicy implements Policy {
     }
 
     /**
+     * Pairs waiting jobs with running jobs alone on their GPUs: the hosts and the candidates, grouped into classes of
+     * interchangeable jobs, the edges between the classes, and a maximum-weight matching of them. Each stage is a method
+     * of its own, which also gives the JIT smaller units: as one method (up to 140 kB of machine code) the matching was
+     * compiled by C2 ten times in the 100,000-job run, up to 0.6 s each, as the run's phases changed which of its branches
+     * were taken.
+     *
      * @param criticalAfter a job with more solo time left than this is on the critical path: it outlasts all other
      *                      work, so sharing only delays it (and the end); it neither hosts nor joins a partner
      */
     private void match(SchedulerSnapshot s, ClusterView view, List<PendingJob> waiting, double[] waitingSeconds, Map<WorkPrices.Group, WorkPrices.Price> price,
                        double criticalAfter, List<Decision> out) {
         if (waiting.isEmpty()) return;
-        // hosts: running jobs alone on their GPUs, grouped into interchangeable classes
+        lastCriticalAfter = criticalAfter;
+        Hosts hosts = hosts(s, view, waiting, criticalAfter);
+        if (hosts.classes().isEmpty()) return;
+        Candidates candidates = candidates(s, waiting, waitingSeconds, criticalAfter, hosts);
+        List<ClassEdge> edges = edges(s, view, waitingSeconds, price, hosts.classes(), candidates);
+        for (Edge e : solve(edges, candidates.queued(), hosts.classes(), candidates.positions())) place(s, view, e, out);
+    }
+
+    /**
+     * Running jobs alone on their GPUs, grouped into interchangeable classes, and whether there is a lone job of a gang
+     * size nobody waiting has (of those, all that matters is whether there is one: see {@link #candidates}).
+     */
+    private record Hosts(Map<HostClass, List<Packing.Host>> classes, boolean ofUnwaitedSize) {}
+
+    private Hosts hosts(SchedulerSnapshot s, ClusterView view, List<PendingJob> waiting, double criticalAfter) {
         Map<HostClass, List<Packing.Host>> hosts = new LinkedHashMap<>();
         // without a critical path (a queue longer than a plan covers, the makespan objective) no job is on it: then no
         // lone job's view is needed (a third of tandem's time on 20,000 GPUs, where thousands run alone)
         boolean criticalPath = criticalAfter < Double.POSITIVE_INFINITY;
-        lastCriticalAfter = criticalAfter;
-        // a host takes only a partner of its gang size: of the hosts of sizes nobody waiting has, all that matters is
-        // whether there is one (see `open` below), so their views and classes are not made (a large cluster filling up
-        // runs thousands of lone jobs while one gang waits: 20,000 jobs on 20,000 GPUs, 53 s with them, 29 s without)
+        // a host takes only a partner of its gang size: of the hosts of sizes nobody waiting has, their views and classes
+        // are not made (a large cluster filling up runs thousands of lone jobs while one gang waits: 20,000 jobs on 20,000
+        // GPUs, 53 s with them, 29 s without)
         WaitedSizes waitedSizes = new WaitedSizes(waiting);
         boolean hostOfUnwaitedSize = false;
         for (Job r : view.soleTenants()) {
@@ -402,34 +421,44 @@ public final class TandemPolicy implements Policy {
             HostClass key = new HostClass(r.signature(), r.gpus(), s.memoryRule().charged(s.memoryNeed(r)), view.capacity(g0));
             hosts.computeIfAbsent(key, k -> new ArrayList<>()).add(new Packing.Host(r, gpus));
         }
-        if (hosts.isEmpty()) return;
-        // candidates: the first `window` waiting jobs of each gang size a host has, grouped by workload
+        return new Hosts(hosts, hostOfUnwaitedSize);
+    }
+
+    /**
+     * The waiting jobs the matching considers, grouped into interchangeable classes.
+     *
+     * @param criticalSeconds a critical job's class: the most solo seconds any of its members needs (it joins a host only if that pays)
+     * @param positions       each candidate's place in the waiting list
+     * @param bySize          the non-critical candidates by gang size, in waiting order (the opportunity cost's sample)
+     */
+    private record Candidates(Map<QueuedClass, List<PendingJob>> queued, Map<QueuedClass, Double> criticalSeconds,
+                              Map<PendingJob, Integer> positions, Map<Integer, List<PendingJob>> bySize) {}
+
+    /** The first `window` waiting jobs of each gang size a host has, grouped by workload; critical jobs apart. */
+    private Candidates candidates(SchedulerSnapshot s, List<PendingJob> waiting, double[] waitingSeconds, double criticalAfter, Hosts hosts) {
+        boolean criticalPath = criticalAfter < Double.POSITIVE_INFINITY;
         // makespan objective: a starving job that could neither start nor pair keeps everyone else from pairing until
         // it runs. The other objectives only serve starving jobs first: in an overloaded cluster the block passes from
         // one starving job to the next and turns the queue into FIFO (Philly trace: mean JCT 136 h with it, 64 h without)
         boolean starvingWaits = cfg.objective() == Objective.MAKESPAN && starving(s, waiting.get(0));
         Map<Integer, Integer> perSize = new HashMap<>();
-        for (HostClass c : hosts.keySet()) perSize.putIfAbsent(c.gpus(), 0);
-        Map<QueuedClass, List<PendingJob>> queued = new LinkedHashMap<>();
-        // a critical job's class: the most solo seconds any of its members needs (it joins a host only if that pays)
-        Map<QueuedClass, Double> criticalSeconds = new HashMap<>();
+        for (HostClass c : hosts.classes().keySet()) perSize.putIfAbsent(c.gpus(), 0);
+        Candidates out = new Candidates(new LinkedHashMap<>(), new HashMap<>(), new java.util.IdentityHashMap<>(), new HashMap<>());
         int criticalCandidates = 0;
-        Map<PendingJob, Integer> positions = new java.util.IdentityHashMap<>();
-        Map<Integer, List<PendingJob>> bySize = new HashMap<>();
         // gang sizes whose window still has room: none left, none can be added (a host size nobody waiting has never fills)
-        int position = 0, open = perSize.size() + (hostOfUnwaitedSize ? 1 : 0);
+        int position = 0, open = perSize.size() + (hosts.ofUnwaitedSize() ? 1 : 0);
         for (PendingJob q : waiting) {
             if (open == 0 || (starvingWaits && !starving(s, q))) break;
             // classes are judged by their first member: a job that must run alone is no candidate at all
             if (s.runsAlone(q.job()) != null) { position++; continue; }
             if (criticalPath && s.knowsLength(q) && waitingSeconds[position] > criticalAfter) {
-                // on the critical path: a candidate apart from the window, in classes of its own (see below)
+                // on the critical path: a candidate apart from the window, in classes of its own (see {@link #edges})
                 if (perSize.containsKey(q.job().gpus()) && criticalCandidates < cfg.window()) {
                     criticalCandidates++;
                     QueuedClass c = new QueuedClass(q.job().signature(), q.job().gpus(), s.memoryNeed(q.job()), true);
-                    queued.computeIfAbsent(c, k -> new ArrayList<>()).add(q);
-                    criticalSeconds.merge(c, waitingSeconds[position], Math::max);
-                    positions.put(q, position);
+                    out.queued().computeIfAbsent(c, k -> new ArrayList<>()).add(q);
+                    out.criticalSeconds().merge(c, waitingSeconds[position], Math::max);
+                    out.positions().put(q, position);
                 }
                 position++;
                 continue;
@@ -438,32 +467,38 @@ public final class TandemPolicy implements Policy {
             if (n != null && n < cfg.window()) {
                 perSize.put(q.job().gpus(), n + 1);
                 if (n + 1 == cfg.window()) open--;
-                queued.computeIfAbsent(new QueuedClass(q.job().signature(), q.job().gpus(), s.memoryNeed(q.job()), false), k -> new ArrayList<>()).add(q);
-                bySize.computeIfAbsent(q.job().gpus(), k -> new ArrayList<>()).add(q);
-                positions.put(q, position);
+                out.queued().computeIfAbsent(new QueuedClass(q.job().signature(), q.job().gpus(), s.memoryNeed(q.job()), false), k -> new ArrayList<>()).add(q);
+                out.bySize().computeIfAbsent(q.job().gpus(), k -> new ArrayList<>()).add(q);
+                out.positions().put(q, position);
             }
             position++;
         }
-        // one prediction per (queued workload, host workload): jobs of a class are interchangeable
+        return out;
+    }
+
+    /** One edge per (queued class, host class) that may pair, weighed by its gain: one prediction per class pair. */
+    private List<ClassEdge> edges(SchedulerSnapshot s, ClusterView view, double[] waitingSeconds, Map<WorkPrices.Group, WorkPrices.Price> price,
+                                  Map<HostClass, List<Packing.Host>> hosts, Candidates candidates) {
         List<ClassEdge> edges = new ArrayList<>();
         drains.begin(s, view); // how soon GPUs free up, worked out once per GPU and gang need when a critical job asks
-        for (Map.Entry<QueuedClass, List<PendingJob>> qe : queued.entrySet()) {
+        for (Map.Entry<QueuedClass, List<PendingJob>> qe : candidates.queued().entrySet()) {
             QueuedClass qc = qe.getKey();
             PendingJob first = qe.getValue().get(0);
             Job qrep = first.job();
-            double urgency = price.isEmpty() ? 0 : urgency(s, first, waitingSeconds[positions.get(first)]);
+            double urgency = price.isEmpty() ? 0 : urgency(s, first, waitingSeconds[candidates.positions().get(first)]);
             long need = s.memoryRule().charged(qc.needMiB());
             double opp = Double.NaN;
+            SchedulerSnapshot.PartnerPredictions withQueued = s.predictionsWith(qrep);
             for (Map.Entry<HostClass, List<Packing.Host>> he : hosts.entrySet()) {
                 HostClass hc = he.getKey();
                 Job hrep = he.getValue().get(0).job();
                 if (Pairing.conflict(s, qrep, need, hrep, hc.chargedMiB(), hc.capacityMiB()) != null) continue;
-                PairPrediction pr = s.predict(qrep, hrep);
+                PairPrediction pr = withQueued.predict(hrep);
                 if (!admissible(pr)) continue;
                 if (qc.critical()) {
                     // a job on the critical path outlasts all other work: a partner's slowdown adds to its end, unless
                     // waiting for GPUs of its own would add more (one GPU, every GPU busy for longer than it slows down)
-                    double seconds = criticalSeconds.get(qc), slowed = seconds / cautious(pr.speedA(), pr);
+                    double seconds = candidates.criticalSeconds().get(qc), slowed = seconds / cautious(pr.speedA(), pr);
                     // GPUs of its own drain soon enough when the wait for them adds no more than the slowdown would
                     if (drains.freeWhen(qrep, wait -> !(slowed < wait + seconds))) continue;
                 }
@@ -476,7 +511,7 @@ public final class TandemPolicy implements Policy {
                     gain = r[0] * pq.work() - (1 - r[1]) * ph.work() - pq.slot() + THROUGHPUT_TIE_WEIGHT * cautious(pr.combined(), pr)
                             + cfg.urgencyWeight() * urgency;
                 } else {
-                    if (Double.isNaN(opp)) opp = opportunity(s, first, bySize.getOrDefault(qc.gpus(), List.of()));
+                    if (Double.isNaN(opp)) opp = opportunity(s, first, candidates.bySize().getOrDefault(qc.gpus(), List.of()));
                     gain = cautious(pr.combined(), pr) - opp;
                 }
                 // a critical job takes a host only where no other candidate would: its pair lasts as long as it does
@@ -484,17 +519,20 @@ public final class TandemPolicy implements Policy {
                 edges.add(new ClassEdge(qc, hc, pr, qc.critical() ? CRITICAL_WEIGHT_SCALE * weight : weight));
             }
         }
-        for (Edge e : solve(edges, queued, hosts, positions)) {
-            PairPrediction pr = e.prediction();
-            StringBuilder why = Packing.reason().append("paired ").append(e.queued().id()).append(" with ").append(e.host().job().id()).append(": predicted ");
-            Fixed.append(why, pr.combined(), 2).append("x (");
-            Fixed.append(why, pr.speedA(), 2).append('/');
-            Fixed.append(why, pr.speedB(), 2).append(" ±");
-            Fixed.append(why, pr.uncertainty(), 2).append(", ").append(pr.basis()).append("), ");
-            String reason = Packing.appendMemoryNote(why, view, e.queued().job(), e.host().gpus(), s).toString();
-            view.place(e.queued().job(), e.host().gpus());
-            out.add(new Decision.Start(e.queued().id(), e.host().gpus(), reason));
-        }
+        return edges;
+    }
+
+    /** Starts a matched job beside its host, with the prediction that chose the pair as its reason. */
+    private static void place(SchedulerSnapshot s, ClusterView view, Edge e, List<Decision> out) {
+        PairPrediction pr = e.prediction();
+        StringBuilder why = Packing.reason().append("paired ").append(e.queued().id()).append(" with ").append(e.host().job().id()).append(": predicted ");
+        Fixed.append(why, pr.combined(), 2).append("x (");
+        Fixed.append(why, pr.speedA(), 2).append('/');
+        Fixed.append(why, pr.speedB(), 2).append(" ±");
+        Fixed.append(why, pr.uncertainty(), 2).append(", ").append(pr.basis()).append("), ");
+        String reason = Packing.appendMemoryNote(why, view, e.queued().job(), e.host().gpus(), s).toString();
+        view.place(e.queued().job(), e.host().gpus());
+        out.add(new Decision.Start(e.queued().id(), e.host().gpus(), reason));
     }
 
     /**
@@ -611,9 +649,10 @@ public final class TandemPolicy implements Policy {
     private double opportunity(SchedulerSnapshot s, PendingJob q, List<PendingJob> window) {
         double sum = 0;
         int n = 0;
+        SchedulerSnapshot.PartnerPredictions withQ = s.predictionsWith(q.job());
         for (PendingJob o : window) {
             if (o == q || o.job().gpus() != q.job().gpus()) continue;
-            PairPrediction pr = shareableOrNull(s, q.job(), o.job()); // no Optional or boxed double: asked per queued pair
+            PairPrediction pr = shareableOrNull(s, q.job(), o.job(), withQ); // no Optional or boxed double: asked per queued pair
             sum += pr == null ? 1.0 : cautious(pr.combined(), pr);
             if (++n == OPPORTUNITY_SAMPLE) break;
         }
@@ -650,8 +689,13 @@ public final class TandemPolicy implements Policy {
     }
 
     private PairPrediction shareableOrNull(SchedulerSnapshot s, Job a, Job b) {
+        return shareableOrNull(s, a, b, s.predictionsWith(a));
+    }
+
+    /** {@link #shareableOrNull(SchedulerSnapshot, Job, Job)} with a's predictions at hand. */
+    private PairPrediction shareableOrNull(SchedulerSnapshot s, Job a, Job b, SchedulerSnapshot.PartnerPredictions withA) {
         if (s.memoryRule().total(s.memoryNeed(a), s.memoryNeed(b)) > s.cluster().maxGpuMemoryMiB() || s.crashedTogether(a, b)) return null;
-        PairPrediction pr = s.predict(a, b);
+        PairPrediction pr = withA.predict(b);
         return admissible(pr) ? pr : null;
     }
 

@@ -254,13 +254,35 @@ public final class SchedulerSnapshot {
 
     /** The oracle's prediction for two jobs, unknown when either lacks a profile. */
     public PairPrediction predict(Job a, Job b) {
-        Map<WorkloadSignature, PairPrediction> withA = predictions.with(a.gpus(), a.signature());
-        PairPrediction known = withA.get(b.signature());
-        if (known != null) return known;
-        Optional<JobProfile> pa = profile(a), pb = profile(b);
-        PairPrediction p = pa.isEmpty() || pb.isEmpty() ? PairPrediction.unknown("no profile") : compatibility.predict(pa.get(), pb.get(), a.gpus());
-        withA.put(b.signature(), p);
-        return p;
+        return predictionsWith(a).predict(b);
+    }
+
+    /**
+     * The oracle's predictions for {@code a} beside other jobs, for a policy that asks about many partners of one job:
+     * its row of the memo is looked up once, not once per partner (the matching asks for every queued class and host).
+     */
+    public PartnerPredictions predictionsWith(Job a) {
+        return new PartnerPredictions(a, predictions.with(a.gpus(), a.signature()));
+    }
+
+    /** {@link #predict} with the first job fixed ({@link #predictionsWith}); valid during the decision it was made for. */
+    public final class PartnerPredictions {
+        private final Job a;
+        private final Map<WorkloadSignature, PairPrediction> row;
+
+        private PartnerPredictions(Job a, Map<WorkloadSignature, PairPrediction> row) {
+            this.a = a;
+            this.row = row;
+        }
+
+        public PairPrediction predict(Job b) {
+            PairPrediction known = row.get(b.signature());
+            if (known != null) return known;
+            Optional<JobProfile> pa = profile(a), pb = profile(b);
+            PairPrediction p = pa.isEmpty() || pb.isEmpty() ? PairPrediction.unknown("no profile") : compatibility.predict(pa.get(), pb.get(), a.gpus());
+            row.put(b.signature(), p);
+            return p;
+        }
     }
 
     /** Running jobs indexed by GPU id (O(running): for tests and small worlds). */
