@@ -74,7 +74,7 @@ class DaemonFidelityTest {
     static final String FAIR_SHARE = ARRIVALS + " --fair-share --max-gpus-per-user 4";
     /**
      * One arrival a minute on 33 one-GPU nodes: more nodes than tandem's look for room covers, so tandem decides at most
-     * every 30 s ({@code Policy.decisionPeriodSeconds}), and both worlds put off the decisions that come sooner.
+     * once a minute ({@code Policy.decisionPeriodSeconds}), and both worlds put off the decisions that come sooner.
      */
     static final String LARGE = "--jobs 200 --sizes 1 --arrival poisson:60 --cluster 33x1:RTX3090-24GB --no-online";
 

@@ -152,13 +152,16 @@ public final class TandemPolicy implements Policy {
     @Override public boolean actsOnRunningJobs() { return true; }
 
     /** See {@link #decisionPeriodSeconds}. */
-    static final double DECISION_PERIOD_ON_LARGE_CLUSTERS_SECONDS = 30;
+    static final double DECISION_PERIOD_ON_LARGE_CLUSTERS_SECONDS = 60;
 
     /**
      * On a cluster of more nodes than one look for room to suspend covers ({@link ShortestFirstPreemption#NODES_PER_TRY}),
      * at most one decision per period of {@link #DECISION_PERIOD_ON_LARGE_CLUSTERS_SECONDS} seconds; on smaller ones, one at
      * every event. A large busy cluster has an arrival or an end every few seconds, and each decision weighs the whole
-     * queue against every lone job and plans the mix again.
+     * queue against every lone job and plans the mix again. A minute, as Slurm's main scheduling loop by default
+     * ({@code sched_interval}): against 30 s, makespan and mean JCT moved by at most 0.2% on average over seeds (README,
+     * "The policies"), for about a third less of tandem's time at 100,000 jobs. A job submitted to a cluster whose last
+     * decision was in an earlier period is still decided at once.
      */
     @Override public double decisionPeriodSeconds(dev.tandem.core.model.Cluster cluster) {
         return cluster.nodes().size() > ShortestFirstPreemption.NODES_PER_TRY ? DECISION_PERIOD_ON_LARGE_CLUSTERS_SECONDS : 0;
