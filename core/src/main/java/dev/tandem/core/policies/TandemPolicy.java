@@ -455,7 +455,7 @@ public final class TandemPolicy implements Policy {
             // classes are judged by their first member: a job that must run alone is no candidate at all
             if (s.runsAlone(q.job()) != null) { position++; continue; }
             if (criticalPath && s.knowsLength(q) && waitingSeconds[position] > criticalAfter) {
-                // on the critical path: a candidate apart from the window, in classes of its own (see {@link #edges})
+                // on the critical path: a candidate apart from the window, in classes of its own (see edges())
                 if (perSize.containsKey(q.job().gpus()) && criticalCandidates < cfg.window()) {
                     criticalCandidates++;
                     QueuedClass c = new QueuedClass(q.job().signature(), q.job().gpus(), s.memoryNeed(q.job()), true);
