@@ -160,7 +160,7 @@ public final class TandemPolicy implements Policy {
      * every event. A large busy cluster has an arrival or an end every few seconds, and each decision weighs the whole
      * queue against every lone job and plans the mix again. A minute, as Slurm's main scheduling loop by default
      * ({@code sched_interval}): against 30 s, makespan and mean JCT moved by at most 0.2% on average over seeds (README,
-     * "The policies"), for about a third less of tandem's time at 100,000 jobs. A job submitted to a cluster whose last
+     * "The policies"), for a fifth to a third less of tandem's time at 100,000 jobs. A job submitted to a cluster whose last
      * decision was in an earlier period is still decided at once.
      */
     @Override public double decisionPeriodSeconds(dev.tandem.core.model.Cluster cluster) {
