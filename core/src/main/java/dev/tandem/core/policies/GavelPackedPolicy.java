@@ -275,10 +275,11 @@ public final class GavelPackedPolicy implements Policy {
         HostGroup[] ranked = new HostGroup[groups.size()];
         double[] combined = new double[groups.size()];
         int n = 0;
+        SchedulerSnapshot.PartnerPredictions withGuest = s.predictionsWith(guest); // its row of the memo, looked up once
         for (HostGroup g : groups) {
             Job host = g.free.peekFirst();
             if (host == null || s.crashedTogether(guest, host)) continue; // a group emptied in this decision stays empty
-            PairPrediction pr = s.predict(guest, host);
+            PairPrediction pr = withGuest.predict(host);
             if (!Packing.reachesThreshold(pr, threshold)) continue;
             int at = n++;
             for (; at > 0 && combined[at - 1] < pr.combined(); at--) { // after equals: they keep the groups' order
