@@ -44,7 +44,7 @@ final class QueueOrder {
         long seenInRound;
         /** Its place in the window at the last rescan: queue order among equal waits when there is no journal. */
         int queueIndex;
-        /** Of known length and finite remaining time: in {@link #byWork}, and the only kind that can be {@link #urgent}. */
+        /** Of finite expected remaining time: in {@link #byWork}, and the only kind that can be {@link #urgent}. */
         boolean inByWork;
 
         Entry(PendingJob job, double remainingSeconds, long seq, Side side) {
@@ -59,7 +59,7 @@ final class QueueOrder {
             .thenComparingDouble(e -> e.job.attainedGpuSeconds()).thenComparingLong(e -> e.seq);
 
     /**
-     * Entries of known, finite length by the GPU-seconds they still need (remaining time x GPUs), most first: the urgent
+     * Entries of finite expected length by the GPU-seconds they still need (remaining time x GPUs), most first: the urgent
      * ones lead it. Without it a round found them by walking down {@link #byLength} past every job long enough to be
      * urgent as a node-wide gang, most of them single-GPU jobs that are not (a sixth of tandem's time on 100,000 jobs).
      */
@@ -370,7 +370,7 @@ final class QueueOrder {
         Entry e = new Entry(p, s.expectedSoloSeconds(p), nextSeq++, side);
         byJob.put(p, e);
         byLength.add(e);
-        e.inByWork = s.knowsLength(p) && Double.isFinite(e.remainingSeconds);
+        e.inByWork = Double.isFinite(e.remainingSeconds);
         if (e.inByWork) byWork.add(e);
         if (Double.isNaN(e.remainingSeconds)) nanEntries++;
         if (byWait != null) byWait.add(e);
@@ -402,7 +402,14 @@ final class QueueOrder {
      * together, so it must be started earlier than a single-GPU job of its length. Measured on batches of 400 jobs of
      * the Philly gang mix on 4x8 GPUs (Lucid / Gavel truth): counting solo seconds only, the balanced objective's
      * makespan was 11% / 11% above the makespan objective's; counting GPU-seconds, 2.7% / 5.3%, at 6% / 10% lower mean JCT than it.
-     * Reached its latest start; judged by lengths, so never a job without one.
+     * Reached its latest start, judged by the expected remaining time the queue is ordered by: a job of unknown length
+     * by the service it has had ({@link SchedulerSnapshot#expectedSoloSeconds}), against the same plan, as tandem's
+     * pairing weighs its urgency. The plan counts such a job at the 10-minute floor, so once it has run a while it is
+     * urgent: it resumes before jobs that have had less, the longest-running first, instead of taking turns with every
+     * newcomer by least attained service until the end. Measured against a build where only jobs of known length could
+     * be urgent, share of the exact-length gain over FIFO on the demo, seeds 1-16: without lengths ({@code --knowledge
+     * none}) 95.8% instead of 95.5%, with noisy lengths 95.9% both; on the demo itself 97.1% and 98.1% (were 95.0% and
+     * 99.3%). The Philly replay's mean JCT without lengths went from 18.2 h to 11.9 h.
      */
     private static boolean urgent(Entry e, double urgentSeconds) {
         return e.inByWork && e.remainingSeconds * e.job.job().gpus() >= urgentSeconds;

@@ -668,11 +668,11 @@ public final class TandemPolicy implements Policy {
     }
 
     /**
-     * The share of the plan's remaining horizon a queued job needs alone (1 = it must start now); 0 without a length.
-     * {@code expectedSeconds}: its expected solo seconds, as the round worked them out once per waiting job.
+     * The share of the plan's remaining horizon a queued job needs alone (1 = it must start now). {@code expectedSeconds}:
+     * its expected solo seconds, as the round worked them out once per waiting job; for a job of unknown length, by the
+     * service it has had, as the queue order judges its latest start (see {@code QueueOrder.urgent}).
      */
     private double urgency(SchedulerSnapshot s, PendingJob q, double expectedSeconds) {
-        if (!s.knowsLength(q)) return 0;
         double h = prices.horizon(s.now());
         if (!(h > 0)) return 1;
         return Math.min(1, expectedSeconds / h);

@@ -141,4 +141,23 @@ class QueueOrderTest {
         List<PendingJob> noPlan = new QueueOrder().select(f.snapshot(), Objective.BALANCED, 16, STARVATION, Double.NaN, 0.5);
         assertThat(noPlan).extracting(PendingJob::id).containsExactly("one100", "gang700", "gang1500", "one3000", "one5000");
     }
+
+    @Test void aJobOfUnknownLengthReachesItsLatestStartByTheServiceItHasHad() {
+        // the same plan as above (urgent from 4,000 GPU-seconds); four jobs submitted together whose lengths nobody
+        // knows, each expected to need as long as it has already run (at least 600 s). The one that ran 5,000 s and the
+        // 4-GPU job that ran 1,500 s on each GPU (6,000 GPU-seconds) are urgent and resume first, the longer first;
+        // the others take turns by least attained service. Were only jobs of known length urgent, the long-running
+        // ones would wait behind every newcomer: fresh, ran1000, gang, ran5000
+        Fixture f = new Fixture(4, 8, 24576);
+        var a = f.profile("A", 50, 1000);
+        f.now = 10_000;
+        String[] ids = {"fresh", "ran1000", "ran5000", "gang"};
+        double[] attained = {0, 1_000, 5_000, 6_000};
+        for (int k = 0; k < ids.length; k++) {
+            Job j = f.job(ids[k], a, ids[k].equals("gang") ? 4 : 1, 20_000, 0);
+            f.queue.add(new PendingJob(j, 9_000, attained[k], j.totalIterations(), 1, false, k));
+        }
+        List<PendingJob> round = new QueueOrder().select(f.snapshot(), Objective.BALANCED, 16, STARVATION, 8_000, 0.5);
+        assertThat(round).extracting(PendingJob::id).containsExactly("ran5000", "gang", "fresh", "ran1000");
+    }
 }

@@ -4,6 +4,7 @@ import dev.tandem.core.compat.PairPrediction;
 import dev.tandem.core.model.Job;
 import dev.tandem.core.model.WorkloadSignature;
 import dev.tandem.core.policy.Decision;
+import dev.tandem.core.policy.PendingJob;
 import dev.tandem.core.policy.RunningJob;
 import org.junit.jupiter.api.Test;
 
@@ -242,6 +243,26 @@ class TandemPolicyTest {
         // a short gang can wait for the end: light work joins every GPU
         List<Decision> relaxed = new TandemPolicy(makespan).decide(gangBehindLightWork(2_000).snapshot());
         assertThat(started(relaxed)).hasSize(4);
+    }
+
+    @Test
+    void aGangOfUnknownLengthThatHasRunLongHoldsGpusAsAnUrgentOneDoes() {
+        // the gang above, its length unknown: it has had 40,000 GPU-seconds on its 2 GPUs, so it is expected to need
+        // 20,000 s more, as long as the urgent gang of known length, and it holds node 0's GPUs as that one does. The plan
+        // counts it at the 10-minute floor: more light work waits, so that the GPUs, not c and d alone, set the plan's end
+        // (else nothing is priced and nobody is urgent) and the plan's horizon lets a gang hold GPUs that drain within
+        // 5,000 s (a quarter of it). Judged by lengths only, it would be urgent to nobody.
+        TandemPolicy.Config makespan = TandemPolicy.Config.defaults().withObjective(Objective.MAKESPAN);
+        for (boolean lengthKnown : new boolean[] {true, false}) {
+            Fixture f = gangBehindLightWork(20_000);
+            for (int i = 0; i < 12; i++) f.queued(f.job("w" + i, f.queue.get(1).job().signature(), 1, 10_000, 0));
+            PendingJob g = f.queue.removeFirst();
+            f.queue.addFirst(lengthKnown ? g : new PendingJob(g.job(), 0, 40_000, g.remainingIterations(), 1, false, 0));
+            List<Decision> ds = new TandemPolicy(makespan).decide(f.snapshot());
+            assertThat(started(ds)).as("length known: " + lengthKnown).doesNotContain("g");
+            assertThat(ds).as("length known: " + lengthKnown).filteredOn(d -> d instanceof Decision.Reserve)
+                    .extracting(Decision::jobId, d -> ((Decision.Reserve) d).gpus()).containsExactly(org.assertj.core.groups.Tuple.tuple("g", List.of(0, 1)));
+        }
     }
 
     @Test

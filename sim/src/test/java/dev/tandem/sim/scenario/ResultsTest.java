@@ -45,12 +45,12 @@ class ResultsTest {
     }
 
     /**
-     * Issue 15's knowledge targets on the demo: the share of tandem's exact-length gain over FIFO (makespan hours saved)
-     * it keeps when lengths are seen through a log-normal error of sigma 1 (the issue asks 97%; measured 99.3% since
-     * overdue jobs make room before the matching, 96.4% before) and when no length is known (the issue asks 95%;
-     * measured 94.98%, 95.6% before: held here at 94%, see the README), and that it stays ahead of every peer run with
-     * the same knowledge. Before tandem learned to stop trusting far-off lengths and took turns by attained service
-     * the shares were 88% and 95%.
+     * Issue 15's knowledge targets on the demo, as the issue sets them: the share of tandem's exact-length gain over FIFO
+     * (makespan hours saved) it keeps when lengths are seen through a log-normal error of sigma 1 (97% asked; measured
+     * 98.1% since a job of unknown length reaches its latest start by the service it has had, 99.3% before) and when no
+     * length is known (95% asked; measured 97.1%, 94.98% before), and that it stays ahead of every peer run with the same
+     * knowledge. Before tandem learned to stop trusting far-off lengths and took turns by attained service the shares
+     * were 88% and 95%.
      */
     @Test
     void tandemKeepsMostOfItsGainWithoutExactLengths() {
@@ -58,7 +58,7 @@ class ResultsTest {
         Map<String, Metrics> exact = new HashMap<>();
         for (String p : List.of("fifo", "tandem")) exact.put(p, ScenarioFixtures.lucid(200, "batch", 1).run(p, ProgressListener.NONE).metrics());
         double fifo = exact.get("fifo").makespan_s(), gain = fifo - exact.get("tandem").makespan_s();
-        Map<Knowledge, Double> floor = Map.of(Knowledge.noisy(1), 0.97, Knowledge.NONE, 0.94);
+        Map<Knowledge, Double> floor = Map.of(Knowledge.noisy(1), 0.97, Knowledge.NONE, 0.95);
         for (Knowledge k : List.of(Knowledge.noisy(1), Knowledge.NONE)) {
             Scenario s = Scenario.load(new ScenarioSpec(base.profiles(), base.truth(), base.train(), base.gavelGpu(), base.model(), base.online(),
                     base.cluster(), base.workload(), base.sim().withKnowledge(k, 1), base.tandem()));
