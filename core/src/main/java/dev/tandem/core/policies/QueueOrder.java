@@ -162,27 +162,54 @@ final class QueueOrder {
      * {@link #byWork}. A job counts only if it is also urgent as a node-wide gang (remaining time x the widest node's
      * GPUs), as when the urgent jobs were found by walking down {@link #byLength}: a gang wider than a node is judged as
      * if it were node-wide (results stay as they were; counting its own GPUs would make such gangs urgent sooner).
+     * Beyond {@link #SORTED_URGENT} of them they are not sorted but walked down {@link #byLength}, which holds them in
+     * that order already, only as far as the round takes them: without lengths every job that has run a while is urgent
+     * (thousands on the Philly replay, where sorting them all every round was a fifth of the run).
      */
-    private List<Entry> urgentLongestFirst(SchedulerSnapshot s, double urgentSeconds) {
+    private Iterable<Entry> urgentLongestFirst(SchedulerSnapshot s, double urgentSeconds) {
         int widest = s.cluster().maxGpusPerNode();
+        if (nanEntries > 0) return walkDown(widest, urgentSeconds); // a NaN length tops the descending order
         List<Entry> out = new ArrayList<>();
-        if (nanEntries > 0) { // a NaN length tops the descending order: with one priority the walk ended there
-            boolean onePriority = priorities.size() <= 1;
-            for (Entry e : byLength.descendingSet()) {
-                if (!(e.remainingSeconds * widest >= urgentSeconds)) {
-                    if (onePriority) break; // no gang of this length or shorter is urgent
-                    continue; // a higher priority's longer jobs come later in this order
-                }
-                if (urgent(e, urgentSeconds)) out.add(e);
-            }
-            return out;
-        }
         for (Entry e : byWork) {
             if (!(e.remainingSeconds * e.job.job().gpus() >= urgentSeconds)) break;
             if (e.remainingSeconds * widest >= urgentSeconds) out.add(e);
+            if (out.size() > SORTED_URGENT) return walkDown(widest, urgentSeconds);
         }
         out.sort(SHORTEST_FIRST.reversed());
         return out;
+    }
+
+    /** Urgent entries beyond which {@link #urgentLongestFirst} walks down the length index instead of sorting them. */
+    static final int SORTED_URGENT = 64;
+
+    /** The urgent entries down {@link #byLength} from its longest, found as they are asked for. */
+    private Iterable<Entry> walkDown(int widest, double urgentSeconds) {
+        boolean onePriority = priorities.size() <= 1;
+        return () -> new Iterator<>() {
+            private final Iterator<Entry> down = byLength.descendingIterator();
+            private Entry next = advance();
+
+            private Entry advance() {
+                while (down.hasNext()) {
+                    Entry e = down.next();
+                    if (!(e.remainingSeconds * widest >= urgentSeconds)) {
+                        if (onePriority) return null; // no gang of this length or shorter is urgent
+                        continue; // a higher priority's longer jobs come later in this order
+                    }
+                    if (urgent(e, urgentSeconds)) return e;
+                }
+                return null;
+            }
+
+            @Override public boolean hasNext() { return next != null; }
+
+            @Override public Entry next() {
+                if (next == null) throw new java.util.NoSuchElementException();
+                Entry e = next;
+                next = advance();
+                return e;
+            }
+        };
     }
 
     /** Up to {@code limit} window jobs that waited longer than the starvation bound, the longest wait first (queue order among equals). */

@@ -160,4 +160,30 @@ class QueueOrderTest {
         List<PendingJob> round = new QueueOrder().select(f.snapshot(), Objective.BALANCED, 16, STARVATION, 8_000, 0.5);
         assertThat(round).extracting(PendingJob::id).containsExactly("ran5000", "gang", "fresh", "ran1000");
     }
+
+    @Test void manyUrgentJobsComeInTheOrderOfAFewTheLongestFirst() {
+        // the plan above (urgent from 4,000 GPU-seconds); 1- and 2-GPU jobs of distinct lengths. Up to 64 urgent jobs a
+        // round sorts them, beyond it walks down its length index: either way the urgent ones (remaining x GPUs at least
+        // 4,000) lead, the longest first, then the rest shortest first
+        for (int jobs : new int[] {40, 400}) {
+            Fixture f = new Fixture(4, 8, 24576);
+            var a = f.profile("A", 50, 1000);
+            f.now = 1_000;
+            Random rnd = new Random(jobs);
+            List<Job> all = new ArrayList<>();
+            for (int k = 0; k < jobs; k++) {
+                Job j = f.job("j" + k, a, 1 + rnd.nextInt(2), 200 + (k * 37 % jobs) * 12_000.0 / jobs + rnd.nextInt(30) / 100.0, 0);
+                all.add(j);
+                f.queued(j, 0, 0);
+            }
+            List<PendingJob> round = new QueueOrder().select(f.snapshot(), Objective.BALANCED, 512, STARVATION, 8_000, 0.5);
+            Comparator<Job> byLength = Comparator.comparingDouble(Job::totalIterations);
+            List<String> urgent = all.stream().filter(j -> j.totalIterations() / 10 * j.gpus() >= 4_000).sorted(byLength.reversed()).map(Job::id).toList();
+            List<String> rest = all.stream().filter(j -> j.totalIterations() / 10 * j.gpus() < 4_000).sorted(byLength).map(Job::id).toList();
+            assertThat(urgent.size()).as("urgent of " + jobs).isGreaterThan(jobs == 40 ? 0 : QueueOrder.SORTED_URGENT);
+            List<String> expected = new ArrayList<>(urgent);
+            expected.addAll(rest);
+            assertThat(round).extracting(PendingJob::id).as(jobs + " jobs").containsExactlyElementsOf(expected);
+        }
+    }
 }
