@@ -13,6 +13,7 @@ import java.util.List;
 import static dev.tandem.core.policies.Fixture.preempted;
 import static dev.tandem.core.policies.Fixture.started;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 class TandemPolicyTest {
     private static TandemPolicy.Config cfg(double minSpeed, double minGain, double caution, double starvation) {
@@ -255,13 +256,14 @@ class TandemPolicyTest {
         TandemPolicy.Config makespan = TandemPolicy.Config.defaults().withObjective(Objective.MAKESPAN);
         for (boolean lengthKnown : new boolean[] {true, false}) {
             Fixture f = gangBehindLightWork(20_000);
-            for (int i = 0; i < 12; i++) f.queued(f.job("w" + i, f.queue.get(1).job().signature(), 1, 10_000, 0));
             PendingJob g = f.queue.removeFirst();
+            WorkloadSignature light = f.queue.getFirst().job().signature(); // of the light jobs s0-s3
+            for (int i = 0; i < 12; i++) f.queued(f.job("w" + i, light, 1, 10_000, 0));
             f.queue.addFirst(lengthKnown ? g : new PendingJob(g.job(), 0, 40_000, g.remainingIterations(), 1, false, 0));
             List<Decision> ds = new TandemPolicy(makespan).decide(f.snapshot());
             assertThat(started(ds)).as("length known: " + lengthKnown).doesNotContain("g");
             assertThat(ds).as("length known: " + lengthKnown).filteredOn(d -> d instanceof Decision.Reserve)
-                    .extracting(Decision::jobId, d -> ((Decision.Reserve) d).gpus()).containsExactly(org.assertj.core.groups.Tuple.tuple("g", List.of(0, 1)));
+                    .extracting(Decision::jobId, d -> ((Decision.Reserve) d).gpus()).containsExactly(tuple("g", List.of(0, 1)));
         }
     }
 
