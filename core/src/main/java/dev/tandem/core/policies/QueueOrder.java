@@ -44,8 +44,6 @@ final class QueueOrder {
         long seenInRound;
         /** Its place in the window at the last rescan: queue order among equal waits when there is no journal. */
         int queueIndex;
-        /** Of finite expected remaining time: in {@link #byWork}, and the only kind that can be {@link #urgent}. */
-        boolean inByWork;
 
         Entry(PendingJob job, double remainingSeconds, long seq, Side side) {
             this.job = job;
@@ -53,6 +51,9 @@ final class QueueOrder {
             this.seq = seq;
             this.side = side;
         }
+
+        /** Of finite expected remaining time: in {@link #byWork}, and the only kind that can be {@link #urgent}. */
+        boolean inByWork() { return Double.isFinite(remainingSeconds); }
     }
 
     private static final Comparator<Entry> SHORTEST_FIRST = Comparator.comparingInt((Entry e) -> -e.job.job().priority()).thenComparingDouble(e -> e.remainingSeconds)
@@ -397,8 +398,7 @@ final class QueueOrder {
         Entry e = new Entry(p, s.expectedSoloSeconds(p), nextSeq++, side);
         byJob.put(p, e);
         byLength.add(e);
-        e.inByWork = Double.isFinite(e.remainingSeconds);
-        if (e.inByWork) byWork.add(e);
+        if (e.inByWork()) byWork.add(e);
         if (Double.isNaN(e.remainingSeconds)) nanEntries++;
         if (byWait != null) byWait.add(e);
         priorities.merge(p.job().priority(), 1, Integer::sum);
@@ -408,7 +408,7 @@ final class QueueOrder {
     /** Takes an entry out of every index but {@link #byJob} (the caller's). */
     private void forget(Entry e) {
         byLength.remove(e);
-        if (e.inByWork) byWork.remove(e);
+        if (e.inByWork()) byWork.remove(e);
         if (Double.isNaN(e.remainingSeconds)) nanEntries--;
         if (byWait != null) byWait.remove(e);
         priorities.merge(e.job.job().priority(), -1, (a, b) -> a + b == 0 ? null : a + b);
@@ -439,7 +439,7 @@ final class QueueOrder {
      * 99.3%). The Philly replay's mean JCT without lengths went from 18.2 h to 11.9 h.
      */
     private static boolean urgent(Entry e, double urgentSeconds) {
-        return e.inByWork && e.remainingSeconds * e.job.job().gpus() >= urgentSeconds;
+        return e.inByWork() && e.remainingSeconds * e.job.job().gpus() >= urgentSeconds;
     }
 
     /**
