@@ -252,7 +252,7 @@ public final class Simulator {
         }
 
         SimulationResult execute() {
-            long wallStart = System.nanoTime();
+            long wallStart = System.nanoTime(), cpuStart = cpuNanos();
             if (arrivals.isEmpty()) throw new SimulationException("no jobs to simulate");
             clock = arrivals.get(0).job.submitTime();
             pushNextArrival();
@@ -280,7 +280,8 @@ public final class Simulator {
                 }
             }
             progress.update(completed, total, clock);
-            return result((System.nanoTime() - wallStart) / 1e9);
+            long cpuEnd = cpuNanos();
+            return result((System.nanoTime() - wallStart) / 1e9, cpuStart < 0 || cpuEnd < 0 ? Double.NaN : (cpuEnd - cpuStart) / 1e9);
         }
 
         private SimulationException stuck() {
@@ -892,7 +893,7 @@ public final class Simulator {
             return solo * Math.max(1, jobs * js.job.gpus() / cluster.gpuCount());
         }
 
-        private SimulationResult result(double wallSeconds) {
+        private SimulationResult result(double wallSeconds, double cpuSeconds) {
             List<JobRecord> records = new ArrayList<>(arrivals.size());
             double first = Double.POSITIVE_INFINITY, last = 0, jctSum = 0, queueSum = 0, maxWait = 0;
             double[] jcts = new double[arrivals.size()], fairness = new double[arrivals.size()];
@@ -920,13 +921,20 @@ public final class Simulator {
             Metrics m = new Metrics(makespan, jctSum / n, dev.tandem.core.compat.Stats.quantileSorted(jcts, 0.5),
                     dev.tandem.core.compat.Stats.quantileSorted(jcts, 0.99), queueSum / n,
                     gpuTime > 0 ? busyGpuSeconds / gpuTime : 0, gpuTime > 0 ? sharedGpuSeconds / gpuTime : 0,
-                    oomEvents, completed, preemptions, pairings, fallbackGpuSeconds, eventCount, policyCalls, wallSeconds,
+                    oomEvents, completed, preemptions, pairings, fallbackGpuSeconds, eventCount, policyCalls, wallSeconds, cpuSeconds,
                     sharedGpuSeconds > 0 ? fallbackGpuSeconds / sharedGpuSeconds : 0, maxWait,
                     dev.tandem.core.compat.Stats.quantileSorted(fairness, 0.5), fairness[n - 1], holdsBegun,
                     Double.isNaN(lengthErrorShare) ? null : lengthErrorShare,
                     Double.isNaN(lengthsDistrustedAt) ? null : lengthsDistrustedAt);
             return new SimulationResult(policy.name(), m, records, series, List.copyOf(decisionLog), decisionsTotal, List.copyOf(timeline), List.copyOf(coRuns));
         }
+    }
+
+    private static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
+
+    /** The calling thread's CPU time so far, or -1 where the JVM does not measure it. */
+    private static long cpuNanos() {
+        return THREADS.isCurrentThreadCpuTimeSupported() ? THREADS.getCurrentThreadCpuTime() : -1;
     }
 
     /**

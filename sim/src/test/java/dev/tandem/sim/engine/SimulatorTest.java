@@ -72,6 +72,8 @@ class SimulatorTest {
         assertThat(b.partners()).containsExactly("a");
         assertThat(b.slowdown()).isCloseTo(3000.0 / 1800, within(1e-9));
         assertThat(r.decisionsTotal()).isEqualTo(2);
+        // the simulating thread's CPU time is measured beside the wall time, and cannot exceed it
+        assertThat(r.metrics().cpu_seconds()).isPositive().isLessThanOrEqualTo(r.metrics().wall_seconds() + 0.01);
     }
 
     /**

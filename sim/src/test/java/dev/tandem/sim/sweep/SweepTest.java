@@ -40,7 +40,7 @@ class SweepTest {
     }
 
     private static Metrics metrics(double makespan, double jct) {
-        return new Metrics(makespan, jct, jct, jct, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, null, null);
+        return new Metrics(makespan, jct, jct, jct, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, null, null);
     }
 
     @Test
