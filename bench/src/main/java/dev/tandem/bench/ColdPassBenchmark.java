@@ -2,6 +2,7 @@ package dev.tandem.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tandem.core.compat.Stats;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -35,13 +36,22 @@ public final class ColdPassBenchmark {
     record Run(double wall, double cpu, long events, long policyCalls) {}
 
     public static void main(String[] args) throws Exception {
+        try {
+            pass(args);
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            System.err.println("ColdPassBenchmark: " + e.getMessage());
+            System.exit(2);
+        }
+    }
+
+    private static void pass(String[] args) throws IOException, InterruptedException {
         int passes = 3;
         String tandem = "./tandem";
         List<String> policies = EVERY_POLICY;
         List<String> simulate = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
-                case "--passes" -> passes = Integer.parseInt(value(args, ++i));
+                case "--passes" -> passes = positive("--passes", value(args, ++i));
                 case "--tandem" -> tandem = value(args, ++i);
                 case "--policies" -> policies = List.of(value(args, ++i).split(","));
                 case "--" -> {
@@ -88,6 +98,16 @@ public final class ColdPassBenchmark {
         System.out.println("(medians over the passes; wall_vs_fifo gives the range in brackets; events_vs: the simulator's events against FIFO's run)");
     }
 
+    private static int positive(String option, String value) {
+        try {
+            int n = Integer.parseInt(value);
+            if (n >= 1) return n;
+        } catch (NumberFormatException e) {
+            // said below
+        }
+        throw new IllegalArgumentException(option + " takes a whole number of at least 1, not '" + value + "'");
+    }
+
     private static String value(String[] args, int i) {
         if (i >= args.length) throw new IllegalArgumentException(args[i - 1] + " needs a value");
         return args[i];
@@ -99,11 +119,10 @@ public final class ColdPassBenchmark {
         return String.format(Locale.ROOT, "%.2fx (%.1f-%.1f)", median(r), lo, hi);
     }
 
-    static double median(double[] values) {
-        double[] v = values.clone();
-        Arrays.sort(v);
-        int n = v.length;
-        return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    private static double median(double[] values) {
+        double[] sorted = values.clone();
+        Arrays.sort(sorted);
+        return Stats.quantileSorted(sorted, 0.5);
     }
 
     /** Runs one policy in a JVM of its own and reads its figures back. */
@@ -112,8 +131,13 @@ public final class ColdPassBenchmark {
         List<String> cmd = new ArrayList<>(List.of(tandem, "simulate"));
         cmd.addAll(simulate);
         cmd.addAll(List.of("--policy", policy, "--no-bound", "--output-json", json.toString()));
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-        if (p.waitFor() != 0) throw new IllegalStateException(String.join(" ", cmd) + " exited with " + p.exitValue());
+        Path log = dir.resolve(policy + ".log");
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        if (p.waitFor() != 0) {
+            List<String> out = Files.readAllLines(log);
+            throw new IllegalStateException(String.join(" ", cmd) + " exited with " + p.exitValue() + ": "
+                    + String.join(" / ", out.subList(Math.max(0, out.size() - 3), out.size())));
+        }
         JsonNode r = JSON.readTree(json.toFile()).get("results").get(0);
         return new Run(r.get("wall_seconds").asDouble(), r.get("cpu_seconds").asDouble(), r.get("events").asLong(), r.get("policy_calls").asLong());
     }
