@@ -17,8 +17,8 @@ import java.util.Map;
 /**
  * Each policy's whole run in a JVM of its own, as a user starts it ({@code ./tandem simulate ... --policy P}), against
  * FIFO's in the same pass: the measurement behind issue 16's "within Nx of FIFO" targets and the README's every-policy
- * rows. One cold run per policy and pass is noisy on a small machine (the same jar's run took 13.9-17.1 s in four
- * tries, FIFO's 1.1-3.0 s), so it makes several passes, FIFO first and last in each, and prints medians: of each
+ * rows. One cold run per policy and pass is noisy on a small machine (tandem's 100,000-job run took 12.2 to 21.9 s in
+ * one day), so it makes several passes, FIFO first and last in each, and prints medians: of each
  * policy's wall and CPU seconds and of its ratios to the mean of its own pass's FIFO runs. CPU seconds are those of the
  * thread that simulated ({@code cpu_seconds}): without the compiler's and collector's threads and the waits for a core.
  * Beside them, what each policy makes the simulator do against FIFO (events, policy calls): a policy that preempts

@@ -3,6 +3,7 @@ package dev.tandem.bench;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.tandem.core.policies.PolicyCatalog;
+import dev.tandem.core.runtime.ThreadCpu;
 import dev.tandem.sim.scenario.Scenario;
 
 import java.io.IOException;
@@ -126,11 +127,10 @@ public final class RegressionGuard {
         int warmUps = policy.equals("fifo") ? 20 : 2, runs = policy.equals("fifo") ? 31 : REPEATS;
         for (int i = 0; i < warmUps; i++) s.run(policy, (d, t, x) -> {});
         double[] cpu = new double[runs];
-        java.lang.management.ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         for (int i = 0; i < runs; i++) {
-            long before = threads.getCurrentThreadCpuTime();
+            long before = ThreadCpu.nanos();
             s.run(policy, (d, t, x) -> {});
-            cpu[i] = (threads.getCurrentThreadCpuTime() - before) / 1e9;
+            cpu[i] = (ThreadCpu.nanos() - before) / 1e9;
         }
         return java.util.Arrays.stream(cpu).min().orElseThrow();
     }

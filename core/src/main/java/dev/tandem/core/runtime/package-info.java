@@ -15,7 +15,8 @@
  * ({@link dev.tandem.core.runtime.WaitingQueue}), and which waiting jobs a policy may start and in which order
  * ({@link dev.tandem.core.runtime.Admission}: priority, fair share between users, per-user GPU limits; the daemon
  * applies it every round, the simulator with {@code --fair-share}, since trace replays and the peers' own simulators
- * keep submission order), and when a world asks its policy for a decision ({@link dev.tandem.core.runtime.DecisionDue}).
+ * keep submission order), when a world asks its policy for a decision ({@link dev.tandem.core.runtime.DecisionDue}), and the CPU time each
+ * world reports beside the wall time of its work ({@link dev.tandem.core.runtime.ThreadCpu}).
  * The simulator and the live daemon both call them, so a decision gets the same verdict in every world: the
  * simulator fails loudly on a refused decision (a policy bug), the daemon logs it at WARN, counts it and records
  * it in the job's history (the world may have moved since the snapshot).

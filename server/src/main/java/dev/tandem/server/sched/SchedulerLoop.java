@@ -4,6 +4,7 @@ import dev.tandem.core.compat.OnlineCorrectedModel;
 import dev.tandem.core.policy.Decision;
 import dev.tandem.core.policy.Policy;
 import dev.tandem.core.policy.SchedulerSnapshot;
+import dev.tandem.core.runtime.ThreadCpu;
 import dev.tandem.server.exec.ExecEvent;
 import dev.tandem.server.exec.Executor;
 import dev.tandem.server.exec.GpuDevice;
@@ -264,7 +265,7 @@ public final class SchedulerLoop implements AutoCloseable {
     }
 
     private void round() {
-        long t0 = System.nanoTime(), cpu0 = cpuNanos();
+        long t0 = System.nanoTime(), cpu0 = ThreadCpu.nanos();
         if (woken) {
             woken = false;
             wakes.set(0);
@@ -311,7 +312,7 @@ public final class SchedulerLoop implements AutoCloseable {
             }
             lastSnapshot = snapshot;
             waiting = explainer.waiting(snapshot, jobs, verdict, applier.promisedGpus(), now);
-            long cpu1 = cpuNanos(); // first: the CPU interval lies within the wall-clock one
+            long cpu1 = ThreadCpu.nanos(); // first: the CPU interval lies within the wall-clock one
             lastDecisionEnd = System.nanoTime();
             lastDecisionNanos = lastDecisionEnd - t0;
             ctx.metrics.round(lastDecisionNanos, cpu0 < 0 || cpu1 < 0 ? -1 : cpu1 - cpu0, queued.size(), ctx.devices.size(), ctx.runs.busyGpus(), ctx.runs.sharedGpus());
@@ -324,13 +325,6 @@ public final class SchedulerLoop implements AutoCloseable {
             live = next;
             published.notifyAll();
         }
-    }
-
-    private static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
-
-    /** The scheduler thread's CPU time so far, or -1 where the JVM does not measure it. */
-    private static long cpuNanos() {
-        return THREADS.isCurrentThreadCpuTimeSupported() ? THREADS.getCurrentThreadCpuTime() : -1;
     }
 
     /** The dashboard's series: GPUs busy and shared, utilisation, each running job's speed, the gain from sharing. */

@@ -13,7 +13,7 @@ package dev.tandem.sim.engine;
  * {@code lengths_distrusted_at_s} when that share first passed a third (tandem then ranks by attained service), null
  * if it never did. {@code cpu_seconds} is the CPU time of the thread that ran the simulation, beside its
  * {@code wall_seconds}: it leaves out the compiler's and the collector's threads and the time the thread waited for a
- * core, which make wall times on a busy machine vary by up to twice (NaN where the JVM does not measure it).
+ * core, which make wall times on a busy machine vary by up to half (NaN where the JVM does not measure it).
  */
 public record Metrics(double makespan_s, double avg_jct_s, double p50_jct_s, double p99_jct_s, double avg_queue_s,
                       double gpu_busy_fraction, double gpu_shared_fraction, int oom_events, int jobs_completed,

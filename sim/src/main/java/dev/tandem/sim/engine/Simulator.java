@@ -25,6 +25,7 @@ import dev.tandem.core.runtime.OutOfMemoryRule;
 import dev.tandem.core.runtime.PairReports;
 import dev.tandem.core.runtime.PlacedOccupancy;
 import dev.tandem.core.runtime.Placements;
+import dev.tandem.core.runtime.ThreadCpu;
 import dev.tandem.core.runtime.PlacementRules;
 import dev.tandem.core.runtime.Reservations;
 import dev.tandem.core.runtime.WaitingQueue;
@@ -252,7 +253,7 @@ public final class Simulator {
         }
 
         SimulationResult execute() {
-            long wallStart = System.nanoTime(), cpuStart = cpuNanos();
+            long wallStart = System.nanoTime(), cpuStart = ThreadCpu.nanos();
             if (arrivals.isEmpty()) throw new SimulationException("no jobs to simulate");
             clock = arrivals.get(0).job.submitTime();
             pushNextArrival();
@@ -280,7 +281,7 @@ public final class Simulator {
                 }
             }
             progress.update(completed, total, clock);
-            long cpuEnd = cpuNanos();
+            long cpuEnd = ThreadCpu.nanos();
             return result((System.nanoTime() - wallStart) / 1e9, cpuStart < 0 || cpuEnd < 0 ? Double.NaN : (cpuEnd - cpuStart) / 1e9);
         }
 
@@ -928,13 +929,6 @@ public final class Simulator {
                     Double.isNaN(lengthsDistrustedAt) ? null : lengthsDistrustedAt);
             return new SimulationResult(policy.name(), m, records, series, List.copyOf(decisionLog), decisionsTotal, List.copyOf(timeline), List.copyOf(coRuns));
         }
-    }
-
-    private static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
-
-    /** The calling thread's CPU time so far, or -1 where the JVM does not measure it. */
-    private static long cpuNanos() {
-        return THREADS.isCurrentThreadCpuTimeSupported() ? THREADS.getCurrentThreadCpuTime() : -1;
     }
 
     /**
