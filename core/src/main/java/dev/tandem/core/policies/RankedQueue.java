@@ -101,9 +101,7 @@ final class RankedQueue {
         if (j != null) journalAt = j.count();
         while (rechecks.peekTime() <= s.now()) {
             Entry e = rechecks.poll(); // a waiting job's current entry: others have left the re-checks
-            sizeOf(e).remove(e);
-            byJob.remove(e.job);
-            add(e.job, keys, e.seq, s.now());
+            add(e.job, keys, e.seq, s.now()); // keyed again: the new entry replaces it
         }
     }
 

@@ -343,7 +343,7 @@ public final class TandemPolicy implements Policy {
      * its wait is then bounded by about twice that, and GPUs never idle long for a short job.
      */
     private double reserveWithin(SchedulerSnapshot s, PendingJob p, double expectedSeconds, Map<WorkPrices.Group, WorkPrices.Price> price) {
-        if (!price.isEmpty() && urgency(s, p, expectedSeconds) >= RESERVE_URGENCY) return MAX_DRAIN_SHARE * prices.horizon(s.now());
+        if (!price.isEmpty() && urgency(s, expectedSeconds) >= RESERVE_URGENCY) return MAX_DRAIN_SHARE * prices.horizon(s.now());
         if (cfg.objective() == Objective.MAKESPAN) return 0;
         double waited = s.now() - p.queuedSince();
         return waited >= expectedSeconds ? waited : 0;
@@ -488,7 +488,7 @@ public final class TandemPolicy implements Policy {
             QueuedClass qc = qe.getKey();
             PendingJob first = qe.getValue().get(0);
             Job qrep = first.job();
-            double urgency = price.isEmpty() ? 0 : urgency(s, first, waitingSeconds[candidates.positions().get(first)]);
+            double urgency = price.isEmpty() ? 0 : urgency(s, waitingSeconds[candidates.positions().get(first)]);
             long need = s.memoryRule().charged(qc.needMiB());
             double opp = Double.NaN;
             SchedulerSnapshot.PartnerPredictions withQueued = s.predictionsWith(qrep);
@@ -672,7 +672,7 @@ public final class TandemPolicy implements Policy {
      * its expected solo seconds, as the round worked them out once per waiting job; for a job of unknown length, by the
      * service it has had, as the queue order judges its latest start (see {@code QueueOrder.urgent}).
      */
-    private double urgency(SchedulerSnapshot s, PendingJob q, double expectedSeconds) {
+    private double urgency(SchedulerSnapshot s, double expectedSeconds) {
         double h = prices.horizon(s.now());
         if (!(h > 0)) return 1;
         return Math.min(1, expectedSeconds / h);
