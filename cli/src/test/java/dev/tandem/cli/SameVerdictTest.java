@@ -116,6 +116,68 @@ class SameVerdictTest {
         }
     }
 
+    /**
+     * Starts job 1 on GPU 0 and job 2 on GPU 1; once they run, moves job 1 next to job 2 and suspends it, in one
+     * decision; once job 1 waits, starts it on GPU 0 again. It acts on running jobs, so that it is asked while they run.
+     */
+    static final class MovedThenSuspended implements Policy {
+        final List<String> decided = new ArrayList<>();
+
+        @Override public String name() { return "moved-then-suspended"; }
+
+        @Override public boolean actsOnRunningJobs() { return true; }
+
+        @Override public List<Decision> decide(SchedulerSnapshot s) {
+            boolean waits = s.queue().stream().anyMatch(p -> p.id().equals("1")), runs = s.running().size() == 2;
+            List<Decision> out = switch (decided.size()) {
+                case 0 -> s.queue().size() == 2 ? List.of(new Decision.Start("1", List.of(0), "first"), new Decision.Start("2", List.of(1), "first")) : List.of();
+                case 1 -> runs ? List.of(new Decision.Migrate("1", List.of(1), "over"), new Decision.Preempt("1", "off")) : List.of();
+                case 2 -> waits ? List.of(new Decision.Start("1", List.of(0), "back")) : List.of();
+                default -> List.of();
+            };
+            if (!out.isEmpty()) decided.add(out.toString());
+            return out;
+        }
+    }
+
+    @Test
+    void aJobMovedAndThenSuspendedInOneDecisionWaitsInBothWorlds() throws Exception {
+        // the simulator carries out each step at once; the daemon's run is still checkpointing when the suspension comes,
+        // and the rules (not the run's state) say the moved job runs: both worlds suspend it, and start it on GPU 0 again
+        List<JobProfile> profiles = ProfileReader.read(DataSource.LUCID_PROFILES, 0);
+        Cluster two = Cluster.homogeneous(1, 2, new GpuType("H100", 81_559), 8, 1 << 20);
+        MeasuredTruth truth = new MeasuredTruth("lucid", LucidPairReader.read(DataSource.LUCID_PAIRS, true), ContentionFallback.standard());
+        MovedThenSuspended simulated = new MovedThenSuspended();
+        var result = new Simulator(new SimConfig(60, 60, 30, 0, new MemoryRule(0)), two, new ProfileStore(profiles), truth)
+                .run(List.of(new Job("1", "u", 0, 1, RESNET, 1e7, 1000, 0), new Job("2", "u", 0, 1, RESNET, 1e7, 1000, 0)), simulated, null);
+        assertThat(simulated.decided).hasSize(3);
+        assertThat(result.decisions()).extracting(d -> d.substring(d.indexOf(' ') + 1, d.indexOf(':')))
+                .containsExactly("start 1", "start 2", "migrate 1", "preempt 1", "start 1");
+
+        FakeGpuHost host = FakeGpuHost.install(dir.resolve("host"), "h100x2");
+        Path state = dir.resolve("state");
+        LocalExecutor executor = new LocalExecutor(state, host.tools(), Sharing.TIME_SLICING, 2000, 50);
+        MovedThenSuspended live = new MovedThenSuspended();
+        try (Store store = new Store(Database.open(null, state));
+             SchedulerLoop loop = new SchedulerLoop(store, executor, executor.discoverGpus(), Oracle.build(store, "auto"), new GpuMonitor(),
+                     new ServerMetrics(), live, new SchedulerConfig(100, 300, 1000, 1000, 3, 512), profiles)) {
+            store.createUser("admin", Role.ADMIN, "a".repeat(64), null, "test", 1);
+            for (String seconds : new String[] {"2", "4"}) {
+                store.insertJob(new NewJob("t", List.of("sleep", seconds), Map.of(), System.getProperty("java.io.tmpdir"), 1, 0, null, RESNET, null,
+                        JobControls.NONE), "admin", System.currentTimeMillis());
+            }
+            loop.start();
+            TestApi.await(Duration.ofSeconds(30), "both jobs to succeed",
+                    () -> store.job(1).orElseThrow().state() == dev.tandem.server.store.JobState.SUCCEEDED && store.job(2).orElseThrow().state() == dev.tandem.server.store.JobState.SUCCEEDED);
+            assertThat(live.decided).hasSize(3);
+            var job = store.job(1).orElseThrow();
+            assertThat(job.attempts()).as("started twice, both times on GPU 0").isEqualTo(2);
+            assertThat(job.gpuIds()).containsExactly(0);
+            assertThat(store.events(1)).extracting(JobEvent::reason).noneMatch(r -> r.startsWith("migrated to") || r.startsWith("decision refused"))
+                    .contains("suspended instead of moved: off");
+        }
+    }
+
     /** Why the simulator refuses {@code mistake} after the first start, as its error names it. */
     private static String simulatorRefusal(List<JobProfile> profiles, Decision mistake) {
         Cluster two = Cluster.homogeneous(1, 2, new GpuType("H100", 81_559), 8, 1 << 20);

@@ -2,10 +2,15 @@ package dev.tandem.core.runtime;
 
 import dev.tandem.core.model.Cluster;
 import dev.tandem.core.policy.Decision;
+import dev.tandem.core.policy.PendingJob;
 
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The one check of a policy's decision, step by step, in every world: whether the job is where the decision needs
@@ -15,8 +20,12 @@ import java.util.Optional;
  * moved since the snapshot). What a world then does with an accepted step (start at once, or once the GPUs the
  * same decision freed are empty) is its own.
  *
- * <p>Each world answers for itself as the decision's earlier steps leave it: a job suspended by an earlier step waits
- * again, a job stopped by an earlier step (or being moved) is on no GPU for the later ones.
+ * <p>Where a job is for a step, the rules keep themselves: as the policy was shown it (a waiting job the queue's rules
+ * held back was not shown, and is in no phase the decision may name), then as the decision's earlier steps moved it (a
+ * job suspended by an earlier step waits again, one started or moved runs). The worlds carry out those steps in their
+ * own time (the simulator at once, the daemon once a run has checkpointed and exited), so neither tells the rules where
+ * a job is after one: the phase a step is checked against is the same in every world. Who is on a GPU is the world's
+ * to say, without the jobs earlier steps stopped.
  *
  * <p>A world carries out a whole decision with {@link #apply}: the walk over its steps (which are checked, which
  * holds the decision names, what its end changes in {@link Reservations}) is the same in every world; what a world
@@ -28,8 +37,9 @@ public final class DecisionRules {
         Cluster cluster();
 
         /**
-         * The job's phase as the policy was shown it and the decision's earlier steps left it (a job suspended by an
-         * earlier step waits again); null for a job the policy was not shown (e.g. one the queue's rules held back).
+         * The job's phase as the policy was shown it (running for a job shown among the running ones), or null; a waiting
+         * job counts only if it was in the queue the policy was shown ({@link #apply}). Not asked for jobs the decision's
+         * earlier steps moved.
          */
         Lifecycle.Phase phase(String jobId);
 
@@ -67,26 +77,38 @@ public final class DecisionRules {
     private DecisionRules() {}
 
     /**
-     * Carries out one decision of a policy in a world, step by step: each step is checked against the world as the
-     * earlier ones left it ({@link #refusal}); an accepted start, preemption or move goes to {@code steps}; the holds the
+     * Carries out a decision of a policy that was shown every waiting job ({@link #apply(List, List, World, Reservations,
+     * double, Steps)}).
+     */
+    public static Reservations.Changes apply(List<Decision> decision, World w, Reservations reservations, double now, Steps steps) {
+        return apply(decision, null, w, reservations, now, steps);
+    }
+
+    /**
+     * Carries out one decision of a policy in a world, step by step: each step is checked against where its job is
+     * after the earlier ones ({@link #refusal}); an accepted start, preemption or move goes to {@code steps}; the holds the
      * decision names ({@link Decision.Reserve}) replace the previous decision's in {@code reservations} at its end, but
      * for those of jobs the same decision starts (a start ends its job's hold, also one named earlier in the decision).
      *
-     * @param now the world's time, which a hold's expected free time counts from
+     * @param shownQueue the waiting jobs the policy was shown (the queue's rules may hold some back), or null for all
+     * @param now        the world's time, which a hold's expected free time counts from
      * @return what the decision changed in the holds
      */
-    public static Reservations.Changes apply(List<Decision> decision, World w, Reservations reservations, double now, Steps steps) {
+    public static Reservations.Changes apply(List<Decision> decision, List<PendingJob> shownQueue, World w, Reservations reservations, double now,
+                                             Steps steps) {
+        Phases phases = new Phases(w, shownQueue);
         List<Decision.Reserve> holds = new ArrayList<>();
         for (Decision d : decision) {
             if (!steps.knows(d.jobId())) {
                 steps.unknown(d);
                 continue;
             }
-            Optional<String> why = refusal(d, w, holds);
+            Optional<String> why = refusal(d, phases.of(d.jobId()), w, holds);
             if (why.isPresent()) {
                 steps.refused(d, why.get());
                 continue;
             }
+            if (!(d instanceof Decision.Reserve)) phases.moved(d);
             switch (d) {
                 case Decision.Reserve r -> holds.add(r);
                 case Decision.Start s -> {
@@ -100,14 +122,52 @@ public final class DecisionRules {
         return reservations.decided(holds, now);
     }
 
+    /** Where each job a decision names is, for its next step: as the policy was shown it, then as earlier steps moved it. */
+    private static final class Phases {
+        private final World world;
+        private final List<PendingJob> shownQueue;
+        /** The ids of {@link #shownQueue}, gathered when a step first asks about a waiting job. */
+        private Set<String> shownIds;
+        /** The jobs the decision's accepted steps moved, and where to. */
+        private final Map<String, Lifecycle.Phase> moved = new HashMap<>();
+
+        Phases(World world, List<PendingJob> shownQueue) {
+            this.world = world;
+            this.shownQueue = shownQueue;
+        }
+
+        Lifecycle.Phase of(String id) {
+            Lifecycle.Phase p = moved.get(id);
+            if (p != null) return p;
+            p = world.phase(id);
+            return p == Lifecycle.Phase.WAITING && !shown(id) ? null : p;
+        }
+
+        private boolean shown(String id) {
+            if (shownQueue == null) return true;
+            if (shownIds == null) {
+                shownIds = new HashSet<>();
+                for (PendingJob j : shownQueue) shownIds.add(j.id());
+            }
+            return shownIds.contains(id);
+        }
+
+        void moved(Decision d) {
+            moved.put(d.jobId(), Lifecycle.after(of(d.jobId()), Lifecycle.stepOf(d)));
+        }
+    }
+
     /**
-     * Why the world may not carry out {@code d}, or empty when it may.
+     * Why the world may not carry out {@code d}, or empty when it may, with the job where the world says it is.
      *
      * @param holdsSoFar the holds the same decision named before {@code d} and the world accepted
      */
     public static Optional<String> refusal(Decision d, World w, List<Decision.Reserve> holdsSoFar) {
+        return refusal(d, w.phase(d.jobId()), w, holdsSoFar);
+    }
+
+    private static Optional<String> refusal(Decision d, Lifecycle.Phase phase, World w, List<Decision.Reserve> holdsSoFar) {
         String id = d.jobId();
-        Lifecycle.Phase phase = w.phase(id);
         return switch (d) {
             case Decision.Start s -> inPhase(id, phase, d).or(() -> placement(id, s.gpus(), w));
             case Decision.Migrate m -> inPhase(id, phase, d).or(() -> placement(id, m.gpus(), w));

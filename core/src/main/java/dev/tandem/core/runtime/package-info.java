@@ -3,7 +3,8 @@
  * before it decides live beside the policies, in {@link dev.tandem.core.policy.Pairing}): a job's life cycle
  * ({@link dev.tandem.core.runtime.Lifecycle}: its phases and the steps between them, which the simulator moves its
  * jobs through and the daemon's store checks every change of state against), the one check of each step of
- * a decision and the walk over its steps ({@link dev.tandem.core.runtime.DecisionRules}: the job where the step needs it, then
+ * a decision and the walk over its steps ({@link dev.tandem.core.runtime.DecisionRules}: the job where the step needs it, as
+ * the policy was shown it and the decision's earlier steps moved it, then
  * {@link dev.tandem.core.runtime.PlacementRules} for where it may go, with the co-location limit, and
  * {@link dev.tandem.core.runtime.Reservations} for GPUs held for a waiting gang, which both worlds also keep and
  * show), who holds which GPUs ({@link dev.tandem.core.runtime.Placements}: the one ledger the simulator places its

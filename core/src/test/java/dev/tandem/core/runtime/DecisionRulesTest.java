@@ -109,6 +109,39 @@ class DecisionRulesTest {
     }
 
     @Test
+    void whereAJobIsForALaterStepTheRulesKeepThemselvesWhateverTheWorldHasCarriedOutYet() {
+        // a world that carries out nothing before the decision ends (as the daemon, whose runs take time to stop), and
+        // whose queue rules showed the policy only g: the verdicts are those of a world that moves each job at once
+        List<String> handed = new ArrayList<>();
+        DecisionRules.Steps later = new DecisionRules.Steps() {
+            @Override public boolean knows(String id) { return gpus.containsKey(id); }
+            @Override public void unknown(Decision d) { handed.add("unknown " + d.jobId()); }
+            @Override public void refused(Decision d, String why) { handed.add("refused " + d.jobId() + ": " + why); }
+            @Override public void start(Decision.Start s) { handed.add("start " + s.jobId()); }
+            @Override public void preempt(Decision.Preempt p) { handed.add("preempt " + p.jobId()); }
+            @Override public void migrate(Decision.Migrate m) { handed.add("migrate " + m.jobId()); }
+        };
+        List<dev.tandem.core.policy.PendingJob> shown = List.of(new dev.tandem.core.policy.PendingJob(
+                new dev.tandem.core.model.Job("g", "u", 0, 2, new dev.tandem.core.model.WorkloadSignature("m", "d", 8, false), 100, 0, 0), 0, 0, 100, 0));
+        DecisionRules.apply(List.of(
+                new Decision.Start("w", List.of(1), ""), // waiting, but the queue's rules held it back
+                new Decision.Preempt("r", ""),
+                new Decision.Start("r", List.of(1), ""), // waits again after the step before
+                new Decision.Preempt("r", ""), // runs again after the step before
+                new Decision.Migrate("h", List.of(1, 2), ""),
+                new Decision.Migrate("h", List.of(2, 3), ""), // a moved job still runs
+                new Decision.Preempt("h", ""),
+                new Decision.Start("h", List.of(1, 2), ""),
+                new Decision.Start("h", List.of(2, 3), ""), // started by the step before: not waiting
+                new Decision.Reserve("g", List.of(2, 3), 60, "")), shown, world, new Reservations(), 0, later);
+        assertThat(handed).containsExactly(
+                "refused w: job w is not waiting: only a waiting job is started",
+                "preempt r", "start r", "preempt r", "migrate h", "migrate h", "preempt h", "start h",
+                "refused h: job h is running: only a waiting job is started");
+        assertThat(waiting).as("the world was not moved").containsExactlyInAnyOrder("w", "g");
+    }
+
+    @Test
     void theHoldsADecisionNamesReplaceTheLastOnesButForJobsItStarts() {
         Reservations holds = new Reservations();
         Reservations.Changes first = DecisionRules.apply(List.of(new Decision.Reserve("g", List.of(0, 1), 60, "for g")), world, holds, 0, steps);

@@ -61,8 +61,8 @@ final class DecisionApplier {
     }
 
     void apply(List<Decision> decisions, SchedulerSnapshot snapshot, Map<Long, JobRecord> jobs, long now) {
-        Step step = new Step(snapshot, jobs);
-        held(DecisionRules.apply(decisions, step, ctx.reservations, ctx.time.seconds(now), new Carry(step, now)), jobs, now);
+        Step step = new Step(jobs);
+        held(DecisionRules.apply(decisions, snapshot.queue(), step, ctx.reservations, ctx.time.seconds(now), new Carry(step, snapshot, now)), jobs, now);
     }
 
     /**
@@ -72,12 +72,16 @@ final class DecisionApplier {
      */
     private final class Carry implements DecisionRules.Steps {
         private final Step step;
+        private final SchedulerSnapshot snapshot;
         private final long now;
+        /** The jobs this decision preempted or moved: their runs are ending, and a later step re-directs them. */
+        private final Set<Long> stopped = new HashSet<>();
         /** Asked once per round, and only when something is to start. */
         private Boolean ready;
 
-        Carry(Step step, long now) {
+        Carry(Step step, SchedulerSnapshot snapshot, long now) {
             this.step = step;
+            this.snapshot = snapshot;
             this.now = now;
         }
 
@@ -93,57 +97,44 @@ final class DecisionApplier {
         @Override public void start(Decision.Start s) {
             JobRecord job = step.job(s.jobId());
             long id = job.id();
-            if (step.suspended.remove(id)) { // stopped by this decision: it starts there once its run has exited
-                restartWhereDecided(job, s.gpus());
+            if (stopped.contains(id)) { // suspended by this decision: it starts there once its run has exited
+                redirect(job, Run.Stop.MIGRATE, s.gpus(), "to start on GPU(s) " + ctx.describe(s.gpus()) + " once stopped: " + s.reason(), now);
                 return;
             }
-            step.queued().remove(id);
             if (ready == null) ready = ctx.executor.ready();
             if (!ready) return; // the jobs wait in the queue; the policy is asked again next round
-            if (promisedOrRefused(job, s.gpus(), s.reason(), "start on GPU(s) " + ctx.describe(s.gpus()), step.snapshot, now)) return;
+            if (promisedOrRefused(job, s.gpus(), s.reason(), "start on GPU(s) " + ctx.describe(s.gpus()), snapshot, now)) return;
             lastRefusal.remove(id);
-            startOn(job, s.gpus(), s.reason(), step.snapshot, step.jobs, now);
+            startOn(job, s.gpus(), s.reason(), snapshot, step.jobs, now);
         }
 
         @Override public void preempt(Decision.Preempt p) {
             JobRecord job = step.job(p.jobId());
-            stop(job, Run.Stop.SUSPEND, List.of(), "preempted: " + p.reason(), now);
-            step.stopped.add(job.id());
-            step.suspended.add(job.id());
+            if (!stopped.add(job.id())) redirect(job, Run.Stop.SUSPEND, List.of(), "suspended instead of moved: " + p.reason(), now); // moved by this decision
+            else stop(job, Run.Stop.SUSPEND, List.of(), "preempted: " + p.reason(), now);
         }
 
         @Override public void migrate(Decision.Migrate m) {
             JobRecord job = step.job(m.jobId());
-            stop(job, Run.Stop.MIGRATE, m.gpus(), "migrating to GPU(s) " + ctx.describe(m.gpus()) + ": " + m.reason(), now);
-            step.stopped.add(job.id());
+            if (!stopped.add(job.id())) { // stopped by this decision already: it goes there instead
+                redirect(job, Run.Stop.MIGRATE, m.gpus(), "moving to GPU(s) " + ctx.describe(m.gpus()) + " instead: " + m.reason(), now);
+            } else {
+                stop(job, Run.Stop.MIGRATE, m.gpus(), "migrating to GPU(s) " + ctx.describe(m.gpus()) + ": " + m.reason(), now);
+            }
         }
     }
 
     /**
-     * The daemon as {@link DecisionRules} sees it at each step of a decision: the queue the policy was given, less the
-     * jobs earlier steps started, plus those they suspended; the runs, less those earlier steps stopped. Runs being
-     * stopped (by this decision or before) are on no GPU for the rules, as in the simulator, where a preemption frees the
-     * GPUs at once: a job placed there is promised them ({@link #promisedOrRefused}).
+     * The daemon as {@link DecisionRules} sees it at each step of a decision: a job with a run is running (the policy was
+     * shown every run), any other as its state says. Runs being stopped (by this decision or before) are on no GPU for
+     * the rules, as in the simulator, where a preemption frees the GPUs at once: a job placed there is promised them
+     * ({@link #promisedOrRefused}).
      */
     private final class Step implements DecisionRules.World {
-        final Set<Long> suspended = new HashSet<>();
-        final Set<Long> stopped = new HashSet<>();
-        private final SchedulerSnapshot snapshot;
         private final Map<Long, JobRecord> jobs;
-        /** The queue the policy was given, gathered when a step asks (most rounds with a long queue decide nothing). */
-        private Set<Long> queued;
 
-        Step(SchedulerSnapshot snapshot, Map<Long, JobRecord> jobs) {
-            this.snapshot = snapshot;
+        Step(Map<Long, JobRecord> jobs) {
             this.jobs = jobs;
-        }
-
-        Set<Long> queued() {
-            if (queued == null) {
-                queued = new HashSet<>();
-                for (var p : snapshot.queue()) queued.add(Long.parseLong(p.id()));
-            }
-            return queued;
         }
 
         /** The job a decision names, or null when this round does not know it (not a number, not an unfinished job). */
@@ -157,14 +148,9 @@ final class DecisionApplier {
 
         @Override public dev.tandem.core.model.Cluster cluster() { return ctx.cluster; }
 
-        /**
-         * Waiting if given to the policy or suspended by an earlier step; running while it has a run no earlier step
-         * stopped; else null (a job the queue's rules held back, or one being moved).
-         */
         @Override public Lifecycle.Phase phase(String jobId) {
-            long id = Long.parseLong(jobId);
-            if (queued().contains(id) || suspended.contains(id)) return Lifecycle.Phase.WAITING;
-            return ctx.runs.get(id) != null && !stopped.contains(id) ? Lifecycle.Phase.RUNNING : null;
+            JobRecord job = job(jobId);
+            return ctx.runs.get(job.id()) != null ? Lifecycle.Phase.RUNNING : job.state().phase();
         }
 
         @Override public int gpus(String jobId) { return jobs.get(Long.parseLong(jobId)).gpus(); }
@@ -220,16 +206,19 @@ final class DecisionApplier {
     }
 
     /**
-     * A start of a job this decision has just stopped: a re-packing policy suspends a guest whose partner's GPUs are
-     * not free to join yet and, once later steps of the same decision have freed them, starts it there (the simulator
-     * applies both at once). Its run is still ending, so the start becomes a move: when the run has exited the job
-     * starts on those GPUs ({@link #migrated}). A start of any other job not in the snapshot's queue is ignored, as before.
+     * A later step of the decision that stopped a job, about that job: its run is still ending, so the step changes what
+     * happens once it has exited. A re-packing policy suspends a guest whose partner's GPUs are not free to join yet and,
+     * once later steps have freed them, starts it there: the suspension becomes a move, and the job starts on those GPUs
+     * when the run has exited ({@link #migrated}); a job moved and then suspended or moved again stays off GPUs or goes
+     * where the last step said (the simulator applies each step at once). The job's history says so. A run the decision
+     * did not come to stop (its job ended meanwhile) is left alone.
      */
-    private void restartWhereDecided(JobRecord job, List<Integer> gpus) {
+    private void redirect(JobRecord job, Run.Stop to, List<Integer> gpus, String what, long now) {
         Run run = ctx.runs.get(job.id());
-        if (run == null || run.stop != Run.Stop.SUSPEND) return;
-        run.stop = Run.Stop.MIGRATE;
+        if (run == null || run.stop == Run.Stop.NONE || run.stop == Run.Stop.CANCEL) return;
+        run.stop = to;
         run.migrateTo = List.copyOf(gpus);
+        ctx.store.note(job.id(), Context.ACTOR, what, now);
     }
 
     /** The placement rules every world applies ({@link PlacementRules}), with what only the live world knows. */

@@ -36,7 +36,6 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -187,11 +186,6 @@ public final class Simulator {
         private final Reservations reservations = new Reservations();
         /** The oracle's answers across decisions: the profiles are fixed, and the oracle learns only in reportObservation. */
         private final PredictionMemo predictionMemo = new PredictionMemo();
-        /** The queue the policy was given at this decision when queue rules chose it (null: the whole queue), and its ids once gathered. */
-        private List<PendingJob> givenQueue;
-        private Set<String> givenIds;
-        /** Jobs the current decision has suspended: waiting again for its later steps. */
-        private final Set<String> suspendedNow = new HashSet<>();
         private final TimeSeries series = new TimeSeries();
         private final List<String> decisionLog = new ArrayList<>();
         private final int timelineGpus = Math.min(recording.timelineGpus(), cluster.gpuCount());
@@ -408,10 +402,8 @@ public final class Simulator {
                 deciding = false;
             }
             newlyObserved.clear();
-            givenQueue = admitting ? snap.queue() : null; // under queue rules, the ids given are gathered when a decision needs them
-            givenIds = null;
-            suspendedNow.clear();
-            holdsChanged(DecisionRules.apply(decisions, rulesView, reservations, clock, steps));
+            // under queue rules the policy was shown the jobs they admitted; else every waiting job
+            holdsChanged(DecisionRules.apply(decisions, admitting ? snap.queue() : null, rulesView, reservations, clock, steps));
             // the jobs it suspended are back in the queue by its own decision: nothing it has not seen, so no decision is
             // due for them
             due.decided(clock);
@@ -578,7 +570,6 @@ public final class Simulator {
                 stop(js);
                 preemptions++;
                 enqueue(js, Lifecycle.Step.SUSPEND);
-                suspendedNow.add(js.job.id());
                 applied(p);
             }
 
@@ -611,10 +602,7 @@ public final class Simulator {
         private final DecisionRules.World rulesView = new DecisionRules.World() {
             @Override public Cluster cluster() { return cluster; }
 
-            @Override public Lifecycle.Phase phase(String jobId) {
-                JobState js = job(jobId);
-                return js.phase != Lifecycle.Phase.WAITING || given(js) ? js.phase : null; // not given: held back by the queue's rules
-            }
+            @Override public Lifecycle.Phase phase(String jobId) { return job(jobId).phase; }
 
             @Override public int gpus(String jobId) { return job(jobId).job.gpus(); }
 
@@ -644,17 +632,6 @@ public final class Simulator {
                 lookedUpId = id;
             }
             return lookedUp;
-        }
-
-        /** Whether a job is in the queue the policy was given at this decision, or was suspended by an earlier step of it. */
-        private boolean given(JobState js) {
-            if (js.phase != Lifecycle.Phase.WAITING) return false;
-            if (givenQueue == null || suspendedNow.contains(js.job.id())) return true; // the whole queue was given, or it waits again
-            if (givenIds == null) {
-                givenIds = new HashSet<>();
-                for (PendingJob p : givenQueue) givenIds.add(p.id());
-            }
-            return givenIds.contains(js.job.id());
         }
 
         /** Records the holds that began at this decision (a hold is logged once, not at every decision it lasts). */
