@@ -117,8 +117,9 @@ class SameVerdictTest {
     }
 
     /**
-     * Starts job 1 on GPU 0 and job 2 on GPU 1; once they run, moves job 1 next to job 2 and suspends it, in one
-     * decision; once job 1 waits, starts it on GPU 0 again. It acts on running jobs, so that it is asked while they run.
+     * Steps about a job an earlier step of the same decision moved: starts job 1 on GPU 0, and job 2 on GPU 1 but then
+     * suspends it; once job 1 runs, moves it to GPU 1 and suspends it, and starts job 2 on GPU 1; once job 1 waits,
+     * starts it on GPU 0. It acts on running jobs, so that it is asked while job 1 runs.
      */
     static final class MovedThenSuspended implements Policy {
         final List<String> decided = new ArrayList<>();
@@ -128,11 +129,14 @@ class SameVerdictTest {
         @Override public boolean actsOnRunningJobs() { return true; }
 
         @Override public List<Decision> decide(SchedulerSnapshot s) {
-            boolean waits = s.queue().stream().anyMatch(p -> p.id().equals("1")), runs = s.running().size() == 2;
+            boolean bothWait = s.queue().size() == 2, oneRuns = s.running().stream().anyMatch(r -> r.job().id().equals("1"));
+            boolean oneWaits = s.queue().stream().anyMatch(p -> p.id().equals("1"));
             List<Decision> out = switch (decided.size()) {
-                case 0 -> s.queue().size() == 2 ? List.of(new Decision.Start("1", List.of(0), "first"), new Decision.Start("2", List.of(1), "first")) : List.of();
-                case 1 -> runs ? List.of(new Decision.Migrate("1", List.of(1), "over"), new Decision.Preempt("1", "off")) : List.of();
-                case 2 -> waits ? List.of(new Decision.Start("1", List.of(0), "back")) : List.of();
+                case 0 -> bothWait ? List.of(new Decision.Start("1", List.of(0), "first"), new Decision.Start("2", List.of(1), "first"),
+                        new Decision.Preempt("2", "not yet")) : List.of();
+                case 1 -> oneRuns ? List.of(new Decision.Migrate("1", List.of(1), "over"), new Decision.Preempt("1", "off"),
+                        new Decision.Start("2", List.of(1), "now")) : List.of();
+                case 2 -> oneWaits ? List.of(new Decision.Start("1", List.of(0), "back")) : List.of();
                 default -> List.of();
             };
             if (!out.isEmpty()) decided.add(out.toString());
@@ -141,9 +145,9 @@ class SameVerdictTest {
     }
 
     @Test
-    void aJobMovedAndThenSuspendedInOneDecisionWaitsInBothWorlds() throws Exception {
-        // the simulator carries out each step at once; the daemon's run is still checkpointing when the suspension comes,
-        // and the rules (not the run's state) say the moved job runs: both worlds suspend it, and start it on GPU 0 again
+    void aJobStartedOrMovedAndThenSuspendedInOneDecisionWaitsInBothWorlds() throws Exception {
+        // the simulator carries out each step at once; the daemon's runs start and stop while later steps are checked, and
+        // the rules (not the runs' states) say where a job is for each: both worlds suspend the two jobs and start them again
         List<JobProfile> profiles = ProfileReader.read(DataSource.LUCID_PROFILES, 0);
         Cluster two = Cluster.homogeneous(1, 2, new GpuType("H100", 81_559), 8, 1 << 20);
         MeasuredTruth truth = new MeasuredTruth("lucid", LucidPairReader.read(DataSource.LUCID_PAIRS, true), ContentionFallback.standard());
@@ -152,7 +156,7 @@ class SameVerdictTest {
                 .run(List.of(new Job("1", "u", 0, 1, RESNET, 1e7, 1000, 0), new Job("2", "u", 0, 1, RESNET, 1e7, 1000, 0)), simulated, null);
         assertThat(simulated.decided).hasSize(3);
         assertThat(result.decisions()).extracting(d -> d.substring(d.indexOf(' ') + 1, d.indexOf(':')))
-                .containsExactly("start 1", "start 2", "migrate 1", "preempt 1", "start 1");
+                .containsExactly("start 1", "start 2", "preempt 2", "migrate 1", "preempt 1", "start 2", "start 1");
 
         FakeGpuHost host = FakeGpuHost.install(dir.resolve("host"), "h100x2");
         Path state = dir.resolve("state");
@@ -175,6 +179,10 @@ class SameVerdictTest {
             assertThat(job.gpuIds()).containsExactly(0);
             assertThat(store.events(1)).extracting(JobEvent::reason).noneMatch(r -> r.startsWith("migrated to") || r.startsWith("decision refused"))
                     .contains("suspended instead of moved: off");
+            var second = store.job(2).orElseThrow();
+            assertThat(second.attempts()).as("started, suspended at once, started again").isEqualTo(2);
+            assertThat(second.gpuIds()).containsExactly(1);
+            assertThat(store.events(2)).extracting(JobEvent::reason).contains("preempted: not yet");
         }
     }
 

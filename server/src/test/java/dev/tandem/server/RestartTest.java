@@ -36,8 +36,9 @@ class RestartTest {
         TestApi api = new TestApi(first.url());
         Set<Long> submitted = new TreeSet<>();
         for (int i = 0; i < 100; i++) {
-            // the first jobs run long enough to be running across the kill; the rest are quick
-            List<String> argv = i < 4 ? List.of(host.trainScript(), "40", "0.1") : List.of(host.trainScript(), "3", "0.05");
+            // the first jobs run long enough to be running across the kill and the restart (10 s: at 4 s, a loaded
+            // machine's restart outlasted them once); the rest are quick
+            List<String> argv = i < 4 ? List.of(host.trainScript(), "100", "0.1") : List.of(host.trainScript(), "3", "0.05");
             submitted.add(api.submit(token, TestApi.json(Map.of("argv", argv, "workdir", dir.toString(),
                     "signature", Map.of("model", "ResNet18", "dataset", "CIFAR-10", "batch_size", 64)))));
         }
@@ -71,7 +72,7 @@ class RestartTest {
                 for (JsonNode ev : j.get("events")) path.add(ev.get("to").asText());
                 assertThat(path.getFirst()).isEqualTo("pending");
                 assertThat(path.getLast()).isEqualTo("succeeded");
-                assertThat(api2.get("/jobs/" + e.getKey() + "/logs", token).json().get("data").asText()).contains("tandem:progress iter=40").contains("done");
+                assertThat(api2.get("/jobs/" + e.getKey() + "/logs", token).json().get("data").asText()).contains("tandem:progress iter=100").contains("done");
             }
         }
     }

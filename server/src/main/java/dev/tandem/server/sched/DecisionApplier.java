@@ -106,6 +106,8 @@ final class DecisionApplier {
             if (promisedOrRefused(job, s.gpus(), s.reason(), "start on GPU(s) " + ctx.describe(s.gpus()), snapshot, now)) return;
             lastRefusal.remove(id);
             startOn(job, s.gpus(), s.reason(), snapshot, step.jobs, now);
+            // a later step may stop it again (the simulator's job is placed at once): it does so from its stored state now
+            ctx.store.job(id).ifPresent(started -> step.jobs.put(id, started));
         }
 
         @Override public void preempt(Decision.Preempt p) {
