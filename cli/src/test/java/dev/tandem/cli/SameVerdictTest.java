@@ -119,7 +119,9 @@ class SameVerdictTest {
     /**
      * Steps about a job an earlier step of the same decision moved: starts job 1 on GPU 0, and job 2 on GPU 1 but then
      * suspends it; once job 1 runs, moves it to GPU 1 and suspends it, and starts job 2 on GPU 1; once job 1 waits,
-     * starts it on GPU 0. It acts on running jobs, so that it is asked while job 1 runs.
+     * suspends job 2, starts job 1 on GPU 1 (which job 2's run still holds live), suspends it and starts it on GPU 0;
+     * once job 2 waits, suspends job 1, starts job 2 on GPU 0 (held live by job 1's run) and moves it to GPU 1; once job 1
+     * waits, starts it on GPU 0. It acts on running jobs, so that it is asked while jobs run.
      */
     static final class MovedThenSuspended implements Policy {
         final List<String> decided = new ArrayList<>();
@@ -136,7 +138,11 @@ class SameVerdictTest {
                         new Decision.Preempt("2", "not yet")) : List.of();
                 case 1 -> oneRuns ? List.of(new Decision.Migrate("1", List.of(1), "over"), new Decision.Preempt("1", "off"),
                         new Decision.Start("2", List.of(1), "now")) : List.of();
-                case 2 -> oneWaits ? List.of(new Decision.Start("1", List.of(0), "back")) : List.of();
+                case 2 -> oneWaits && s.running().size() == 1 ? List.of(new Decision.Preempt("2", "make room"), new Decision.Start("1", List.of(1), "there"),
+                        new Decision.Preempt("1", "not there"), new Decision.Start("1", List.of(0), "back")) : List.of();
+                case 3 -> !oneWaits && s.queue().size() == 1 && s.running().size() == 1 ? List.of(new Decision.Preempt("1", "make room"),
+                        new Decision.Start("2", List.of(0), "there"), new Decision.Migrate("2", List.of(1), "not there")) : List.of();
+                case 4 -> oneWaits && s.running().size() == 1 ? List.of(new Decision.Start("1", List.of(0), "again")) : List.of();
                 default -> List.of();
             };
             if (!out.isEmpty()) decided.add(out.toString());
@@ -145,18 +151,19 @@ class SameVerdictTest {
     }
 
     @Test
-    void aJobStartedOrMovedAndThenSuspendedInOneDecisionWaitsInBothWorlds() throws Exception {
+    void laterStepsAboutAJobAnEarlierStepMovedEndAlikeInBothWorlds() throws Exception {
         // the simulator carries out each step at once; the daemon's runs start and stop while later steps are checked, and
-        // the rules (not the runs' states) say where a job is for each: both worlds suspend the two jobs and start them again
+        // the rules (not the runs' states) say where a job is for each: both worlds end each step where the simulator does
         List<JobProfile> profiles = ProfileReader.read(DataSource.LUCID_PROFILES, 0);
         Cluster two = Cluster.homogeneous(1, 2, new GpuType("H100", 81_559), 8, 1 << 20);
         MeasuredTruth truth = new MeasuredTruth("lucid", LucidPairReader.read(DataSource.LUCID_PAIRS, true), ContentionFallback.standard());
         MovedThenSuspended simulated = new MovedThenSuspended();
         var result = new Simulator(new SimConfig(60, 60, 30, 0, new MemoryRule(0)), two, new ProfileStore(profiles), truth)
                 .run(List.of(new Job("1", "u", 0, 1, RESNET, 1e7, 1000, 0), new Job("2", "u", 0, 1, RESNET, 1e7, 1000, 0)), simulated, null);
-        assertThat(simulated.decided).hasSize(3);
+        assertThat(simulated.decided).hasSize(5);
         assertThat(result.decisions()).extracting(d -> d.substring(d.indexOf(' ') + 1, d.indexOf(':')))
-                .containsExactly("start 1", "start 2", "preempt 2", "migrate 1", "preempt 1", "start 2", "start 1");
+                .containsExactly("start 1", "start 2", "preempt 2", "migrate 1", "preempt 1", "start 2", "preempt 2", "start 1", "preempt 1", "start 1",
+                        "preempt 1", "start 2", "migrate 2", "start 1");
 
         FakeGpuHost host = FakeGpuHost.install(dir.resolve("host"), "h100x2");
         Path state = dir.resolve("state");
@@ -173,14 +180,15 @@ class SameVerdictTest {
             loop.start();
             TestApi.await(Duration.ofSeconds(30), "both jobs to succeed",
                     () -> store.job(1).orElseThrow().state() == dev.tandem.server.store.JobState.SUCCEEDED && store.job(2).orElseThrow().state() == dev.tandem.server.store.JobState.SUCCEEDED);
-            assertThat(live.decided).hasSize(3);
+            assertThat(live.decided).hasSize(5);
             var job = store.job(1).orElseThrow();
-            assertThat(job.attempts()).as("started twice, both times on GPU 0").isEqualTo(2);
+            assertThat(job.attempts()).as("started three times, each on GPU 0").isEqualTo(3);
             assertThat(job.gpuIds()).containsExactly(0);
             assertThat(store.events(1)).extracting(JobEvent::reason).noneMatch(r -> r.startsWith("migrated to") || r.startsWith("decision refused"))
                     .contains("suspended instead of moved: off");
             var second = store.job(2).orElseThrow();
-            assertThat(second.attempts()).as("started, suspended at once, started again").isEqualTo(2);
+            assertThat(second.attempts()).as("started and suspended at once, started, suspended, started").isEqualTo(3);
+            assertThat(store.events(2)).extracting(JobEvent::reason).contains("not there");
             assertThat(second.gpuIds()).containsExactly(1);
             assertThat(store.events(2)).extracting(JobEvent::reason).contains("preempted: not yet");
         }

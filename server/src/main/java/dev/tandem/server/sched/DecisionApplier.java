@@ -101,23 +101,33 @@ final class DecisionApplier {
                 redirect(job, Run.Stop.MIGRATE, s.gpus(), "to start on GPU(s) " + ctx.describe(s.gpus()) + " once stopped: " + s.reason(), now);
                 return;
             }
+            begin(job, s.gpus(), s.reason());
+        }
+
+        /** Starts a waiting job now, or promises it the GPUs that runs being stopped still hold. */
+        private void begin(JobRecord job, List<Integer> gpus, String reason) {
             if (ready == null) ready = ctx.executor.ready();
             if (!ready) return; // the jobs wait in the queue; the policy is asked again next round
-            if (promisedOrRefused(job, s.gpus(), s.reason(), "start on GPU(s) " + ctx.describe(s.gpus()), snapshot, now)) return;
-            lastRefusal.remove(id);
-            startOn(job, s.gpus(), s.reason(), snapshot, step.jobs, now);
+            if (promisedOrRefused(job, gpus, reason, "start on GPU(s) " + ctx.describe(gpus), snapshot, now)) return;
+            lastRefusal.remove(job.id());
+            startOn(job, gpus, reason, snapshot, step.jobs, now);
             // a later step may stop it again (the simulator's job is placed at once): it does so from its stored state now
-            ctx.store.job(id).ifPresent(started -> step.jobs.put(id, started));
+            ctx.store.job(job.id()).ifPresent(started -> step.jobs.put(job.id(), started));
         }
 
         @Override public void preempt(Decision.Preempt p) {
             JobRecord job = step.job(p.jobId());
+            if (promised.remove(job.id()) != null) return; // started by this decision onto GPUs still being freed: it waits again
             if (!stopped.add(job.id())) redirect(job, Run.Stop.SUSPEND, List.of(), "suspended instead of moved: " + p.reason(), now); // moved by this decision
             else stop(job, Run.Stop.SUSPEND, List.of(), "preempted: " + p.reason(), now);
         }
 
         @Override public void migrate(Decision.Migrate m) {
             JobRecord job = step.job(m.jobId());
+            if (promised.remove(job.id()) != null) { // started by this decision onto GPUs still being freed: it starts there instead
+                begin(job, m.gpus(), m.reason());
+                return;
+            }
             if (!stopped.add(job.id())) { // stopped by this decision already: it goes there instead
                 redirect(job, Run.Stop.MIGRATE, m.gpus(), "moving to GPU(s) " + ctx.describe(m.gpus()) + " instead: " + m.reason(), now);
             } else {
