@@ -103,12 +103,13 @@ public final class DecisionRules {
                 steps.unknown(d);
                 continue;
             }
-            Optional<String> why = refusal(d, phases.of(d.jobId()), w, holds);
+            Lifecycle.Phase phase = phases.of(d.jobId());
+            Optional<String> why = refusal(d, phase, w, holds);
             if (why.isPresent()) {
                 steps.refused(d, why.get());
                 continue;
             }
-            if (!(d instanceof Decision.Reserve)) phases.moved(d);
+            if (!(d instanceof Decision.Reserve)) phases.moved(d.jobId(), Lifecycle.after(phase, Lifecycle.stepOf(d)));
             switch (d) {
                 case Decision.Reserve r -> holds.add(r);
                 case Decision.Start s -> {
@@ -152,8 +153,8 @@ public final class DecisionRules {
             return shownIds.contains(id);
         }
 
-        void moved(Decision d) {
-            moved.put(d.jobId(), Lifecycle.after(of(d.jobId()), Lifecycle.stepOf(d)));
+        void moved(String id, Lifecycle.Phase to) {
+            moved.put(id, to);
         }
     }
 
