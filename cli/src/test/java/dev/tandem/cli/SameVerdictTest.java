@@ -194,6 +194,65 @@ class SameVerdictTest {
         }
     }
 
+    /**
+     * Starts job 1 on GPU 0; once it runs, suspends it and starts jobs 2, 3 and 4 on GPU 0, which job 1's run still
+     * holds live: jobs 2 and 3 are promised it, and job 4 would be a third job there.
+     */
+    static final class ThirdOnAGpuBeingFreed implements Policy {
+        static final Decision THIRD = new Decision.Start("4", List.of(0), "a third");
+        final AtomicBoolean started = new AtomicBoolean(), crowded = new AtomicBoolean();
+
+        @Override public String name() { return "third-on-a-gpu-being-freed"; }
+
+        @Override public List<Decision> decide(SchedulerSnapshot s) {
+            if (!started.getAndSet(true)) return List.of(new Decision.Start("1", List.of(0), "first"));
+            boolean oneRuns = s.running().stream().anyMatch(r -> r.job().id().equals("1"));
+            if (!oneRuns || crowded.getAndSet(true)) return List.of();
+            return List.of(new Decision.Preempt("1", "make room"), new Decision.Start("2", List.of(0), "there"), new Decision.Start("3", List.of(0), "beside"),
+                    THIRD);
+        }
+    }
+
+    @Test
+    void aJobPromisedAGpuIsOnItForTheSameDecisionsLaterSteps() throws Exception {
+        List<JobProfile> profiles = ProfileReader.read(DataSource.LUCID_PROFILES, 0);
+        Cluster two = Cluster.homogeneous(1, 2, new GpuType("H100", 81_559), 8, 1 << 20);
+        MeasuredTruth truth = new MeasuredTruth("lucid", LucidPairReader.read(DataSource.LUCID_PAIRS, true), ContentionFallback.standard());
+        List<Job> jobs = new ArrayList<>();
+        for (int i = 1; i <= 4; i++) jobs.add(new Job(String.valueOf(i), "u", 0, 1, RESNET, 1e7, 1000, 0));
+        String simulated = null;
+        try {
+            new Simulator(new SimConfig(60, 60, 30, 0, new MemoryRule(0)), two, new ProfileStore(profiles), truth).run(jobs, new ThirdOnAGpuBeingFreed(), null);
+        } catch (SimulationException e) {
+            simulated = e.getMessage().substring(e.getMessage().indexOf("): ") + 3);
+        }
+        assertThat(simulated).isEqualTo("GPU 0 already runs 2 jobs");
+
+        FakeGpuHost host = FakeGpuHost.install(dir.resolve("host"), "h100x2");
+        Path state = dir.resolve("state");
+        LocalExecutor executor = new LocalExecutor(state, host.tools(), Sharing.TIME_SLICING, 2000, 50);
+        try (Store store = new Store(Database.open(null, state));
+             SchedulerLoop loop = new SchedulerLoop(store, executor, executor.discoverGpus(), Oracle.build(store, "auto"), new GpuMonitor(),
+                     new ServerMetrics(), new ThirdOnAGpuBeingFreed(), new SchedulerConfig(100, 300, 1000, 1000, 3, 512), profiles)) {
+            store.createUser("admin", Role.ADMIN, "a".repeat(64), null, "test", 1);
+            for (int i = 1; i <= 4; i++) {
+                store.insertJob(new NewJob("t", List.of("sleep", "2"), Map.of(), System.getProperty("java.io.tmpdir"), 1, 0, null, RESNET, null,
+                        JobControls.NONE), "admin", System.currentTimeMillis());
+            }
+            loop.start();
+            TestApi.await(Duration.ofSeconds(20), "the third job on GPU 0 to be refused", () -> !refusals(store, 4).isEmpty());
+            assertThat(refusals(store, 4)).containsExactly(simulated);
+            // jobs 2 and 3 start together once job 1's run has left (and end by themselves, leaving nothing behind)
+            TestApi.await(Duration.ofSeconds(20), "jobs 2 and 3 to succeed", () -> store.job(2).orElseThrow().state() == dev.tandem.server.store.JobState.SUCCEEDED
+                    && store.job(3).orElseThrow().state() == dev.tandem.server.store.JobState.SUCCEEDED);
+            assertThat(store.job(3).orElseThrow().gpuIds()).containsExactly(0);
+            // refused by the decision that suspended job 1, as in the simulator, not once the promises were kept
+            long refusedAt = store.events(4).stream().filter(e -> e.reason().startsWith("decision refused (")).findFirst().orElseThrow().at();
+            long suspendedAt = store.events(1).stream().filter(e -> e.reason().equals("preempted: make room")).findFirst().orElseThrow().at();
+            assertThat(refusedAt).isEqualTo(suspendedAt);
+        }
+    }
+
     /** Why the simulator refuses {@code mistake} after the first start, as its error names it. */
     private static String simulatorRefusal(List<JobProfile> profiles, Decision mistake) {
         Cluster two = Cluster.homogeneous(1, 2, new GpuType("H100", 81_559), 8, 1 << 20);

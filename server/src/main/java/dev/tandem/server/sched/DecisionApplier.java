@@ -169,11 +169,18 @@ final class DecisionApplier {
 
         @Override public String runsAlone(String jobId) { return ctx.runsAlone(jobs.get(Long.parseLong(jobId))); }
 
+        /**
+         * The runs on the GPU that are not being stopped, and the jobs promised it: those are on it for the rules, as the
+         * simulator's job started there is (at most two jobs per GPU counts them).
+         */
         @Override public List<PlacementRules.Tenant> tenantsOn(int gpu, String exceptJobId) {
             List<PlacementRules.Tenant> on = DecisionApplier.this.tenantsOn(gpu, false);
-            if (on.isEmpty()) return on;
-            List<PlacementRules.Tenant> out = new ArrayList<>(on.size());
+            if (on.isEmpty() && promised.isEmpty()) return on;
+            List<PlacementRules.Tenant> out = new ArrayList<>(on.size() + 1);
             for (PlacementRules.Tenant t : on) if (!t.jobId().equals(exceptJobId)) out.add(t);
+            promised.forEach((id, p) -> {
+                if (p.gpus().contains(gpu) && !Long.toString(id).equals(exceptJobId)) out.add(new PlacementRules.Tenant(Long.toString(id), p.gpus(), null));
+            });
             return out;
         }
 
