@@ -88,7 +88,8 @@ public final class DecisionRules {
      * Carries out one decision of a policy in a world, step by step: each step is checked against where its job is
      * after the earlier ones ({@link #refusal}); an accepted start, preemption or move goes to {@code steps}; the holds the
      * decision names ({@link Decision.Reserve}) replace the previous decision's in {@code reservations} at its end, but
-     * for those of jobs the same decision starts (a start ends its job's hold, also one named earlier in the decision).
+     * for those of jobs the same decision starts (a start ends its job's hold, also one named earlier in the decision, and
+     * a hold a start ends is not among those the decision ended, whenever the world gets the job going).
      *
      * @param shownQueue the waiting jobs the policy was shown (the queue's rules may hold some back), or null for all
      * @param now        the world's time, which a hold's expected free time counts from
@@ -114,6 +115,7 @@ public final class DecisionRules {
                 case Decision.Reserve r -> holds.add(r);
                 case Decision.Start s -> {
                     holds.removeIf(r -> r.jobId().equals(s.jobId()));
+                    reservations.left(s.jobId()); // it starts now (on the GPUs held for it or elsewhere): its hold is over, not ended
                     steps.start(s);
                 }
                 case Decision.Preempt p -> steps.preempt(p);

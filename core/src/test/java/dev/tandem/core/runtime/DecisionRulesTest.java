@@ -156,4 +156,14 @@ class DecisionRulesTest {
         assertThat(holds.isEmpty()).isTrue();
         assertThat(carriedOut).containsExactly("refused r: job r is not waiting: GPUs are held only for a job in the queue", "start w");
     }
+
+    @Test
+    void aHoldThatItsJobsStartEndsIsOverNotEnded() {
+        // a world that tells its users of holds that ended without their job starting (the daemon) tells of none here
+        Reservations holds = new Reservations();
+        DecisionRules.apply(List.of(new Decision.Reserve("w", List.of(1), 60, "for w")), world, holds, 0, steps);
+        Reservations.Changes started = DecisionRules.apply(List.of(new Decision.Start("w", List.of(1), "")), world, holds, 10, steps);
+        assertThat(started.ended()).isEmpty();
+        assertThat(holds.isEmpty()).isTrue();
+    }
 }

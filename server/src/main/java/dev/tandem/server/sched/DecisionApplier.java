@@ -408,7 +408,6 @@ final class DecisionApplier {
             ctx.runs.remove(run);
             return Optional.empty();
         }
-        ctx.reservations.left(Long.toString(job.id())); // GPUs held for it: it starts now (on them or elsewhere)
         List<GpuDevice> devices = gpus.stream().map(ctx.devices::get).toList();
         long budget = ctx.memoryRule.charged(ctx.job(job).memoryMiB());
         Binding<?> binding;

@@ -560,7 +560,6 @@ public final class Simulator {
             @Override public void start(Decision.Start s) {
                 JobState js = job(s.jobId());
                 dequeue(js);
-                reservations.left(js.job.id()); // GPUs held for it: it starts now (on them or elsewhere)
                 place(js, Placements.gpuArray(s.gpus()), Lifecycle.Step.START);
                 applied(s);
             }
