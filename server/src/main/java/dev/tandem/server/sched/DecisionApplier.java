@@ -171,7 +171,8 @@ final class DecisionApplier {
 
         /**
          * The runs on the GPU that are not being stopped, and the jobs promised it: those are on it for the rules, as the
-         * simulator's job started there is (at most two jobs per GPU counts them).
+         * simulator's job started there is (at most two jobs per GPU counts them, and one that must run alone takes no
+         * partner).
          */
         @Override public List<PlacementRules.Tenant> tenantsOn(int gpu, String exceptJobId) {
             List<PlacementRules.Tenant> on = DecisionApplier.this.tenantsOn(gpu, false);
@@ -179,7 +180,11 @@ final class DecisionApplier {
             List<PlacementRules.Tenant> out = new ArrayList<>(on.size() + 1);
             for (PlacementRules.Tenant t : on) if (!t.jobId().equals(exceptJobId)) out.add(t);
             promised.forEach((id, p) -> {
-                if (p.gpus().contains(gpu) && !Long.toString(id).equals(exceptJobId)) out.add(new PlacementRules.Tenant(Long.toString(id), p.gpus(), null));
+                String key = Long.toString(id);
+                if (!p.gpus().contains(gpu) || key.equals(exceptJobId)) return;
+                JobRecord job = jobs.get(id);
+                String alone = job == null ? null : ctx.runsAlone(job); // as it will run: alone if it must
+                out.add(new PlacementRules.Tenant(key, p.gpus(), alone == null ? null : PlacementRules.mustRunAlone(key, alone)));
             });
             return out;
         }

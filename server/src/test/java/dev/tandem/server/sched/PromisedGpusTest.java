@@ -1,0 +1,84 @@
+package dev.tandem.server.sched;
+
+import dev.tandem.core.model.WorkloadSignature;
+import dev.tandem.core.policy.Decision;
+import dev.tandem.core.policy.Policy;
+import dev.tandem.core.policy.SchedulerSnapshot;
+import dev.tandem.data.DataSource;
+import dev.tandem.data.ProfileReader;
+import dev.tandem.server.exec.LocalExecutor;
+import dev.tandem.server.exec.Sharing;
+import dev.tandem.server.gpu.GpuMonitor;
+import dev.tandem.server.metrics.ServerMetrics;
+import dev.tandem.server.store.Database;
+import dev.tandem.server.store.JobControls;
+import dev.tandem.server.store.JobEvent;
+import dev.tandem.server.store.JobState;
+import dev.tandem.server.store.NewJob;
+import dev.tandem.server.store.Role;
+import dev.tandem.server.store.Store;
+import dev.tandem.server.testing.FakeGpuHost;
+import dev.tandem.server.testing.TestApi;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A job promised GPUs that runs being stopped still hold is on them for the rules from the decision on, as it will
+ * run there: a job placed beside one that must run alone (a new workload, profiled alone first) is refused by that
+ * same decision, not a round later when the promise is kept.
+ */
+class PromisedGpusTest {
+    static final WorkloadSignature KNOWN = new WorkloadSignature("ResNet18", "CIFAR-10", 32, false);
+    static final WorkloadSignature NEW = new WorkloadSignature("NewNet", "CIFAR-10", 32, false);
+
+    @TempDir Path dir;
+
+    /** Starts job 1 on GPU 0; once it runs, suspends it and starts job 2 (a new workload) and then job 3 on GPU 0. */
+    static final class BesideANewWorkload implements Policy {
+        final AtomicInteger decided = new AtomicInteger();
+
+        @Override public String name() { return "beside-a-new-workload"; }
+
+        @Override public List<Decision> decide(SchedulerSnapshot s) {
+            if (decided.get() == 0) {
+                decided.incrementAndGet();
+                return List.of(new Decision.Start("1", List.of(0), "first"));
+            }
+            if (decided.get() > 1 || s.running().stream().noneMatch(r -> r.job().id().equals("1"))) return List.of();
+            decided.incrementAndGet();
+            return List.of(new Decision.Preempt("1", "make room"), new Decision.Start("2", List.of(0), "there"), new Decision.Start("3", List.of(0), "beside"));
+        }
+    }
+
+    @Test
+    void aJobPlacedBesideAPromisedJobThatMustRunAloneIsRefusedByThatDecision() throws Exception {
+        FakeGpuHost host = FakeGpuHost.install(dir.resolve("host"), "h100x2");
+        Path state = dir.resolve("state");
+        LocalExecutor executor = new LocalExecutor(state, host.tools(), Sharing.TIME_SLICING, 2000, 50);
+        try (Store store = new Store(Database.open(null, state));
+             SchedulerLoop loop = new SchedulerLoop(store, executor, executor.discoverGpus(), Oracle.build(store, "auto"), new GpuMonitor(),
+                     new ServerMetrics(), new BesideANewWorkload(), new SchedulerConfig(100, 300, 1000, 1000, 3, 512),
+                     ProfileReader.read(DataSource.LUCID_PROFILES, 0))) {
+            store.createUser("admin", Role.ADMIN, "a".repeat(64), null, "test", 1);
+            for (WorkloadSignature w : List.of(KNOWN, NEW, KNOWN)) {
+                store.insertJob(new NewJob("t", List.of("sleep", "2"), Map.of(), System.getProperty("java.io.tmpdir"), 1, 0, null, w, null,
+                        JobControls.NONE), "admin", System.currentTimeMillis());
+            }
+            loop.start();
+            TestApi.await(Duration.ofSeconds(20), "job 3's start to be refused", () -> store.events(3).stream().anyMatch(e -> e.reason().startsWith("decision refused (")));
+            JobEvent refused = store.events(3).stream().filter(e -> e.reason().startsWith("decision refused (")).findFirst().orElseThrow();
+            assertThat(refused.reason()).isEqualTo("decision refused (start on GPU(s) 0): job 2 must run alone (" + Context.NOT_PROFILED + ")");
+            long suspendedAt = store.events(1).stream().filter(e -> e.reason().equals("preempted: make room")).findFirst().orElseThrow().at();
+            assertThat(refused.at()).as("refused by the decision that promised job 2 the GPU").isEqualTo(suspendedAt);
+            TestApi.await(Duration.ofSeconds(20), "job 2 to be profiled and succeed", () -> store.job(2).orElseThrow().state() == JobState.SUCCEEDED);
+        }
+    }
+}
