@@ -15,20 +15,11 @@ import dev.tandem.data.LucidPairReader;
 import dev.tandem.data.ProfileReader;
 import dev.tandem.data.truth.ContentionFallback;
 import dev.tandem.data.truth.MeasuredTruth;
-import dev.tandem.server.exec.LocalExecutor;
-import dev.tandem.server.exec.Sharing;
-import dev.tandem.server.gpu.GpuMonitor;
 import dev.tandem.server.metrics.ServerMetrics;
-import dev.tandem.server.sched.Oracle;
-import dev.tandem.server.sched.SchedulerConfig;
-import dev.tandem.server.sched.SchedulerLoop;
-import dev.tandem.server.store.Database;
-import dev.tandem.server.store.JobControls;
 import dev.tandem.server.store.JobEvent;
-import dev.tandem.server.store.NewJob;
-import dev.tandem.server.store.Role;
+import dev.tandem.server.store.JobState;
 import dev.tandem.server.store.Store;
-import dev.tandem.server.testing.FakeGpuHost;
+import dev.tandem.server.testing.ScriptedLoop;
 import dev.tandem.server.testing.TestApi;
 import dev.tandem.sim.engine.SimConfig;
 import dev.tandem.sim.engine.SimulationException;
@@ -46,15 +37,18 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import static dev.tandem.server.testing.ScriptedLoop.sleeping;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A decision gets the same verdict in both worlds (core.runtime.DecisionRules): the simulator fails the run naming
- * why, the daemon skips the step, counts it and notes why in the job's history. Two GPUs; jobs 1 and 2 need one GPU,
- * job 3 two; the policy starts job 1 on GPU 0, then makes seven mistakes in the same decision.
+ * A decision gets the same verdict in both worlds (core.runtime.DecisionRules), and its steps end where they end in
+ * the simulator: scripted policies on two GPUs, run through the simulator and through the daemon (local executor on a
+ * fake GPU host). The simulator fails the run on a refused step, naming why; the daemon skips the step, counts it and
+ * notes why in the job's history.
  */
 class SameVerdictTest {
     static final WorkloadSignature RESNET = new WorkloadSignature("ResNet18", "CIFAR-10", 32, false);
+    static final List<JobProfile> PROFILES = ProfileReader.read(DataSource.LUCID_PROFILES, 0);
 
     static final Decision FIRST = new Decision.Start("1", List.of(0), "first");
     /** Each mistake and the reason both worlds give. */
@@ -86,24 +80,17 @@ class SameVerdictTest {
         }
     }
 
+    /** Jobs 1 and 2 need one GPU, job 3 two; the policy starts job 1 on GPU 0, then makes seven mistakes in the same decision. */
     @Test
     void theSimulatorAndTheDaemonRefuseTheSameDecisionsForTheSameReasons() throws Exception {
-        List<JobProfile> profiles = ProfileReader.read(DataSource.LUCID_PROFILES, 0);
-        for (var m : MISTAKES.entrySet()) assertThat(simulatorRefusal(profiles, m.getKey())).as(m.getKey().toString()).isEqualTo(m.getValue());
-
-        FakeGpuHost host = FakeGpuHost.install(dir.resolve("host"), "h100x2");
-        Path state = dir.resolve("state");
-        LocalExecutor executor = new LocalExecutor(state, host.tools(), Sharing.TIME_SLICING, 2000, 50);
+        List<Job> jobs = List.of(simulated("1", 1), simulated("2", 1), simulated("3", 2));
+        for (var m : MISTAKES.entrySet()) {
+            assertThat(simulatorRefusal(new Scripted(List.of(m.getKey())), jobs, 0)).as(m.getKey().toString()).isEqualTo(m.getValue());
+        }
         ServerMetrics metrics = new ServerMetrics();
-        try (Store store = new Store(Database.open(null, state));
-             SchedulerLoop loop = new SchedulerLoop(store, executor, executor.discoverGpus(), Oracle.build(store, "auto"), new GpuMonitor(),
-                     metrics, new Scripted(List.copyOf(MISTAKES.keySet())), new SchedulerConfig(100, 1000, 1000, 1000, 3, 512), profiles)) {
-            store.createUser("admin", Role.ADMIN, "a".repeat(64), null, "test", 1);
-            for (int gpus : new int[] {1, 1, 2}) {
-                store.insertJob(new NewJob("t", List.of("sleep", "1"), Map.of(), System.getProperty("java.io.tmpdir"), gpus, 0, null, RESNET, null,
-                        JobControls.NONE), "admin", System.currentTimeMillis());
-            }
-            loop.start();
+        try (ScriptedLoop daemon = ScriptedLoop.start(dir, new Scripted(List.copyOf(MISTAKES.keySet())), metrics, 1000, PROFILES,
+                List.of(sleeping(1, 1, RESNET), sleeping(1, 1, RESNET), sleeping(2, 1, RESNET)))) {
+            Store store = daemon.store();
             TestApi.await(Duration.ofSeconds(20), "the decision to be applied", () -> refusals(store, 3).size() == 2);
             Set<String> expected = new TreeSet<>(MISTAKES.values()), noted = new TreeSet<>();
             for (long id = 1; id <= 3; id++) noted.addAll(refusals(store, id));
@@ -112,7 +99,7 @@ class SameVerdictTest {
             assertThat(metrics.scrape()).contains("tandem_decisions_rejected_total " + MISTAKES.size() + ".0");
             assertThat(store.job(1).orElseThrow().gpuIds()).containsExactly(0);
             // its run ends by itself, and the daemon cleans up after it (a run stopped at shutdown would leave its cgroup)
-            TestApi.await(Duration.ofSeconds(20), "job 1 to succeed", () -> store.job(1).orElseThrow().state() == dev.tandem.server.store.JobState.SUCCEEDED);
+            TestApi.await(Duration.ofSeconds(20), "job 1 to succeed", () -> store.job(1).orElseThrow().state() == JobState.SUCCEEDED);
         }
     }
 
@@ -154,32 +141,18 @@ class SameVerdictTest {
     void laterStepsAboutAJobAnEarlierStepMovedEndAlikeInBothWorlds() throws Exception {
         // the simulator carries out each step at once; the daemon's runs start and stop while later steps are checked, and
         // the rules (not the runs' states) say where a job is for each: both worlds end each step where the simulator does
-        List<JobProfile> profiles = ProfileReader.read(DataSource.LUCID_PROFILES, 0);
-        Cluster two = Cluster.homogeneous(1, 2, new GpuType("H100", 81_559), 8, 1 << 20);
-        MeasuredTruth truth = new MeasuredTruth("lucid", LucidPairReader.read(DataSource.LUCID_PAIRS, true), ContentionFallback.standard());
         MovedThenSuspended simulated = new MovedThenSuspended();
-        var result = new Simulator(new SimConfig(60, 60, 30, 0, new MemoryRule(0)), two, new ProfileStore(profiles), truth)
-                .run(List.of(new Job("1", "u", 0, 1, RESNET, 1e7, 1000, 0), new Job("2", "u", 0, 1, RESNET, 1e7, 1000, 0)), simulated, null);
+        var result = simulator(60).run(List.of(simulated("1", 1), simulated("2", 1)), simulated, null);
         assertThat(simulated.decided).hasSize(5);
         assertThat(result.decisions()).extracting(d -> d.substring(d.indexOf(' ') + 1, d.indexOf(':')))
                 .containsExactly("start 1", "start 2", "preempt 2", "migrate 1", "preempt 1", "start 2", "preempt 2", "start 1", "preempt 1", "start 1",
                         "preempt 1", "start 2", "migrate 2", "start 1");
 
-        FakeGpuHost host = FakeGpuHost.install(dir.resolve("host"), "h100x2");
-        Path state = dir.resolve("state");
-        LocalExecutor executor = new LocalExecutor(state, host.tools(), Sharing.TIME_SLICING, 2000, 50);
         MovedThenSuspended live = new MovedThenSuspended();
-        try (Store store = new Store(Database.open(null, state));
-             SchedulerLoop loop = new SchedulerLoop(store, executor, executor.discoverGpus(), Oracle.build(store, "auto"), new GpuMonitor(),
-                     new ServerMetrics(), live, new SchedulerConfig(100, 300, 1000, 1000, 3, 512), profiles)) {
-            store.createUser("admin", Role.ADMIN, "a".repeat(64), null, "test", 1);
-            for (String seconds : new String[] {"2", "4"}) {
-                store.insertJob(new NewJob("t", List.of("sleep", seconds), Map.of(), System.getProperty("java.io.tmpdir"), 1, 0, null, RESNET, null,
-                        JobControls.NONE), "admin", System.currentTimeMillis());
-            }
-            loop.start();
+        try (ScriptedLoop daemon = ScriptedLoop.start(dir, live, new ServerMetrics(), 300, PROFILES, List.of(sleeping(1, 2, RESNET), sleeping(1, 4, RESNET)))) {
+            Store store = daemon.store();
             TestApi.await(Duration.ofSeconds(30), "both jobs to succeed",
-                    () -> store.job(1).orElseThrow().state() == dev.tandem.server.store.JobState.SUCCEEDED && store.job(2).orElseThrow().state() == dev.tandem.server.store.JobState.SUCCEEDED);
+                    () -> store.job(1).orElseThrow().state() == JobState.SUCCEEDED && store.job(2).orElseThrow().state() == JobState.SUCCEEDED);
             assertThat(live.decided).hasSize(5);
             var job = store.job(1).orElseThrow();
             assertThat(job.attempts()).as("started three times, each on GPU 0").isEqualTo(3);
@@ -199,7 +172,6 @@ class SameVerdictTest {
      * holds live: jobs 2 and 3 are promised it, and job 4 would be a third job there.
      */
     static final class ThirdOnAGpuBeingFreed implements Policy {
-        static final Decision THIRD = new Decision.Start("4", List.of(0), "a third");
         final AtomicBoolean started = new AtomicBoolean(), crowded = new AtomicBoolean();
 
         @Override public String name() { return "third-on-a-gpu-being-freed"; }
@@ -209,42 +181,23 @@ class SameVerdictTest {
             boolean oneRuns = s.running().stream().anyMatch(r -> r.job().id().equals("1"));
             if (!oneRuns || crowded.getAndSet(true)) return List.of();
             return List.of(new Decision.Preempt("1", "make room"), new Decision.Start("2", List.of(0), "there"), new Decision.Start("3", List.of(0), "beside"),
-                    THIRD);
+                    new Decision.Start("4", List.of(0), "a third"));
         }
     }
 
     @Test
     void aJobPromisedAGpuIsOnItForTheSameDecisionsLaterSteps() throws Exception {
-        List<JobProfile> profiles = ProfileReader.read(DataSource.LUCID_PROFILES, 0);
-        Cluster two = Cluster.homogeneous(1, 2, new GpuType("H100", 81_559), 8, 1 << 20);
-        MeasuredTruth truth = new MeasuredTruth("lucid", LucidPairReader.read(DataSource.LUCID_PAIRS, true), ContentionFallback.standard());
-        List<Job> jobs = new ArrayList<>();
-        for (int i = 1; i <= 4; i++) jobs.add(new Job(String.valueOf(i), "u", 0, 1, RESNET, 1e7, 1000, 0));
-        String simulated = null;
-        try {
-            new Simulator(new SimConfig(60, 60, 30, 0, new MemoryRule(0)), two, new ProfileStore(profiles), truth).run(jobs, new ThirdOnAGpuBeingFreed(), null);
-        } catch (SimulationException e) {
-            simulated = e.getMessage().substring(e.getMessage().indexOf("): ") + 3);
-        }
+        String simulated = simulatorRefusal(new ThirdOnAGpuBeingFreed(), List.of(simulated("1", 1), simulated("2", 1), simulated("3", 1), simulated("4", 1)), 60);
         assertThat(simulated).isEqualTo("GPU 0 already runs 2 jobs");
 
-        FakeGpuHost host = FakeGpuHost.install(dir.resolve("host"), "h100x2");
-        Path state = dir.resolve("state");
-        LocalExecutor executor = new LocalExecutor(state, host.tools(), Sharing.TIME_SLICING, 2000, 50);
-        try (Store store = new Store(Database.open(null, state));
-             SchedulerLoop loop = new SchedulerLoop(store, executor, executor.discoverGpus(), Oracle.build(store, "auto"), new GpuMonitor(),
-                     new ServerMetrics(), new ThirdOnAGpuBeingFreed(), new SchedulerConfig(100, 300, 1000, 1000, 3, 512), profiles)) {
-            store.createUser("admin", Role.ADMIN, "a".repeat(64), null, "test", 1);
-            for (int i = 1; i <= 4; i++) {
-                store.insertJob(new NewJob("t", List.of("sleep", "2"), Map.of(), System.getProperty("java.io.tmpdir"), 1, 0, null, RESNET, null,
-                        JobControls.NONE), "admin", System.currentTimeMillis());
-            }
-            loop.start();
+        try (ScriptedLoop daemon = ScriptedLoop.start(dir, new ThirdOnAGpuBeingFreed(), new ServerMetrics(), 300, PROFILES,
+                List.of(sleeping(1, 2, RESNET), sleeping(1, 2, RESNET), sleeping(1, 2, RESNET), sleeping(1, 2, RESNET)))) {
+            Store store = daemon.store();
             TestApi.await(Duration.ofSeconds(20), "the third job on GPU 0 to be refused", () -> !refusals(store, 4).isEmpty());
             assertThat(refusals(store, 4)).containsExactly(simulated);
             // jobs 2 and 3 start together once job 1's run has left (and end by themselves, leaving nothing behind)
-            TestApi.await(Duration.ofSeconds(20), "jobs 2 and 3 to succeed", () -> store.job(2).orElseThrow().state() == dev.tandem.server.store.JobState.SUCCEEDED
-                    && store.job(3).orElseThrow().state() == dev.tandem.server.store.JobState.SUCCEEDED);
+            TestApi.await(Duration.ofSeconds(20), "jobs 2 and 3 to succeed", () -> store.job(2).orElseThrow().state() == JobState.SUCCEEDED
+                    && store.job(3).orElseThrow().state() == JobState.SUCCEEDED);
             assertThat(store.job(3).orElseThrow().gpuIds()).containsExactly(0);
             // refused by the decision that suspended job 1, as in the simulator, not once the promises were kept
             long refusedAt = store.events(4).stream().filter(e -> e.reason().startsWith("decision refused (")).findFirst().orElseThrow().at();
@@ -253,18 +206,26 @@ class SameVerdictTest {
         }
     }
 
-    /** Why the simulator refuses {@code mistake} after the first start, as its error names it. */
-    private static String simulatorRefusal(List<JobProfile> profiles, Decision mistake) {
+    /** A job of {@code gpus} GPUs for the simulator, long enough to run across the scripted decisions. */
+    private static Job simulated(String id, int gpus) {
+        return new Job(id, "u", 0, gpus, RESNET, 1e7, 1000, 0);
+    }
+
+    /** The simulator on two GPUs, with a scheduling point every {@code roundSeconds} (0: only on events). */
+    private static Simulator simulator(double roundSeconds) {
         Cluster two = Cluster.homogeneous(1, 2, new GpuType("H100", 81_559), 8, 1 << 20);
-        List<Job> jobs = List.of(new Job("1", "u", 0, 1, RESNET, 1e6, 1000, 0), new Job("2", "u", 0, 1, RESNET, 1e6, 1000, 0),
-                new Job("3", "u", 0, 2, RESNET, 1e6, 1000, 0));
         MeasuredTruth truth = new MeasuredTruth("lucid", LucidPairReader.read(DataSource.LUCID_PAIRS, true), ContentionFallback.standard());
+        return new Simulator(new SimConfig(roundSeconds, 60, 30, 0, new MemoryRule(0)), two, new ProfileStore(PROFILES), truth);
+    }
+
+    /** Why the simulator refuses a step of the policy's, as its error names it. */
+    private static String simulatorRefusal(Policy policy, List<Job> jobs, double roundSeconds) {
         try {
-            new Simulator(new SimConfig(0, 60, 30, 0, new MemoryRule(0)), two, new ProfileStore(profiles), truth).run(jobs, new Scripted(List.of(mistake)), null);
+            simulator(roundSeconds).run(jobs, policy, null);
         } catch (SimulationException e) {
             return e.getMessage().substring(e.getMessage().indexOf("): ") + 3);
         }
-        throw new AssertionError("the simulator accepted " + mistake);
+        throw new AssertionError("the simulator accepted every step of " + policy.name());
     }
 
     /** The reasons the daemon noted in a job's history for decisions it refused. */

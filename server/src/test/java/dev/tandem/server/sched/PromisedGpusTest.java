@@ -6,18 +6,11 @@ import dev.tandem.core.policy.Policy;
 import dev.tandem.core.policy.SchedulerSnapshot;
 import dev.tandem.data.DataSource;
 import dev.tandem.data.ProfileReader;
-import dev.tandem.server.exec.LocalExecutor;
-import dev.tandem.server.exec.Sharing;
-import dev.tandem.server.gpu.GpuMonitor;
 import dev.tandem.server.metrics.ServerMetrics;
-import dev.tandem.server.store.Database;
-import dev.tandem.server.store.JobControls;
 import dev.tandem.server.store.JobEvent;
 import dev.tandem.server.store.JobState;
-import dev.tandem.server.store.NewJob;
-import dev.tandem.server.store.Role;
 import dev.tandem.server.store.Store;
-import dev.tandem.server.testing.FakeGpuHost;
+import dev.tandem.server.testing.ScriptedLoop;
 import dev.tandem.server.testing.TestApi;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -25,7 +18,6 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -60,19 +52,9 @@ class PromisedGpusTest {
 
     @Test
     void aJobPlacedBesideAPromisedJobThatMustRunAloneIsRefusedByThatDecision() throws Exception {
-        FakeGpuHost host = FakeGpuHost.install(dir.resolve("host"), "h100x2");
-        Path state = dir.resolve("state");
-        LocalExecutor executor = new LocalExecutor(state, host.tools(), Sharing.TIME_SLICING, 2000, 50);
-        try (Store store = new Store(Database.open(null, state));
-             SchedulerLoop loop = new SchedulerLoop(store, executor, executor.discoverGpus(), Oracle.build(store, "auto"), new GpuMonitor(),
-                     new ServerMetrics(), new BesideANewWorkload(), new SchedulerConfig(100, 300, 1000, 1000, 3, 512),
-                     ProfileReader.read(DataSource.LUCID_PROFILES, 0))) {
-            store.createUser("admin", Role.ADMIN, "a".repeat(64), null, "test", 1);
-            for (WorkloadSignature w : List.of(KNOWN, NEW, KNOWN)) {
-                store.insertJob(new NewJob("t", List.of("sleep", "2"), Map.of(), System.getProperty("java.io.tmpdir"), 1, 0, null, w, null,
-                        JobControls.NONE), "admin", System.currentTimeMillis());
-            }
-            loop.start();
+        try (ScriptedLoop daemon = ScriptedLoop.start(dir, new BesideANewWorkload(), new ServerMetrics(), 300, ProfileReader.read(DataSource.LUCID_PROFILES, 0),
+                List.of(ScriptedLoop.sleeping(1, 2, KNOWN), ScriptedLoop.sleeping(1, 2, NEW), ScriptedLoop.sleeping(1, 2, KNOWN)))) {
+            Store store = daemon.store();
             TestApi.await(Duration.ofSeconds(20), "job 3's start to be refused", () -> store.events(3).stream().anyMatch(e -> e.reason().startsWith("decision refused (")));
             JobEvent refused = store.events(3).stream().filter(e -> e.reason().startsWith("decision refused (")).findFirst().orElseThrow();
             assertThat(refused.reason()).isEqualTo("decision refused (start on GPU(s) 0): job 2 must run alone (" + Context.NOT_PROFILED + ")");
