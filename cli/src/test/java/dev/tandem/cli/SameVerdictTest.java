@@ -91,9 +91,9 @@ class SameVerdictTest {
         try (ScriptedLoop daemon = ScriptedLoop.start(dir, new Scripted(List.copyOf(MISTAKES.keySet())), metrics, 1000, PROFILES,
                 List.of(sleeping(1, 1, RESNET), sleeping(1, 1, RESNET), sleeping(2, 1, RESNET)))) {
             Store store = daemon.store();
-            TestApi.await(Duration.ofSeconds(20), "the decision to be applied", () -> refusals(store, 3).size() == 2);
+            TestApi.await(Duration.ofSeconds(20), "the decision to be applied", () -> daemon.refusals(3).size() == 2);
             Set<String> expected = new TreeSet<>(MISTAKES.values()), noted = new TreeSet<>();
-            for (long id = 1; id <= 3; id++) noted.addAll(refusals(store, id));
+            for (long id = 1; id <= 3; id++) for (JobEvent e : daemon.refusals(id)) noted.add(ScriptedLoop.why(e));
             assertThat(noted).isEqualTo(expected);
             // every refused step counted (the history notes a reason once per job), and job 1 started as decided
             assertThat(metrics.scrape()).contains("tandem_decisions_rejected_total " + MISTAKES.size() + ".0");
@@ -193,16 +193,14 @@ class SameVerdictTest {
         try (ScriptedLoop daemon = ScriptedLoop.start(dir, new ThirdOnAGpuBeingFreed(), new ServerMetrics(), 300, PROFILES,
                 List.of(sleeping(1, 2, RESNET), sleeping(1, 2, RESNET), sleeping(1, 2, RESNET), sleeping(1, 2, RESNET)))) {
             Store store = daemon.store();
-            TestApi.await(Duration.ofSeconds(20), "the third job on GPU 0 to be refused", () -> !refusals(store, 4).isEmpty());
-            assertThat(refusals(store, 4)).containsExactly(simulated);
+            TestApi.await(Duration.ofSeconds(20), "the third job on GPU 0 to be refused", () -> !daemon.refusals(4).isEmpty());
+            assertThat(daemon.refusals(4)).extracting(ScriptedLoop::why).containsExactly(simulated);
             // jobs 2 and 3 start together once job 1's run has left (and end by themselves, leaving nothing behind)
             TestApi.await(Duration.ofSeconds(20), "jobs 2 and 3 to succeed", () -> store.job(2).orElseThrow().state() == JobState.SUCCEEDED
                     && store.job(3).orElseThrow().state() == JobState.SUCCEEDED);
             assertThat(store.job(3).orElseThrow().gpuIds()).containsExactly(0);
             // refused by the decision that suspended job 1, as in the simulator, not once the promises were kept
-            long refusedAt = store.events(4).stream().filter(e -> e.reason().startsWith("decision refused (")).findFirst().orElseThrow().at();
-            long suspendedAt = store.events(1).stream().filter(e -> e.reason().equals("preempted: make room")).findFirst().orElseThrow().at();
-            assertThat(refusedAt).isEqualTo(suspendedAt);
+            assertThat(daemon.refusals(4).getFirst().at()).isEqualTo(daemon.notedAt(1, "preempted: make room"));
         }
     }
 
@@ -226,14 +224,5 @@ class SameVerdictTest {
             return e.getMessage().substring(e.getMessage().indexOf("): ") + 3);
         }
         throw new AssertionError("the simulator accepted every step of " + policy.name());
-    }
-
-    /** The reasons the daemon noted in a job's history for decisions it refused. */
-    private static List<String> refusals(Store store, long id) {
-        List<String> out = new ArrayList<>();
-        for (JobEvent e : store.events(id)) {
-            if (e.reason().startsWith("decision refused (")) out.add(e.reason().substring(e.reason().indexOf("): ") + 3));
-        }
-        return out;
     }
 }

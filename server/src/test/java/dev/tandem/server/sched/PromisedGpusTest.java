@@ -9,7 +9,6 @@ import dev.tandem.data.ProfileReader;
 import dev.tandem.server.metrics.ServerMetrics;
 import dev.tandem.server.store.JobEvent;
 import dev.tandem.server.store.JobState;
-import dev.tandem.server.store.Store;
 import dev.tandem.server.testing.ScriptedLoop;
 import dev.tandem.server.testing.TestApi;
 import org.junit.jupiter.api.Test;
@@ -54,13 +53,11 @@ class PromisedGpusTest {
     void aJobPlacedBesideAPromisedJobThatMustRunAloneIsRefusedByThatDecision() throws Exception {
         try (ScriptedLoop daemon = ScriptedLoop.start(dir, new BesideANewWorkload(), new ServerMetrics(), 300, ProfileReader.read(DataSource.LUCID_PROFILES, 0),
                 List.of(ScriptedLoop.sleeping(1, 2, KNOWN), ScriptedLoop.sleeping(1, 2, NEW), ScriptedLoop.sleeping(1, 2, KNOWN)))) {
-            Store store = daemon.store();
-            TestApi.await(Duration.ofSeconds(20), "job 3's start to be refused", () -> store.events(3).stream().anyMatch(e -> e.reason().startsWith("decision refused (")));
-            JobEvent refused = store.events(3).stream().filter(e -> e.reason().startsWith("decision refused (")).findFirst().orElseThrow();
+            TestApi.await(Duration.ofSeconds(20), "job 3's start to be refused", () -> !daemon.refusals(3).isEmpty());
+            JobEvent refused = daemon.refusals(3).getFirst();
             assertThat(refused.reason()).isEqualTo("decision refused (start on GPU(s) 0): job 2 must run alone (" + Context.NOT_PROFILED + ")");
-            long suspendedAt = store.events(1).stream().filter(e -> e.reason().equals("preempted: make room")).findFirst().orElseThrow().at();
-            assertThat(refused.at()).as("refused by the decision that promised job 2 the GPU").isEqualTo(suspendedAt);
-            TestApi.await(Duration.ofSeconds(20), "job 2 to be profiled and succeed", () -> store.job(2).orElseThrow().state() == JobState.SUCCEEDED);
+            assertThat(refused.at()).as("refused by the decision that promised job 2 the GPU").isEqualTo(daemon.notedAt(1, "preempted: make room"));
+            TestApi.await(Duration.ofSeconds(20), "job 2 to be profiled and succeed", () -> daemon.store().job(2).orElseThrow().state() == JobState.SUCCEEDED);
         }
     }
 }

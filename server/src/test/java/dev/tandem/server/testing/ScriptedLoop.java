@@ -12,6 +12,7 @@ import dev.tandem.server.sched.SchedulerConfig;
 import dev.tandem.server.sched.SchedulerLoop;
 import dev.tandem.server.store.Database;
 import dev.tandem.server.store.JobControls;
+import dev.tandem.server.store.JobEvent;
 import dev.tandem.server.store.NewJob;
 import dev.tandem.server.store.Role;
 import dev.tandem.server.store.Store;
@@ -47,6 +48,21 @@ public record ScriptedLoop(Store store, SchedulerLoop loop) implements AutoClose
         for (NewJob j : jobs) store.insertJob(j, "admin", System.currentTimeMillis());
         loop.start();
         return new ScriptedLoop(store, loop);
+    }
+
+    /** The decisions about a job the daemon refused, as its history notes them ("decision refused (WHAT): WHY"). */
+    public List<JobEvent> refusals(long id) {
+        return store.events(id).stream().filter(e -> e.reason().startsWith("decision refused (")).toList();
+    }
+
+    /** Why a decision was refused: the WHY of a refusal's note. */
+    public static String why(JobEvent refusal) {
+        return refusal.reason().substring(refusal.reason().indexOf("): ") + 3);
+    }
+
+    /** When the job's history first noted {@code reason}. */
+    public long notedAt(long id, String reason) {
+        return store.events(id).stream().filter(e -> e.reason().equals(reason)).findFirst().orElseThrow().at();
     }
 
     @Override public void close() {
