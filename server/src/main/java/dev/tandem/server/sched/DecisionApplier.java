@@ -25,7 +25,6 @@ import org.slf4j.LoggerFactory;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -74,8 +73,6 @@ final class DecisionApplier {
         private final Step step;
         private final SchedulerSnapshot snapshot;
         private final long now;
-        /** The jobs this decision preempted or moved: their runs are ending, and a later step re-directs them. */
-        private final Set<Long> stopped = new HashSet<>();
         /** Asked once per round, and only when something is to start. */
         private Boolean ready;
 
@@ -96,8 +93,9 @@ final class DecisionApplier {
 
         @Override public void start(Decision.Start s) {
             JobRecord job = step.job(s.jobId());
-            long id = job.id();
-            if (stopped.contains(id)) { // suspended by this decision: it starts there once its run has exited
+            // the rules let a job with a run start only after an earlier step of this decision suspended it: it starts there
+            // once its run has exited (a run whose stop the store refused, its job cancelled meanwhile, is left alone)
+            if (ctx.runs.get(job.id()) != null) {
                 redirect(job, Run.Stop.MIGRATE, s.gpus(), "to start on GPU(s) " + ctx.describe(s.gpus()) + " once stopped: " + s.reason(), now);
                 return;
             }
@@ -118,8 +116,8 @@ final class DecisionApplier {
         @Override public void preempt(Decision.Preempt p) {
             JobRecord job = step.job(p.jobId());
             if (promised.remove(job.id()) != null) return; // started by this decision onto GPUs still being freed: it waits again
-            if (!stopped.add(job.id())) redirect(job, Run.Stop.SUSPEND, List.of(), "suspended instead of moved: " + p.reason(), now); // moved by this decision
-            else stop(job, Run.Stop.SUSPEND, List.of(), "preempted: " + p.reason(), now);
+            if (stopping(job) == Run.Stop.MIGRATE) redirect(job, Run.Stop.SUSPEND, List.of(), "suspended instead of moved: " + p.reason(), now);
+            else stop(job, Run.Stop.SUSPEND, List.of(), "preempted: " + p.reason(), now); // (a run already being suspended goes on)
         }
 
         @Override public void migrate(Decision.Migrate m) {
@@ -128,12 +126,22 @@ final class DecisionApplier {
                 begin(job, m.gpus(), m.reason());
                 return;
             }
-            if (!stopped.add(job.id())) { // stopped by this decision already: it goes there instead
+            if (stopping(job) != Run.Stop.NONE) { // its run is being stopped already: it goes there instead
                 redirect(job, Run.Stop.MIGRATE, m.gpus(), "moving to GPU(s) " + ctx.describe(m.gpus()) + " instead: " + m.reason(), now);
             } else {
                 stop(job, Run.Stop.MIGRATE, m.gpus(), "migrating to GPU(s) " + ctx.describe(m.gpus()) + ": " + m.reason(), now);
             }
         }
+    }
+
+    /**
+     * Why the job's run is being stopped (by this decision or an earlier one: a run checkpoints and exits in its own
+     * time, and a policy may be shown it running meanwhile), or NONE; a job without a run, or one stopped because it was
+     * cancelled or failed, counts as NONE: a later step does not re-direct such a stop.
+     */
+    private Run.Stop stopping(JobRecord job) {
+        Run run = ctx.runs.get(job.id());
+        return run == null || run.stop == Run.Stop.CANCEL ? Run.Stop.NONE : run.stop;
     }
 
     /**
@@ -230,12 +238,13 @@ final class DecisionApplier {
     }
 
     /**
-     * A later step of the decision that stopped a job, about that job: its run is still ending, so the step changes what
+     * A step about a job whose run is being stopped (by an earlier step of the decision, or by an earlier decision: the
+     * run checkpoints and exits in its own time, and a policy is shown it running until then): the step changes what
      * happens once it has exited. A re-packing policy suspends a guest whose partner's GPUs are not free to join yet and,
      * once later steps have freed them, starts it there: the suspension becomes a move, and the job starts on those GPUs
      * when the run has exited ({@link #migrated}); a job moved and then suspended or moved again stays off GPUs or goes
-     * where the last step said (the simulator applies each step at once). The job's history says so. A run the decision
-     * did not come to stop (its job ended meanwhile) is left alone.
+     * where the last step said (the simulator applies each step at once, so its jobs are always where the last step put
+     * them). The job's history says so. A run no decision came to stop (its job ended meanwhile) is left alone.
      */
     private void redirect(JobRecord job, Run.Stop to, List<Integer> gpus, String what, long now) {
         Run run = ctx.runs.get(job.id());
