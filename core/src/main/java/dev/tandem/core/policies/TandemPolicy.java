@@ -133,6 +133,16 @@ public final class TandemPolicy implements Policy {
      * names it.
      */
     private double lastCriticalAfter = Double.POSITIVE_INFINITY;
+    /**
+     * The workload pairs (of one gang size) this policy split for their measured speeds ({@link #split}), each in both
+     * orders: never paired again. The online model learns the same from those speeds, per workload pair and gang size,
+     * and then predicts the pair below the bounds; a model that does not learn ({@code --no-online}) kept predicting it
+     * well, and the pair was formed again at the next decision and split again a minute later, hundreds of times (a
+     * suspension and a restart each).
+     */
+    private final java.util.Set<Workloads> splitPairs = new java.util.HashSet<>();
+
+    private record Workloads(dev.tandem.core.model.WorkloadSignature a, dev.tandem.core.model.WorkloadSignature b, int gpus) {}
     /** Unfinished solo GPU-seconds per GPU, and when they were summed (see {@link #criticalAfter}). */
     private double workPerGpu = Double.NaN;
     private double workPerGpuAt = Double.NEGATIVE_INFINITY;
@@ -495,7 +505,7 @@ public final class TandemPolicy implements Policy {
             for (Map.Entry<HostClass, List<Packing.Host>> he : hosts.entrySet()) {
                 HostClass hc = he.getKey();
                 Job hrep = he.getValue().get(0).job();
-                if (Pairing.conflict(s, qrep, need, hrep, hc.chargedMiB(), hc.capacityMiB()) != null) continue;
+                if (Pairing.conflict(s, qrep, need, hrep, hc.chargedMiB(), hc.capacityMiB()) != null || splitBefore(qrep, hrep)) continue;
                 PairPrediction pr = withQueued.predict(hrep);
                 if (!admissible(pr)) continue;
                 if (qc.critical()) {
@@ -697,7 +707,7 @@ public final class TandemPolicy implements Policy {
 
     /** {@link #shareableOrNull(SchedulerSnapshot, Job, Job)} with a's predictions at hand. */
     private PairPrediction shareableOrNull(SchedulerSnapshot s, Job a, Job b, SchedulerSnapshot.PartnerPredictions withA) {
-        if (s.memoryRule().total(s.memoryNeed(a), s.memoryNeed(b)) > s.cluster().maxGpuMemoryMiB() || s.crashedTogether(a, b)) return null;
+        if (s.memoryRule().total(s.memoryNeed(a), s.memoryNeed(b)) > s.cluster().maxGpuMemoryMiB() || s.crashedTogether(a, b) || splitBefore(a, b)) return null;
         PairPrediction pr = withA.predict(b);
         return admissible(pr) ? pr : null;
     }
@@ -721,6 +731,10 @@ public final class TandemPolicy implements Policy {
     @Override public Optional<String> pairingRefusal(SchedulerSnapshot s, Job guest, Job host, List<Integer> hostGpus) {
         Optional<String> conflict = Pairing.refusal(s, guest, host, hostGpus);
         if (conflict.isPresent()) return conflict;
+        if (splitBefore(guest, host)) {
+            return Optional.of("a pair of " + guest.signature().label() + " and " + host.signature().label()
+                    + " was split before: its measured speeds broke the slowdown bound or did not pay for sharing");
+        }
         PairPrediction pr = s.predict(guest, host);
         Inadmissible why = inadmissible(pr);
         if (why == null) {
@@ -740,11 +754,22 @@ public final class TandemPolicy implements Policy {
         });
     }
 
-    /** Suspends the newer job of any pair whose measured speeds break the bound or do not pay for sharing. */
+    /** Whether this policy split a pair of these two jobs' workloads and gang size before ({@link #splitPairs}). */
+    private boolean splitBefore(Job a, Job b) {
+        return !splitPairs.isEmpty() && a.gpus() == b.gpus() && splitPairs.contains(new Workloads(a.signature(), b.signature(), a.gpus()));
+    }
+
+    /**
+     * Suspends the newer job of any pair whose measured speeds break the bound or do not pay for sharing, and remembers
+     * the pair's workloads ({@link #splitPairs}).
+     */
     private void split(SchedulerSnapshot s, ClusterView view, List<Decision> out) {
         for (Packing.ObservedPair p : Packing.observedPairs(s)) {
             if (p.worst() >= cfg.minSpeed() && p.combined() >= 1 + cfg.minGain() / 2) continue;
             view.remove(p.newer().id());
+            int gpus = p.newer().job().gpus();
+            splitPairs.add(new Workloads(p.older().job().signature(), p.newer().job().signature(), gpus));
+            splitPairs.add(new Workloads(p.newer().job().signature(), p.older().job().signature(), gpus));
             out.add(new Decision.Preempt(p.newer().id(), String.format(Locale.ROOT,
                     "split %s from %s: observed %.2f/%.2f (sum %.2f) below bound %.2f or gain %.2f", p.newer().id(), p.older().id(),
                     p.older().observedSpeed(), p.newer().observedSpeed(), p.combined(), cfg.minSpeed(), cfg.minGain() / 2)));

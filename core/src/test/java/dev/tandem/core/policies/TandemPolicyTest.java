@@ -152,6 +152,31 @@ class TandemPolicyTest {
         assertThat(new TandemPolicy().decide(g.snapshot())).isEmpty();
     }
 
+    /**
+     * A model that does not learn from measured speeds ({@code --no-online}) keeps predicting a pair well after tandem split
+     * it for what was measured: the pair is not formed again (it was, at the next decision, and split again a minute
+     * later, hundreds of times in a run), and asked why, the policy says so.
+     */
+    @Test
+    void aPairItSplitIsNotFormedAgainThoughTheModelStillPredictsItWell() {
+        Fixture f = new Fixture(1, 1, 24576);
+        WorkloadSignature a = f.profile("A", 40, 2000), b = f.profile("B", 40, 2000);
+        f.predict("B", "A", 0.95, 0.88, 0.05);
+        Job older = f.job("older", a, 1, 100, 0), newer = f.job("newer", b, 1, 100, 10);
+        f.running.add(new RunningJob(older, List.of(0), 0, 50, 1000, 0, 0.9));
+        f.running.add(new RunningJob(newer, List.of(0), 50, 50, 1000, 0, 0.4));
+        TandemPolicy p = new TandemPolicy();
+        assertThat(preempted(p.decide(f.snapshot()))).containsExactly("newer");
+        f.running.clear();
+        f.now = 60;
+        f.running(older, List.of(0), 100, 60, Double.NaN).queued(newer);
+        var s = f.snapshot();
+        assertThat(started(new TandemPolicy().decide(s))).as("a policy that split no pair").containsExactly("newer");
+        assertThat(p.decide(s)).isEmpty();
+        assertThat(p.pairingRefusal(s, newer, older, List.of(0)))
+                .hasValue("a pair of B/d/bs32 and A/d/bs32 was split before: its measured speeds broke the slowdown bound or did not pay for sharing");
+    }
+
     @Test
     void spreadsPairsOutWhenNothingWaitsAndGpusAreIdle() {
         Fixture f = new Fixture(1, 2, 24576);
