@@ -95,6 +95,11 @@ final class ScenarioOptions {
             description = "With --fair-share: GPUs one user's jobs may hold at once, as serve's option of that name (0: no limit). Default: ${DEFAULT-VALUE}.")
     int maxGpusPerUser;
 
+    @Option(names = "--gangs-on-one-node",
+            description = {"Keep every job's GPUs on one node, as `tandem serve` places them (its executors start a job on one node).",
+                    "Default: a simulated gang may span nodes, as the gangs of trace replays wider than a node must."})
+    boolean gangsOnOneNode;
+
     @Mixin PolicyOptions policy;
 
     ScenarioSpec spec(Cluster cluster, int jobs, String arrival, long seed) {
@@ -107,6 +112,7 @@ final class ScenarioOptions {
             if (mapping != null) throw new IllegalArgumentException("--mapping assigns profiles to trace jobs; a --workload file names each job's workload itself");
             traceSpec = new TraceSpec(TraceSpec.WORKLOAD_FILE, workloadFile, BadRows.REJECT, null, traceLimit);
         }
+        if (gangsOnOneNode) cluster = cluster.withGangsOnOneNode();
         return new ScenarioSpec(profiles, truth, train == null ? truth : train, gavelGpu, policy.model(), policy.online(), cluster, workload, sim,
                 policy.tandem(), traceSpec, trainWithout);
     }

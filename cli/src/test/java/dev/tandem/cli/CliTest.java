@@ -225,6 +225,18 @@ class CliTest {
     }
 
     @Test
+    void gangsStayOnOneNodeWhenAskedAndTheRunSaysSo() throws Exception {
+        Path json = dir.resolve("one-node.json");
+        Run r = tandem("simulate", "--jobs", "30", "--sizes", "1:0.5,4:0.5", "--cluster", "2x4:RTX3090-24GB", "--gangs-on-one-node", "--policy", "fifo,tandem",
+                "--no-bound", "--output-json", json.toString());
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(new ObjectMapper().readTree(json.toFile()).get("configuration").get("gangs_span_nodes").asBoolean(true)).isFalse();
+        Run wide = tandem("simulate", "--jobs", "5", "--sizes", "8", "--cluster", "2x4:RTX3090-24GB", "--gangs-on-one-node", "--policy", "fifo", "--no-bound");
+        assertThat(wide.code()).isNotZero();
+        assertThat(wide.err()).containsPattern("job j\\d+ needs 8 GPUs; a job's GPUs lie on one node here, and the largest node has 4");
+    }
+
+    @Test
     void tandemObjectivesCompareInOneRun() throws Exception {
         Path json = dir.resolve("objectives.json");
         Run r = tandem("simulate", "--jobs", "30", "--sizes", "1", "--policy", "fifo,tandem:makespan,tandem:jct,tandem", "--no-bound",

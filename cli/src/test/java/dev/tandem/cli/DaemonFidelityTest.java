@@ -77,6 +77,11 @@ class DaemonFidelityTest {
      * once a minute ({@code Policy.decisionPeriodSeconds}), and both worlds put off the decisions that come sooner.
      */
     static final String LARGE = "--jobs 200 --sizes 1 --arrival poisson:60 --cluster 33x1:RTX3090-24GB --no-online";
+    /**
+     * Two nodes of four GPUs and more gangs, each job's GPUs on one node in both worlds (the daemon's executors start a job
+     * on one node; the simulator keeps them there with {@code --gangs-on-one-node}).
+     */
+    static final String TWO_NODES = "--jobs 200 --sizes 1:0.5,2:0.3,4:0.2 --arrival poisson:4 --no-online --cluster 2x4:RTX3090-24GB --gangs-on-one-node";
 
     /**
      * gavel-packed re-packs at each of its rounds' ends (both worlds ask it there, to the millisecond): one decision
@@ -89,7 +94,8 @@ class DaemonFidelityTest {
     @CsvSource(delimiter = '|', value = {DEMO + "|fifo", DEMO + "|tandem", ARRIVALS + "|fifo", ARRIVALS + "|sjf", ARRIVALS + "|srtf",
             ARRIVALS + "|tiresias", ARRIVALS + "|fifo-packed", ARRIVALS + "|lucid", ARRIVALS + "|gandiva", ARRIVALS + "|tandem",
             ARRIVALS + "|gavel-packed", DEMO + " --no-online|gavel-packed", ARRIVALS_LEARNING + "|tandem", FAIR_SHARE + "|fifo",
-            FAIR_SHARE + "|fifo-packed", FAIR_SHARE + "|tiresias", FAIR_SHARE + "|tandem", DEMO + " --fair-share|fifo", LARGE + "|tandem"})
+            FAIR_SHARE + "|fifo-packed", FAIR_SHARE + "|tiresias", FAIR_SHARE + "|tandem", DEMO + " --fair-share|fifo", LARGE + "|tandem",
+            TWO_NODES + "|fifo-packed", TWO_NODES + "|tiresias", TWO_NODES + "|gavel-packed", TWO_NODES + "|tandem"})
     void theDaemonInVirtualTimeTakesTheSimulatorsDecisions(String workload, String policy) throws Exception {
         List<String> args = new ArrayList<>(List.of(workload.split(" ")));
         args.addAll(List.of("--policy", policy));
@@ -257,7 +263,8 @@ class DaemonFidelityTest {
                 if (why.startsWith("decision refused")) refusals.add(e.getValue() + ": " + why);
                 if (why.startsWith("GPU(s) ") && why.contains(" held for it: ")) daemonHolds.add(act(Math.round(seconds(ev.get("at"))), e.getValue(), "hold"));
                 boolean start = Set.of("running", "paired", "profiling").contains(to) && Set.of("pending", "suspended").contains(from);
-                boolean stop = to.equals("suspended") && !why.startsWith("decision refused") || why.startsWith("CUDA out of memory");
+                // a note (a hold, a refusal) on a job that waits suspended leaves it in its state: no stop
+                boolean stop = to.equals("suspended") && !from.equals(to) || why.startsWith("CUDA out of memory");
                 var paired = PAIRED.matcher(why);
                 String what = stop ? "stop" : paired.find() ? "start with " + simId.get(Long.parseLong(paired.group(2))) : "start";
                 if (start || stop) out.add(act(Math.round(seconds(ev.get("at"))), e.getValue(), what));

@@ -224,7 +224,10 @@ public final class Simulator {
             long maxMem = cluster.maxGpuMemoryMiB();
             List<JobState> list = new ArrayList<>(jobs.size());
             for (Job j : jobs) {
-                if (j.gpus() > cluster.gpuCount()) throw new SimulationException("job " + j.id() + " needs " + j.gpus() + " GPUs; the cluster has " + cluster.gpuCount());
+                if (j.gpus() > cluster.widestJob()) {
+                    throw new SimulationException("job " + j.id() + " needs " + j.gpus() + " GPUs; " + (cluster.gangsSpanNodes() ? "the cluster has " + cluster.gpuCount()
+                            : "a job's GPUs lie on one node here, and the largest node has " + cluster.maxGpusPerNode()));
+                }
                 if (j.memoryMiB() > maxMem) throw new SimulationException("job " + j.id() + " needs " + j.memoryMiB() + " MiB per GPU; the largest GPU has " + maxMem);
                 int perUser = cfg.queueRules().maxGpusPerUser();
                 if (perUser > 0 && j.gpus() > perUser) {

@@ -197,6 +197,7 @@ public final class Scenario {
         m.put("model", spec.model());
         m.put("online", spec.online());
         m.put("cluster", spec.cluster().toString());
+        m.put("gangs_span_nodes", spec.cluster().gangsSpanNodes());
         Map<String, Long> types = new java.util.TreeMap<>(); // GPU type name -> memory MiB
         for (var node : spec.cluster().nodes()) for (var g : node.gpus()) types.putIfAbsent(g.type().name(), g.type().memoryMiB());
         m.put("gpu_types_mib", types);

@@ -564,6 +564,27 @@ class SimulatorTest {
                 .hasMessageContaining("needs 2 GPUs; the cluster has 1");
     }
 
+    /**
+     * Two nodes of two GPUs; three one-GPU jobs fill GPUs 0-2, the shortest (on GPU 1) ends at 10 s, and a 2-GPU gang
+     * waits. Where gangs may span nodes (a simulated cluster's default) it starts at 10 s on GPUs 1 and 3; where a job's
+     * GPUs lie on one node (the daemon's rule, {@code --gangs-on-one-node}) it waits for a node of its own. A job wider
+     * than every node is refused there, by name.
+     */
+    @Test
+    void aGangSpansNodesOnlyWhereTheClusterLetsIt() {
+        Cluster spanning = Cluster.homogeneous(2, 2, new GpuType("T", 24576), 8, 1 << 16);
+        List<Job> jobs = List.of(new Job("a", "u", 0, 1, A, 100_000, 1000, 0), new Job("b", "u", 0, 1, A, 1_000, 1000, 0),
+                new Job("c", "u", 0, 1, A, 200_000, 1000, 0), new Job("g", "u", 5, 2, A, 1_000, 1000, 0));
+        assertThat(firstStarts(new Simulator(PLAIN, spanning, profiles(1000, 1000), truth(1, 1)).run(jobs, new FifoPolicy(), null)))
+                .containsEntry("g", 10.0);
+        Cluster oneNode = spanning.withGangsOnOneNode();
+        assertThat(firstStarts(new Simulator(PLAIN, oneNode, profiles(1000, 1000), truth(1, 1)).run(jobs, new FifoPolicy(), null)))
+                .containsEntry("g", 1_000.0);
+        List<Job> wide = List.of(new Job("w", "u", 0, 4, A, 1_000, 1000, 0));
+        assertThatThrownBy(() -> new Simulator(PLAIN, oneNode, profiles(1000, 1000), truth(1, 1)).run(wide, new FifoPolicy(), null))
+                .hasMessageContaining("job w needs 4 GPUs; a job's GPUs lie on one node here, and the largest node has 2");
+    }
+
     @Test
     void theHoldsAPolicyMakesAreRecordedOnceEach() {
         // 1 node of 2 GPUs; a 1-GPU job runs 1,000 s on GPU 0 (from 0), a 2-GPU gang of 600 s arrives at 0, a 10-hour
