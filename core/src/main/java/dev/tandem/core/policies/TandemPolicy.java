@@ -195,7 +195,7 @@ public final class TandemPolicy implements Policy {
         double latestStartHorizon = arrivalLoad.stretch(s, deadlineHorizon(s, price));
         List<PendingJob> ordered = queueOrder.select(s, cfg.objective(), SCAN_LIMIT, cfg.starvationSeconds(),
                 latestStartHorizon, LATEST_START_SHARE);
-        List<PendingJob> waiting = new ArrayList<>();
+        List<PendingJob> waiting = new ArrayList<>(ordered.size()); // growing it by copies was 3% of a profile of the Philly replay
         double[] waitingSeconds = new double[ordered.size()]; // each waiting job's remaining solo seconds, by place
         reservation.begin(s, view, ordered);
         for (int i = 0; i < ordered.size(); i++) {
