@@ -98,7 +98,8 @@ final class SimulateCommand implements Callable<Integer> {
                 : workload.arrival() + " arrival, sizes " + workload.sizes();
         out.printf(Locale.ROOT, "workload: %d jobs, %s, %s on %s (%s); truth %s; oracle %s; job lengths known: %s%s%n", loaded.jobs().size(),
                 source, loaded.mode(), cluster, cluster.gpu(0).type().name(), loaded.truth().name(), loaded.newOracle().name(), spec.sim().knowledge(),
-                spec.sim().queueRules().fairShare() ? "; queue: " + spec.sim().queueRules() : "");
+                (spec.sim().queueRules().fairShare() ? "; queue: " + spec.sim().queueRules() : "")
+                        + (spec.cluster().gangsSpanNodes() ? "" : "; each job's GPUs on one node"));
         // --bad-rows skip: say what was left out, not only in the JSON
         Map<String, Object> described = loaded.describe();
         if (described.get("trace_rows_skipped_bad") instanceof Integer skipped && skipped > 0) {

@@ -230,6 +230,7 @@ class CliTest {
         Run r = tandem("simulate", "--jobs", "30", "--sizes", "1:0.5,4:0.5", "--cluster", "2x4:RTX3090-24GB", "--gangs-on-one-node", "--policy", "fifo,tandem",
                 "--no-bound", "--output-json", json.toString());
         assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.out()).contains("; each job's GPUs on one node");
         assertThat(new ObjectMapper().readTree(json.toFile()).get("configuration").get("gangs_span_nodes").asBoolean(true)).isFalse();
         Run wide = tandem("simulate", "--jobs", "5", "--sizes", "8", "--cluster", "2x4:RTX3090-24GB", "--gangs-on-one-node", "--policy", "fifo", "--no-bound");
         assertThat(wide.code()).isNotZero();
