@@ -79,7 +79,7 @@ final class SnapshotBuilder {
             if (r == null) continue;
             Job j = ctx.job(r);
             double attained = ctx.time.duration(r.attainedGpuMs() + run.gpus.size() * (now - run.startedAt));
-            long done = Math.max(0, run.meter.lastIteration());
+            long done = run.meter.position();
             boolean known = lengthKnown(r, done);
             double left = known ? Math.max(1, j.totalIterations() - done) : guess(r, attained);
             RunningJob view = new RunningJob(j, run.gpus, ctx.time.seconds(run.startedAt), ctx.time.seconds(run.placedAt), left, attained, run.observed, known);

@@ -35,6 +35,12 @@ final class SpeedMeter {
         return (last.iter() - first.iter()) * 1000.0 / dt;
     }
 
-    /** The last reported iteration, or -1. */
+    /** The last reported iteration, or -1 (also for a run that reported none yet; see {@link #position}). */
     long lastIteration() { return points.isEmpty() ? -1 : points.getLast().iter(); }
+
+    /**
+     * Where the run is in its job's work, as last reported (0 before any report): below 0 for a simulated run that repeats
+     * more of a resume's overhead than its job had done, which counts as work still to do.
+     */
+    long position() { return points.isEmpty() ? 0 : points.getLast().iter(); }
 }
