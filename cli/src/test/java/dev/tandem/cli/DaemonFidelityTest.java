@@ -6,12 +6,14 @@ import dev.tandem.server.ServerConfig;
 import dev.tandem.server.TandemServer;
 import dev.tandem.server.exec.Sharing;
 import dev.tandem.server.exec.ToolPath;
+import dev.tandem.server.exec.simulated.SimulatedExecutor;
 import dev.tandem.server.exec.simulated.SimulatedSettings;
 import dev.tandem.server.sched.SchedulerConfig;
 import dev.tandem.server.sched.VirtualClock;
 import dev.tandem.server.store.JobState;
 import dev.tandem.server.testing.TestApi;
 import dev.tandem.sim.engine.JobRecord;
+import dev.tandem.sim.engine.Knowledge;
 import dev.tandem.sim.engine.ProgressListener;
 import dev.tandem.sim.engine.Recording;
 import dev.tandem.sim.engine.SimulationResult;
@@ -84,6 +86,14 @@ class DaemonFidelityTest {
      */
     static final String LONG_RESUMES = ARRIVALS_LEARNING + " --restart-overhead 120";
     /**
+     * {@link #ARRIVALS} with no job's length known: the daemon's jobs are submitted without one. The policies judge such a
+     * job by the snapshot's expected duration, as long as it has run ({@code SchedulerSnapshot.expectedSoloSeconds}), the
+     * same in both worlds. Not srtf: it ranks running jobs by the iterations the world shows left, which for such a job
+     * are the workload's average job in the simulator and that same rule live (its ranking, kept across rounds, relies
+     * on them never rising), so the worlds part there.
+     */
+    static final String NO_LENGTHS = ARRIVALS + " --knowledge none";
+    /**
      * Two nodes of four GPUs and more gangs, each job's GPUs on one node in both worlds (the daemon's executors start a job
      * on one node; the simulator keeps them there with {@code --gangs-on-one-node}).
      */
@@ -101,7 +111,8 @@ class DaemonFidelityTest {
             ARRIVALS + "|tiresias", ARRIVALS + "|fifo-packed", ARRIVALS + "|lucid", ARRIVALS + "|gandiva", ARRIVALS + "|tandem",
             ARRIVALS + "|gavel-packed", DEMO + " --no-online|gavel-packed", ARRIVALS_LEARNING + "|tandem", FAIR_SHARE + "|fifo",
             FAIR_SHARE + "|fifo-packed", FAIR_SHARE + "|tiresias", FAIR_SHARE + "|tandem", DEMO + " --fair-share|fifo", LARGE + "|tandem",
-            TWO_NODES + "|fifo-packed", TWO_NODES + "|tiresias", TWO_NODES + "|gavel-packed", TWO_NODES + "|tandem", LONG_RESUMES + "|tandem"})
+            TWO_NODES + "|fifo-packed", TWO_NODES + "|tiresias", TWO_NODES + "|gavel-packed", TWO_NODES + "|tandem", LONG_RESUMES + "|tandem",
+            NO_LENGTHS + "|sjf", NO_LENGTHS + "|tiresias", NO_LENGTHS + "|gandiva", NO_LENGTHS + "|tandem"})
     void theDaemonInVirtualTimeTakesTheSimulatorsDecisions(String workload, String policy) throws Exception {
         List<String> args = new ArrayList<>(List.of(workload.split(" ")));
         args.addAll(List.of("--policy", policy));
@@ -207,6 +218,9 @@ class DaemonFidelityTest {
                 new SimulatedSettings(cluster, 1, scenario.spec().sim().oomDetectSeconds(), scenario.spec().sim().restartOverheadSeconds()));
         List<Job> jobs = new ArrayList<>(submitted);
         jobs.sort(Comparator.comparingDouble(Job::submitTime)); // stable: the workload's order among equal times
+        Knowledge knowledge = scenario.spec().sim().knowledge();
+        assertThat(knowledge.kind()).as("lengths declared wrongly are not submitted here").isNotEqualTo(Knowledge.Kind.NOISY);
+        boolean lengthsKnown = knowledge.kind() == Knowledge.Kind.EXACT;
         // the daemon starts when the first job comes, as the simulator's clock does (its rounds count from there)
         VirtualClock clock = new VirtualClock(arrival(jobs.getFirst()));
         Map<Long, String> simId = new LinkedHashMap<>();
@@ -223,7 +237,7 @@ class DaemonFidelityTest {
                 long now = clock.millis();
                 for (; next < jobs.size() && arrival(jobs.get(next)) <= now; next++) {
                     Job j = jobs.get(next);
-                    simId.put(api.submit(byOwnUsers ? tokens.get(j.user()) : token, request(j)), j.id());
+                    simId.put(api.submit(byOwnUsers ? tokens.get(j.user()) : token, request(j, lengthsKnown)), j.id());
                 }
                 do {
                     server.step();
@@ -320,9 +334,17 @@ class DaemonFidelityTest {
     private static double seconds(JsonNode isoInstant) { return (Instant.parse(isoInstant.asText()).toEpochMilli() - T0) / 1000.0; }
 
     /** The job as {@code tandem submit --model M --dataset D --batch-size B --iterations N --memory M} would send it. */
-    private static String request(Job j) {
-        return TestApi.json(Map.of("name", "sim-" + j.id(), "argv", List.of("train.py"), "gpus", j.gpus(), "iterations", Math.round(j.totalIterations()),
+    /**
+     * A job as its owner submits it: with its length, or, where the simulator's policies are not told lengths
+     * ({@code --knowledge none}), without it, its length then set for the simulated GPUs alone
+     * ({@link SimulatedExecutor#LENGTH_VARIABLE}).
+     */
+    private static String request(Job j, boolean lengthsKnown) {
+        Map<String, Object> r = new LinkedHashMap<>(Map.of("name", "sim-" + j.id(), "argv", List.of("train.py"), "gpus", j.gpus(),
                 "memory_mib", j.memoryMiB(), "signature", Map.of("model", j.signature().model(), "dataset", j.signature().dataset(),
                         "batch_size", j.signature().batchSize(), "amp", j.signature().amp())));
+        if (lengthsKnown) r.put("iterations", Math.round(j.totalIterations()));
+        else r.put("env", Map.of(SimulatedExecutor.LENGTH_VARIABLE, String.valueOf(Math.round(j.totalIterations()))));
+        return TestApi.json(r);
     }
 }

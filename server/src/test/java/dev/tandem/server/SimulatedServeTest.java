@@ -11,6 +11,7 @@ import dev.tandem.data.truth.ContentionFallback;
 import dev.tandem.data.truth.MeasuredTruth;
 import dev.tandem.server.exec.Sharing;
 import dev.tandem.server.exec.ToolPath;
+import dev.tandem.server.exec.simulated.SimulatedExecutor;
 import dev.tandem.server.exec.simulated.SimulatedSettings;
 import dev.tandem.server.sched.SchedulerConfig;
 import dev.tandem.server.testing.TestApi;
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -275,6 +277,40 @@ public class SimulatedServeTest {
             server.step();
         }
         assertThat(api.state(admin, unknown)).isEqualTo("running");
+    }
+
+    /**
+     * A job submitted without its length runs, on simulated GPUs, as long as its environment's SIMULATED_ITERATIONS says
+     * (the scheduler is not told: `tandem simulate --knowledge none`); a value that is no length fails the job with why.
+     */
+    @Test
+    void aJobOfUnknownLengthRunsTheLengthItsEnvironmentSetsOnSimulatedGpus() throws Exception {
+        long t0 = 1_767_225_600_000L;
+        dev.tandem.server.sched.VirtualClock clock = new dev.tandem.server.sched.VirtualClock(t0);
+        ServerConfig cfg = new ServerConfig(dir.resolve("state"), "127.0.0.1", 0, null, "fifo", Sharing.TIME_SLICING, 50,
+                new SchedulerConfig(100, 300_000, 60_000, 60_000, 3, 512), 2000, 64 * 1024, false, new ToolPath(dir.toString()),
+                "simulated", null, new SimulatedSettings("1x1:RTX3090-24GB", 1));
+        server = TandemServer.startInVirtualTime(cfg, clock);
+        TestApi api = new TestApi(server.url());
+        String admin = Files.readString(server.adminTokenFile()).strip();
+        JobProfile resnet = new ProfileStore(ProfileReader.read(DataSource.LUCID_PROFILES, 0)).find(RESNET).orElseThrow();
+        Map<String, Object> signature = Map.of("model", RESNET.model(), "dataset", RESNET.dataset(), "batch_size", RESNET.batchSize(), "amp", RESNET.amp());
+        long unknown = api.submit(admin, TestApi.json(Map.of("argv", List.of("train.py"), "signature", signature,
+                "env", Map.of(SimulatedExecutor.LENGTH_VARIABLE, String.valueOf(Math.round(resnet.soloSpeed() * 600))))));
+        long bad = api.submit(admin, TestApi.json(Map.of("argv", List.of("train.py"), "signature", signature,
+                "env", Map.of(SimulatedExecutor.LENGTH_VARIABLE, "ten"))));
+        for (int steps = 0; !api.state(admin, bad).equals("failed"); steps++) {
+            assertThat(steps).as("rounds until the job with a bad length has failed").isLessThan(10_000);
+            server.step();
+            long next = server.nextEventMillis();
+            if (next > clock.millis() && next < Long.MAX_VALUE) clock.moveTo(next);
+        }
+        JsonNode job = api.job(admin, unknown);
+        assertThat(job.get("state").asText()).isEqualTo("succeeded");
+        long ran = Instant.parse(job.get("finished_at").asText()).toEpochMilli() - Instant.parse(job.get("started_at").asText()).toEpochMilli();
+        assertThat(ran).isBetween(599_000L, 601_000L);
+        assertThat(api.job(admin, bad).get("reason").asText())
+                .contains("environment variable SIMULATED_ITERATIONS of job " + bad + ": a whole number of iterations above 0, got 'ten'");
     }
 
     @Test

@@ -61,6 +61,12 @@ public final class SimulatedExecutor implements Executor {
     private static final double LOG_AT_LEAST_EVERY_S = 60;
     /** A job that names no iteration count runs this many simulated seconds at its solo speed. */
     static final double DEFAULT_SOLO_SECONDS = 1800;
+    /**
+     * The variable of a job's environment that sets how many iterations its simulated runs do in all, whatever it
+     * declares: a job of unknown length ({@code tandem submit} without {@code --iterations}) or one that declares its
+     * length wrongly, as {@code tandem simulate --knowledge none} and {@code noisy:SIGMA} have them.
+     */
+    public static final String LENGTH_VARIABLE = "SIMULATED_ITERATIONS";
 
     private final Path stateDir;
     private final Cluster cluster;
@@ -167,7 +173,7 @@ public final class SimulatedExecutor implements Executor {
         if (runs.containsKey(l.jobId())) throw new ExecException("job " + l.jobId() + " is already running");
         JobProfile p = profiles.find(l.signature()).orElseThrow(() -> new ExecException(cannotRun(l.signature()).orElseThrow()));
         long now = clock.getAsLong();
-        double total = l.iterations() != null ? l.iterations() : Math.ceil(p.soloSpeed() * DEFAULT_SOLO_SECONDS);
+        double total = length(l, p);
         Double checkpoint = checkpoints.get(l.jobId());
         // a resumed run repeats its restart overhead first, as the simulator charges it
         double resumeAt = checkpoint == null ? 0 : checkpoint - settings.restartOverheadSeconds() * p.soloSpeed();
@@ -185,6 +191,19 @@ public final class SimulatedExecutor implements Executor {
         log(l, String.format(Locale.ROOT, "[tandem] attempt %d of job %d on simulated GPU(s) %s at %s: %s, %.0f iterations at %.2f it/s solo%n",
                 l.attempt(), l.jobId(), run.gpus, Instant.ofEpochMilli(now), p.signature().label(), total, p.soloSpeed()));
         return new Launched(-1, now);
+    }
+
+    /** The iterations the job does in all: {@link #LENGTH_VARIABLE} of its environment, else what it declares, else the default. */
+    private static double length(Launch l, JobProfile p) {
+        String set = l.env().get(LENGTH_VARIABLE);
+        if (set == null) return l.iterations() != null ? l.iterations() : Math.ceil(p.soloSpeed() * DEFAULT_SOLO_SECONDS);
+        try {
+            long n = Long.parseLong(set.strip());
+            if (n > 0) return n;
+        } catch (NumberFormatException e) {
+            // the message below
+        }
+        throw new ExecException("environment variable " + LENGTH_VARIABLE + " of job " + l.jobId() + ": a whole number of iterations above 0, got '" + set + "'");
     }
 
     private List<SimRun> partners(SimRun run) {
