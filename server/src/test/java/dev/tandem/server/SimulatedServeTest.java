@@ -281,7 +281,9 @@ public class SimulatedServeTest {
 
     /**
      * A job submitted without its length runs, on simulated GPUs, as long as its environment's SIMULATED_ITERATIONS says
-     * (the scheduler is not told: `tandem simulate --knowledge none`); a value that is no length fails the job with why.
+     * (the scheduler is not told: `tandem simulate --knowledge none`); a value that is no length is refused when
+     * submitted, naming the field, and a job the store already holds with one (submitted to a daemon with another
+     * executor) fails at its start with why.
      */
     @Test
     void aJobOfUnknownLengthRunsTheLengthItsEnvironmentSetsOnSimulatedGpus() throws Exception {
@@ -297,8 +299,13 @@ public class SimulatedServeTest {
         Map<String, Object> signature = Map.of("model", RESNET.model(), "dataset", RESNET.dataset(), "batch_size", RESNET.batchSize(), "amp", RESNET.amp());
         long unknown = api.submit(admin, TestApi.json(Map.of("argv", List.of("train.py"), "signature", signature,
                 "env", Map.of(SimulatedExecutor.LENGTH_VARIABLE, String.valueOf(Math.round(resnet.soloSpeed() * 600))))));
-        long bad = api.submit(admin, TestApi.json(Map.of("argv", List.of("train.py"), "signature", signature,
+        TestApi.Response refused = api.post("/jobs", admin, TestApi.json(Map.of("argv", List.of("train.py"), "signature", signature,
                 "env", Map.of(SimulatedExecutor.LENGTH_VARIABLE, "ten"))));
+        assertThat(refused.status()).isEqualTo(400);
+        assertThat(refused.json().get("field").asText()).isEqualTo("env.SIMULATED_ITERATIONS");
+        assertThat(refused.json().get("error").asText()).endsWith("a whole number of iterations above 0, got 'ten'");
+        long bad = server.store().insertJob(new dev.tandem.server.store.NewJob("stored", List.of("train.py"), Map.of(SimulatedExecutor.LENGTH_VARIABLE, "ten"),
+                dir.toString(), 1, 0, null, RESNET, null, dev.tandem.server.store.JobControls.NONE), "admin", clock.millis()).id();
         for (int steps = 0; !api.state(admin, bad).equals("failed"); steps++) {
             assertThat(steps).as("rounds until the job with a bad length has failed").isLessThan(10_000);
             server.step();

@@ -211,6 +211,7 @@ public final class ApiServer implements AutoCloseable {
         NewJob j = sub.job();
         loop.cannotEnforce(j.limits()).ifPresent(why -> { throw ApiError.badField("limits", why); });
         loop.cannotRun(j.signature()).ifPresent(why -> { throw ApiError.badField("signature", why); });
+        j.env().forEach((name, value) -> loop.cannotUse(name, value).ifPresent(why -> { throw ApiError.badField("env." + name, why); }));
         if (j.controls().priority() > 0 && !user.admin()) {
             throw new ApiError(403, "priority", "only an admin raises a job's priority above 0; users may lower their own (down to -" + JobRequest.MAX_PRIORITY + ")");
         }

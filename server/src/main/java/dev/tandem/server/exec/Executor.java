@@ -93,6 +93,13 @@ public interface Executor extends AutoCloseable {
      */
     default Optional<String> cannotRun(dev.tandem.core.model.WorkloadSignature workload) { return Optional.empty(); }
 
+    /**
+     * Why this executor cannot use a variable of a job's environment that it reads itself (the simulated one reads the
+     * job's length from one), or empty: the API refuses such a job when it is submitted rather than letting it fail at
+     * each start.
+     */
+    default Optional<String> cannotUse(String variable, String value) { return Optional.empty(); }
+
     /** How runs are kept apart from the daemon and from each other, for the start-up log. */
     String containment();
 

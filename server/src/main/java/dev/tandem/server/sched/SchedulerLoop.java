@@ -222,6 +222,9 @@ public final class SchedulerLoop implements AutoCloseable {
     /** Why this daemon's executor can never run a job of this workload; empty where it can. */
     public java.util.Optional<String> cannotRun(dev.tandem.core.model.WorkloadSignature workload) { return ctx.executor.cannotRun(workload); }
 
+    /** Why this daemon's executor cannot use this variable of a job's environment; empty where it can. */
+    public java.util.Optional<String> cannotUse(String variable, String value) { return ctx.executor.cannotUse(variable, value); }
+
     private void loop() {
         while (running) {
             try {

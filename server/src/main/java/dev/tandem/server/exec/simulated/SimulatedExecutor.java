@@ -193,17 +193,33 @@ public final class SimulatedExecutor implements Executor {
         return new Launched(-1, now);
     }
 
-    /** The iterations the job does in all: {@link #LENGTH_VARIABLE} of its environment, else what it declares, else the default. */
+    /**
+     * The iterations the job does in all: {@link #LENGTH_VARIABLE} of its environment, else what it declares, else the
+     * default. A job the API stored before (submitted to a daemon with another executor) may set it to something else:
+     * its start fails with why.
+     */
     private static double length(Launch l, JobProfile p) {
         String set = l.env().get(LENGTH_VARIABLE);
         if (set == null) return l.iterations() != null ? l.iterations() : Math.ceil(p.soloSpeed() * DEFAULT_SOLO_SECONDS);
+        long n = iterations(set);
+        if (n > 0) return n;
+        throw new ExecException("environment variable " + LENGTH_VARIABLE + " of job " + l.jobId() + ": " + notALength(set));
+    }
+
+    /** The iterations a value of {@link #LENGTH_VARIABLE} sets, or -1 where it is not a whole number above 0. */
+    private static long iterations(String value) {
         try {
-            long n = Long.parseLong(set.strip());
-            if (n > 0) return n;
+            long n = Long.parseLong(value.strip());
+            return n > 0 ? n : -1;
         } catch (NumberFormatException e) {
-            // the message below
+            return -1;
         }
-        throw new ExecException("environment variable " + LENGTH_VARIABLE + " of job " + l.jobId() + ": a whole number of iterations above 0, got '" + set + "'");
+    }
+
+    private static String notALength(String value) { return "a whole number of iterations above 0, got '" + value + "'"; }
+
+    @Override public Optional<String> cannotUse(String variable, String value) {
+        return variable.equals(LENGTH_VARIABLE) && iterations(value) < 0 ? Optional.of(notALength(value)) : Optional.empty();
     }
 
     private List<SimRun> partners(SimRun run) {
