@@ -19,6 +19,7 @@ import dev.tandem.server.metrics.ServerMetrics;
 import dev.tandem.server.store.JobEvent;
 import dev.tandem.server.store.JobState;
 import dev.tandem.server.store.Store;
+import dev.tandem.server.testing.AfterJobOneStarts;
 import dev.tandem.server.testing.ScriptedLoop;
 import dev.tandem.server.testing.TestApi;
 import dev.tandem.sim.engine.SimConfig;
@@ -167,30 +168,14 @@ class SameVerdictTest {
         }
     }
 
-    /**
-     * Starts job 1 on GPU 0; once it runs, suspends it and starts jobs 2, 3 and 4 on GPU 0, which job 1's run still
-     * holds live: jobs 2 and 3 are promised it, and job 4 would be a third job there.
-     */
-    static final class ThirdOnAGpuBeingFreed implements Policy {
-        final AtomicBoolean started = new AtomicBoolean(), crowded = new AtomicBoolean();
-
-        @Override public String name() { return "third-on-a-gpu-being-freed"; }
-
-        @Override public List<Decision> decide(SchedulerSnapshot s) {
-            if (!started.getAndSet(true)) return List.of(new Decision.Start("1", List.of(0), "first"));
-            boolean oneRuns = s.running().stream().anyMatch(r -> r.job().id().equals("1"));
-            if (!oneRuns || crowded.getAndSet(true)) return List.of();
-            return List.of(new Decision.Preempt("1", "make room"), new Decision.Start("2", List.of(0), "there"), new Decision.Start("3", List.of(0), "beside"),
-                    new Decision.Start("4", List.of(0), "a third"));
-        }
-    }
-
     @Test
     void aJobPromisedAGpuIsOnItForTheSameDecisionsLaterSteps() throws Exception {
-        String simulated = simulatorRefusal(new ThirdOnAGpuBeingFreed(), List.of(simulated("1", 1), simulated("2", 1), simulated("3", 1), simulated("4", 1)), 60);
+        // job 1 starts on GPU 0; once it runs, it is suspended and jobs 2, 3 and 4 start on GPU 0, which job 1's run still
+        // holds live: jobs 2 and 3 are promised it, and job 4 would be a third job there
+        String simulated = simulatorRefusal(thirdOnAGpuBeingFreed(), List.of(simulated("1", 1), simulated("2", 1), simulated("3", 1), simulated("4", 1)), 60);
         assertThat(simulated).isEqualTo("GPU 0 already runs 2 jobs");
 
-        try (ScriptedLoop daemon = ScriptedLoop.start(dir, new ThirdOnAGpuBeingFreed(), new ServerMetrics(), 300, PROFILES,
+        try (ScriptedLoop daemon = ScriptedLoop.start(dir, thirdOnAGpuBeingFreed(), new ServerMetrics(), 300, PROFILES,
                 List.of(sleeping(1, 2, RESNET), sleeping(1, 2, RESNET), sleeping(1, 2, RESNET), sleeping(1, 2, RESNET)))) {
             Store store = daemon.store();
             TestApi.await(Duration.ofSeconds(20), "the third job on GPU 0 to be refused", () -> !daemon.refusals(4).isEmpty());
@@ -217,6 +202,11 @@ class SameVerdictTest {
     }
 
     /** Why the simulator refuses a step of the policy's, as its error names it. */
+    private static AfterJobOneStarts thirdOnAGpuBeingFreed() {
+        return new AfterJobOneStarts(List.of(new Decision.Preempt("1", "make room"), new Decision.Start("2", List.of(0), "there"),
+                new Decision.Start("3", List.of(0), "beside"), new Decision.Start("4", List.of(0), "a third")));
+    }
+
     private static String simulatorRefusal(Policy policy, List<Job> jobs, double roundSeconds) {
         try {
             simulator(roundSeconds).run(jobs, policy, null);

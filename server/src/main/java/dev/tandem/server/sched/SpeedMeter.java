@@ -35,7 +35,7 @@ final class SpeedMeter {
         return (last.iter() - first.iter()) * 1000.0 / dt;
     }
 
-    /** The last reported iteration, or -1 (also for a run that reported none yet; see {@link #position}). */
+    /** The last reported iteration, or -1 when none was reported ({@link #position} gives 0 then, and may be negative). */
     long lastIteration() { return points.isEmpty() ? -1 : points.getLast().iter(); }
 
     /**

@@ -2,13 +2,12 @@ package dev.tandem.server.sched;
 
 import dev.tandem.core.model.WorkloadSignature;
 import dev.tandem.core.policy.Decision;
-import dev.tandem.core.policy.Policy;
-import dev.tandem.core.policy.SchedulerSnapshot;
 import dev.tandem.data.DataSource;
 import dev.tandem.data.ProfileReader;
 import dev.tandem.server.metrics.ServerMetrics;
 import dev.tandem.server.store.JobEvent;
 import dev.tandem.server.store.JobState;
+import dev.tandem.server.testing.AfterJobOneStarts;
 import dev.tandem.server.testing.ScriptedLoop;
 import dev.tandem.server.testing.TestApi;
 import org.junit.jupiter.api.Test;
@@ -17,7 +16,6 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -32,26 +30,11 @@ class PromisedGpusTest {
 
     @TempDir Path dir;
 
-    /** Starts job 1 on GPU 0; once it runs, suspends it and starts job 2 (a new workload) and then job 3 on GPU 0. */
-    static final class BesideANewWorkload implements Policy {
-        final AtomicInteger decided = new AtomicInteger();
-
-        @Override public String name() { return "beside-a-new-workload"; }
-
-        @Override public List<Decision> decide(SchedulerSnapshot s) {
-            if (decided.get() == 0) {
-                decided.incrementAndGet();
-                return List.of(new Decision.Start("1", List.of(0), "first"));
-            }
-            if (decided.get() > 1 || s.running().stream().noneMatch(r -> r.job().id().equals("1"))) return List.of();
-            decided.incrementAndGet();
-            return List.of(new Decision.Preempt("1", "make room"), new Decision.Start("2", List.of(0), "there"), new Decision.Start("3", List.of(0), "beside"));
-        }
-    }
-
     @Test
     void aJobPlacedBesideAPromisedJobThatMustRunAloneIsRefusedByThatDecision() throws Exception {
-        try (ScriptedLoop daemon = ScriptedLoop.start(dir, new BesideANewWorkload(), new ServerMetrics(), 300, ProfileReader.read(DataSource.LUCID_PROFILES, 0),
+        // job 1 starts on GPU 0; once it runs, it is suspended and job 2 (a new workload) and then job 3 start on GPU 0
+        try (ScriptedLoop daemon = ScriptedLoop.start(dir, new AfterJobOneStarts(List.of(new Decision.Preempt("1", "make room"), new Decision.Start("2", List.of(0), "there"),
+                new Decision.Start("3", List.of(0), "beside"))), new ServerMetrics(), 300, ProfileReader.read(DataSource.LUCID_PROFILES, 0),
                 List.of(ScriptedLoop.sleeping(1, 2, KNOWN), ScriptedLoop.sleeping(1, 2, NEW), ScriptedLoop.sleeping(1, 2, KNOWN)))) {
             TestApi.await(Duration.ofSeconds(20), "job 3's start to be refused", () -> !daemon.refusals(3).isEmpty());
             JobEvent refused = daemon.refusals(3).getFirst();

@@ -3,7 +3,6 @@ package dev.tandem.server.sched;
 import dev.tandem.core.model.WorkloadSignature;
 import dev.tandem.core.policy.Decision;
 import dev.tandem.core.policy.Policy;
-import dev.tandem.core.policy.SchedulerSnapshot;
 import dev.tandem.data.DataSource;
 import dev.tandem.data.ProfileReader;
 import dev.tandem.server.metrics.ServerMetrics;
@@ -11,6 +10,7 @@ import dev.tandem.server.store.JobControls;
 import dev.tandem.server.store.JobRecord;
 import dev.tandem.server.store.JobState;
 import dev.tandem.server.store.NewJob;
+import dev.tandem.server.testing.AfterJobOneStarts;
 import dev.tandem.server.testing.ScriptedLoop;
 import dev.tandem.server.testing.TestApi;
 import org.junit.jupiter.api.Test;
@@ -39,34 +39,9 @@ class StillStoppingTest {
                 JobControls.NONE);
     }
 
-    /** Starts job 1 on GPU 0; once it runs, takes the first step; while it is still shown running, the second. */
-    static final class TwoDecisionsAboutOneRun implements Policy {
-        private final Decision first, second;
-        private int decided;
-
-        TwoDecisionsAboutOneRun(Decision first, Decision second) {
-            this.first = first;
-            this.second = second;
-        }
-
-        @Override public String name() { return "two-decisions-about-one-run"; }
-
-        @Override public boolean actsOnRunningJobs() { return true; }
-
-        @Override public synchronized List<Decision> decide(SchedulerSnapshot s) {
-            boolean runs = s.running().stream().anyMatch(r -> r.job().id().equals("1"));
-            if (decided == 0) {
-                decided++;
-                return List.of(new Decision.Start("1", List.of(0), "first"));
-            }
-            if (decided > 2 || !runs) return List.of();
-            return List.of(decided++ == 1 ? first : second);
-        }
-    }
-
     @Test
     void aRunBeingSuspendedThatALaterDecisionMovesStartsWhereThatDecisionSays() throws Exception {
-        Policy policy = new TwoDecisionsAboutOneRun(new Decision.Preempt("1", "make room"), new Decision.Migrate("1", List.of(1), "over there"));
+        Policy policy = new AfterJobOneStarts(List.of(new Decision.Preempt("1", "make room")), List.of(new Decision.Migrate("1", List.of(1), "over there")));
         try (ScriptedLoop daemon = ScriptedLoop.start(dir, policy, new ServerMetrics(), 300, ProfileReader.read(DataSource.LUCID_PROFILES, 0), List.of(slowToStop()))) {
             TestApi.await(Duration.ofSeconds(20), "job 1 to start again", () -> daemon.store().job(1).orElseThrow().attempts() == 2);
             JobRecord job = daemon.store().job(1).orElseThrow();
@@ -78,7 +53,7 @@ class StillStoppingTest {
 
     @Test
     void aRunBeingMovedThatALaterDecisionSuspendsWaits() throws Exception {
-        Policy policy = new TwoDecisionsAboutOneRun(new Decision.Migrate("1", List.of(1), "over there"), new Decision.Preempt("1", "make room"));
+        Policy policy = new AfterJobOneStarts(List.of(new Decision.Migrate("1", List.of(1), "over there")), List.of(new Decision.Preempt("1", "make room")));
         try (ScriptedLoop daemon = ScriptedLoop.start(dir, policy, new ServerMetrics(), 300, ProfileReader.read(DataSource.LUCID_PROFILES, 0), List.of(slowToStop()))) {
             TestApi.await(Duration.ofSeconds(20), "job 1's run to exit (and, had the move stood, the job to start on GPU 1)", () -> {
                 var live = daemon.loop().live().job(1);
