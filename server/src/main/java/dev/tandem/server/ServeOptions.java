@@ -85,7 +85,7 @@ public final class ServeOptions {
     @Option(names = "--containment", defaultValue = "auto", paramLabel = "auto|cgroup|session", description = "with --executor local: how each run's processes are held together: a cgroup v2 per run (nothing escapes it; needs root or a delegated cgroup), a Unix session per run, or auto, cgroups where they work (the start-up log says which; default: ${DEFAULT-VALUE})")
     String containment;
 
-    @Option(names = "--executor", defaultValue = "local", description = "where jobs run: local (this machine's GPUs), slurm (sbatch onto a Slurm cluster) or simulated (no GPU needed: GPUs simulated from the bundled measured data; default: ${DEFAULT-VALUE})")
+    @Option(names = "--executor", defaultValue = "local", description = "where jobs run: local (this machine's GPUs), slurm (sbatch onto a Slurm cluster) or simulated (no GPU needed: GPUs simulated from the bundled measured data; a job's environment may set SIMULATED_ITERATIONS=N, how many iterations it really runs; default: ${DEFAULT-VALUE})")
     String executor;
 
     @Option(names = "--cluster", defaultValue = "1x4:RTX3090-24GB", paramLabel = "SPEC", description = "with --executor simulated: the simulated GPUs, NODESxGPUS:TYPE-MEM as in tandem simulate (default: ${DEFAULT-VALUE})")
