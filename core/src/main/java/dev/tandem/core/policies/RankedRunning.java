@@ -24,7 +24,8 @@ import java.util.function.DoubleUnaryOperator;
  * threshold), and the world keeps a {@link RunningJournal}, the order is kept across rounds: a round costs the jobs
  * that started and stopped and the re-checks that fell due, not a view, a key and a sort of every running job (on
  * the Philly replay, 262,000 rounds of up to 256 running jobs each). Keys that change with time alone (SRTF's
- * remaining time) only fall while a job runs: with a journal, a key computed at an earlier round is an upper bound,
+ * remaining time) only fall while a job runs, except those of jobs of unknown length, which the journal names at every
+ * decision ({@link RunningJournal#reshown}): with a journal, a key computed at an earlier round is an upper bound,
  * and only the jobs whose old key does not rank them before the best waiting job are keyed again
  * ({@link #updateEveryRound}, {@link #bringUpToDate}); without one, every running job is keyed anew every round.
  * Stateful: one per policy.
@@ -124,10 +125,20 @@ final class RankedRunning implements Iterable<RankedRunning.Entry> {
 
     /** Brings the order up to date with the jobs that started and stopped since the last round, and the re-checks due. */
     private void follow(SchedulerSnapshot s, RunningJournal j, Keys keys) {
-        boolean followed = j == journal && j.readSince(journalAt, (job, started) -> {
-            remove(job.id());
-            // a job may have stopped again since (a later change says so); the world's view of it is as of now
-            if (started) s.occupancy().job(job.id()).ifPresent(r -> add(s, r, keys, nextSeq++));
+        boolean followed = j == journal && j.readSince(journalAt, new RunningJournal.Reader<>() {
+            @Override public void changed(Job job, boolean started) {
+                remove(job.id());
+                // a job may have stopped again since (a later change says so); the world's view of it is as of now
+                if (started) s.occupancy().job(job.id()).ifPresent(r -> add(s, r, keys, nextSeq++));
+            }
+
+            /** A job of unknown length, whose key may have risen: keyed again, in its place among the others by start. */
+            @Override public void updated(Job job) {
+                Entry e = byId.get(job.id());
+                if (e == null) return;
+                remove(job.id());
+                s.occupancy().job(job.id()).ifPresent(r -> add(s, r, keys, e.seq));
+            }
         });
         if (!followed) {
             byId.clear();

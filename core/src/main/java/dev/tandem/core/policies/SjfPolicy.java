@@ -10,9 +10,9 @@ import java.util.List;
 
 /**
  * Shortest job first (non-preemptive, exclusive GPUs): queued jobs ordered by job priority (higher first), then
- * by expected solo duration from their profile (a job of unknown length: as long as it has run,
- * {@link SchedulerSnapshot#expectedSoloSeconds}), ties by submission, then queue order ({@link RankedQueue}); a job
- * that does not fit is skipped so shorter ones behind it can start.
+ * by expected solo duration from their profile (a job of unknown length: as long as it has run, which every world
+ * shows it to need, {@link SchedulerSnapshot#unknownLengthIterations}), ties by submission, then queue order
+ * ({@link RankedQueue}); a job that does not fit is skipped so shorter ones behind it can start.
  */
 public final class SjfPolicy implements Policy {
     /** The queue shortest first, kept across rounds: a waiting job's expected duration does not change. */
@@ -23,11 +23,7 @@ public final class SjfPolicy implements Policy {
     @Override public List<Decision> decide(SchedulerSnapshot s) {
         ClusterView view = new ClusterView(s);
         if (view.freeCount() == 0) return List.of();
-        // a job of unknown length is expected to need as long as it has run (SchedulerSnapshot), the one rule of every
-        // world: the iterations a world shows for such a job differ (the simulator's --knowledge none shows the average
-        // job, the daemon that rule), and sjf ranked by them differently live and in the simulator
-        queued.update(s, p -> p.lengthKnown() ? s.soloSeconds(p.job(), p.remainingIterations())
-                : s.expectedSoloSeconds(p.job(), p.remainingIterations(), p.attainedGpuSeconds(), false));
+        queued.update(s, p -> s.soloSeconds(p.job(), p.remainingIterations()));
         List<Decision> out = new ArrayList<>();
         // gangs of `tooWide` GPUs or more find no room this round: placing jobs only takes idle GPUs away
         int tooWide = Integer.MAX_VALUE;

@@ -11,22 +11,39 @@ public abstract class Journal<T> {
     /** What a reader does with each change. */
     public interface Reader<T> {
         void changed(T item, boolean added);
+
+        /**
+         * The item stays in the set, where it was, but what the world shows of it changed in a way the journal's promise
+         * does not cover (see {@link RunningJournal#reshown}). Readers whose index does not depend on it ignore it.
+         */
+        default void updated(T item) {}
     }
 
+    private static final byte REMOVED = 0, ADDED = 1, UPDATED = 2;
+
     private final Object[] items;
-    private final boolean[] added;
+    private final byte[] kinds;
     private long count;
 
     protected Journal(int capacity) {
         if (capacity < 1) throw new IllegalArgumentException("capacity must be at least 1");
         this.items = new Object[capacity];
-        this.added = new boolean[capacity];
+        this.kinds = new byte[capacity];
     }
 
     protected final void record(T item, boolean in) {
+        record(item, in ? ADDED : REMOVED);
+    }
+
+    /** Records that {@code item} stays in the set but should be looked at again ({@link Reader#updated}). */
+    protected final void recordUpdate(T item) {
+        record(item, UPDATED);
+    }
+
+    private void record(T item, byte kind) {
         int at = (int) (count % items.length);
         items[at] = item;
-        added[at] = in;
+        kinds[at] = kind;
         count++;
     }
 
@@ -42,7 +59,12 @@ public abstract class Journal<T> {
         if (from < 0 || from > count || count - from > items.length) return false;
         for (long k = from; k < count; k++) {
             int at = (int) (k % items.length);
-            reader.changed((T) items[at], added[at]);
+            T item = (T) items[at];
+            switch (kinds[at]) {
+                case ADDED -> reader.changed(item, true);
+                case REMOVED -> reader.changed(item, false);
+                default -> reader.updated(item);
+            }
         }
         return true;
     }

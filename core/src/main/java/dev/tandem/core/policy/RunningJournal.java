@@ -10,7 +10,10 @@ import dev.tandem.core.model.Job;
  * <p>A world that keeps one also promises that what it shows of a job while the job keeps running changes only as
  * the job runs: its remaining iterations never rise, and its profile stays as it was (a job whose work grows, by a
  * restart's overhead or a crash, stops and starts again). SRTF's ranking relies on it to key again only the few running
- * jobs whose old remaining time could matter.
+ * jobs whose old remaining time could matter. The one exception is told: a job of unknown length (it declared none, or
+ * it outran what it declared) is shown as needing as long as it has run, which grows; the world writes every such job
+ * as {@link #reshown} at every decision, and a reader keys it again there, keeping its place among jobs that started
+ * before and after it.
  */
 public final class RunningJournal extends Journal<Job> {
     public RunningJournal(int capacity) { super(capacity); }
@@ -18,4 +21,7 @@ public final class RunningJournal extends Journal<Job> {
     public void started(Job job) { record(job, true); }
 
     public void stopped(Job job) { record(job, false); }
+
+    /** The job runs on where it was, but what it shows may have risen since the last decision: its length is unknown. */
+    public void reshown(Job job) { recordUpdate(job); }
 }

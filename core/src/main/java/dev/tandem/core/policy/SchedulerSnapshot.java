@@ -239,6 +239,15 @@ public final class SchedulerSnapshot {
         return Math.max(attainedGpuSeconds / gpus, UNKNOWN_LENGTH_FLOOR_SECONDS);
     }
 
+    /**
+     * The remaining iterations a world shows for a job of unknown length that runs at {@code soloSpeed} alone:
+     * {@link #unknownLengthSeconds} of it. It grows as the job runs, so a world that keeps a {@link RunningJournal} names
+     * such jobs there at every decision ({@link RunningJournal#reshown}).
+     */
+    public static double unknownLengthIterations(double attainedGpuSeconds, int gpus, double soloSpeed) {
+        return unknownLengthSeconds(attainedGpuSeconds, gpus) * soloSpeed;
+    }
+
     /** Device memory the policy should budget for this job per GPU. */
     public long memoryNeed(Job job) {
         // estimates come only from out-of-memory crashes, so most worlds have none: no look-up by signature then

@@ -4,6 +4,7 @@ import dev.tandem.core.model.Job;
 import dev.tandem.core.model.WorkloadSignature;
 import dev.tandem.core.policy.Decision;
 import dev.tandem.core.policy.PendingJob;
+import dev.tandem.core.policy.SchedulerSnapshot;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -45,19 +46,19 @@ class BaselinePoliciesTest {
     }
 
     /**
-     * A job of unknown length is expected to need as long as it has run, at least 10 minutes, whatever iterations the
-     * world shows for it (the simulator's --knowledge none showed the workload's average job, the daemon that rule): a
-     * newcomer without a length goes before a known 1,000 s job, one that has had an hour of service after it.
+     * A job of unknown length is shown by every world as needing as long as it has run, at least 10 minutes
+     * ({@link SchedulerSnapshot#unknownLengthIterations}), and sjf ranks it by that: a newcomer without a length goes
+     * before a known 1,000 s job, one that has had an hour of service after it.
      */
     @Test
     void sjfTakesAJobOfUnknownLengthToNeedAsLongAsItHasRun() {
         Fixture f = new Fixture(1, 1, 24576);
         WorkloadSignature w = f.profile("A", 50, 1000);
         f.queued(f.job("known", w, 1, 1000, 0));
-        f.queue.add(new PendingJob(f.job("new", w, 1, 100_000, 1), 1, 0, 100_000 * 10, 0, false, 0)); // shown as a long job
+        f.queue.add(new PendingJob(f.job("new", w, 1, 100_000, 1), 1, 0, SchedulerSnapshot.unknownLengthIterations(0, 1, 10), 0, false, 0));
         assertThat(started(new SjfPolicy().decide(f.snapshot()))).containsExactly("new");
         f.queue.removeLast();
-        f.queue.add(new PendingJob(f.job("served", w, 1, 100_000, 1), 1, 3600, 10, 0, false, 0)); // shown as a short one
+        f.queue.add(new PendingJob(f.job("served", w, 1, 100_000, 1), 1, 3600, SchedulerSnapshot.unknownLengthIterations(3600, 1, 10), 0, false, 0));
         assertThat(started(new SjfPolicy().decide(f.snapshot()))).containsExactly("known");
     }
 

@@ -30,6 +30,24 @@ class JournalTest {
         assertThat(seen).isEmpty();
     }
 
+    @Test void aJobReshownReachesReadersThatAskForItInItsPlaceAndNoOthers() {
+        RunningJournal journal = new RunningJournal(8);
+        Job a = job("a"), b = job("b");
+        journal.started(a);
+        journal.reshown(a);
+        journal.started(b);
+        List<String> seen = new ArrayList<>();
+        assertThat(journal.readSince(0, (j, started) -> seen.add(j.id() + (started ? "+" : "-")))).isTrue();
+        assertThat(seen).as("a reader that keys nothing by what a job shows").containsExactly("a+", "b+");
+        seen.clear();
+        assertThat(journal.readSince(0, new Journal.Reader<Job>() {
+            @Override public void changed(Job j, boolean started) { seen.add(j.id() + (started ? "+" : "-")); }
+
+            @Override public void updated(Job j) { seen.add(j.id() + "~"); }
+        })).isTrue();
+        assertThat(seen).containsExactly("a+", "a~", "b+");
+    }
+
     @Test void aReaderThatFellBehindTheRingIsToldSoAndGetsNothing() {
         SoleTenantJournal journal = new SoleTenantJournal(3);
         for (int i = 0; i < 5; i++) journal.alone(job("j" + i));

@@ -22,8 +22,8 @@ import java.util.function.LongFunction;
  * two things break that, and each is written so that it holds again: what was learned (a profile, a memory estimate)
  * changes the views of jobs already running, so a change of it starts new journals (a policy handed a journal other than
  * the one it followed rebuilds its index once); and a run of unknown length (it declared none, or it outran what it
- * declared) is taken to need as long as it has run, which grows, so it is written as stopped and started again every
- * round (as without journals, such a run is keyed anew at every round).
+ * declared) is taken to need as long as it has run, which grows, so it is written as reshown every round (its reader
+ * keys it again then, as the simulator's do).
  */
 final class RunJournals implements Placements.Listener<Run> {
     private static final int CAPACITY = 1 << 16;
@@ -75,11 +75,7 @@ final class RunJournals implements Placements.Listener<Run> {
                     case NOT_ALONE -> alone.notAlone(job);
                 }
             }
-            for (Run run : unknown) {
-                Job job = thisRound.get(run.jobId).job();
-                running.stopped(job);
-                running.started(job);
-            }
+            for (Run run : unknown) running.reshown(thisRound.get(run.jobId).job());
         }
         pending.clear();
         shown = thisRound;

@@ -1,5 +1,7 @@
 package dev.tandem.sim.engine;
 
+import dev.tandem.core.policy.SchedulerSnapshot;
+
 import java.util.Locale;
 
 /**
@@ -9,11 +11,14 @@ import java.util.Locale;
  * <li>{@code exact}: the true remaining work.</li>
  * <li>{@code noisy:SIGMA}: each job's total length is seen through a fixed log-normal error, {@code total x
  *     exp(SIGMA x Z)} with Z standard normal drawn once per job ({@link JobRandom}: its id and the seed), as a user's estimate
- *     would be; remaining = that estimate minus the work done, but never below 5% of the estimate (an underestimated
- *     job that outran its estimate looks nearly done, not finished).</li>
- * <li>{@code none}: no length information. Every job looks like the average job of the workload (its mean solo
- *     duration), whatever it has done; policies can still use attained service and the profiles.</li>
+ *     would be; remaining = that estimate minus the work done, but never below 5% of the estimate. A job that outran
+ *     its estimate is of unknown length from then on.</li>
+ * <li>{@code none}: no length information: every job is of unknown length.</li>
  * </ul>
+ * A job of unknown length is shown as needing as long as it has run, at least
+ * {@link SchedulerSnapshot#UNKNOWN_LENGTH_FLOOR_SECONDS} ({@link SchedulerSnapshot#unknownLengthIterations}), the rule
+ * the daemon applies to a job submitted without its length: so a policy that reads the number decides alike in both
+ * worlds.
  */
 public record Knowledge(Kind kind, double sigma) {
     public enum Kind { EXACT, NOISY, NONE }
@@ -29,9 +34,8 @@ public record Knowledge(Kind kind, double sigma) {
 
     /**
      * Whether policies are told a job's length, having done {@code done} of its {@code total} iterations: not with
-     * {@code none} (the remaining work they see is then the workload's mean, a guess; see
-     * {@code SchedulerSnapshot.expectedSoloSeconds}), nor with {@code noisy} once the job has outrun its estimate (a
-     * scheduler then sees that the declared length was wrong, and the 5% it shows left is a placeholder).
+     * {@code none}, nor with {@code noisy} once the job has outrun its estimate (a scheduler then sees that the
+     * declared length was wrong).
      */
     boolean lengthKnown(double total, double done, double factor) {
         return switch (kind) {
@@ -74,18 +78,16 @@ public record Knowledge(Kind kind, double sigma) {
     /**
      * The remaining iterations a policy sees.
      *
-     * @param total       the job's true total work (iterations)
-     * @param done        useful iterations done so far
-     * @param extra       work it must repeat (restart overheads), known to the world
-     * @param factor      {@link #lengthFactor} of the job
-     * @param meanSoloSec the workload's mean solo duration; with {@code soloSpeed}, what {@code none} shows
+     * @param total     the job's true total work (iterations)
+     * @param done      useful iterations done so far
+     * @param extra     work it must repeat (restart overheads), known to the world
+     * @param factor    {@link #lengthFactor} of the job
+     * @param attained  the GPU-seconds it has received, on {@code gpus} GPUs at {@code soloSpeed}: what a job of
+     *                  unknown length is shown to need ({@link SchedulerSnapshot#unknownLengthIterations})
      */
-    double seenRemaining(double total, double done, double extra, double factor, double meanSoloSec, double soloSpeed) {
-        return switch (kind) {
-            case EXACT -> total + extra - done;
-            case NOISY -> Math.max(factor * total - done, 0.05 * factor * total) + extra;
-            case NONE -> meanSoloSec * soloSpeed;
-        };
+    double seenRemaining(double total, double done, double extra, double factor, double attained, int gpus, double soloSpeed) {
+        if (!lengthKnown(total, done, factor)) return SchedulerSnapshot.unknownLengthIterations(attained, gpus, soloSpeed);
+        return kind == Kind.EXACT ? total + extra - done : Math.max(factor * total - done, 0.05 * factor * total) + extra;
     }
 
     @Override public String toString() {

@@ -151,7 +151,6 @@ public final class Simulator {
 
     private final class Run {
         private final List<JobState> arrivals;
-        private final double meanSoloSeconds;
         private final Map<String, JobState> byId = new HashMap<>();
         /** The id {@link #job} was last asked for (compared by identity), and its job. */
         private String lookedUpId;
@@ -238,14 +237,11 @@ public final class Simulator {
                 list.add(s);
             }
             list.sort(Comparator.comparingDouble((JobState s) -> s.job.submitTime())); // stable: ties keep the input order
-            double soloSum = 0;
             for (int i = 0; i < list.size(); i++) {
                 JobState s = list.get(i);
                 s.order = i;
                 s.lengthFactor = cfg.knowledge().lengthFactor(s.job.id(), cfg.seed());
-                soloSum += s.job.totalIterations() / s.profile.soloSpeed();
             }
-            this.meanSoloSeconds = list.isEmpty() ? 0 : soloSum / list.size();
             this.arrivals = list;
         }
 
@@ -370,7 +366,7 @@ public final class Simulator {
         private void enqueue(JobState js, Lifecycle.Step step) {
             js.phase = Lifecycle.after(js.phase, step);
             js.queuedSince = clock;
-            js.pending = new PendingJob(js.job, clock, js.attained, seenRemaining(js, js.done), js.restarts, lengthKnown(js, js.done), js.order);
+            js.pending = new PendingJob(js.job, clock, js.attained, seenRemaining(js, js.done, js.attained), js.restarts, lengthKnown(js, js.done), js.order);
             queue.enter(js.pending);
             due.happened();
         }
@@ -388,6 +384,7 @@ public final class Simulator {
                 newlyObserved.clear();
                 return;
             }
+            reshowUnknownLengths();
             List<RunningJob> all = new LazyList<>(placements.size(), this::runningViews);
             boolean admitting = cfg.queueRules().fairShare();
             SchedulerSnapshot snap = new SchedulerSnapshot(clock, cluster, admitting ? admitted() : queue.jobs(), all, profiles, oracle, cfg.memoryRule(),
@@ -418,6 +415,15 @@ public final class Simulator {
         }
 
         /**
+         * Names in the running journal each running job of unknown length, whose remaining iterations as shown grow as
+         * it runs ({@link RunningJournal#reshown}); with exact lengths there is none.
+         */
+        private void reshowUnknownLengths() {
+            if (cfg.knowledge().kind() == Knowledge.Kind.EXACT) return;
+            for (JobState js : placements.all()) if (!lengthKnown(js, doneNow(js))) runningJournal.reshown(js.job);
+        }
+
+        /**
          * The waiting jobs the daemon's queue rules let the policy start, in its serving order ({@link QueueRules}): the
          * GPUs each user holds count as the daemon counts them, every GPU of every run.
          */
@@ -442,8 +448,8 @@ public final class Simulator {
         }
 
         /** The remaining work the policies see, by what they know about length ({@link SimConfig#knowledge()}). */
-        private double seenRemaining(JobState js, double done) {
-            return cfg.knowledge().seenRemaining(js.job.totalIterations(), done, js.extraWork, js.lengthFactor, meanSoloSeconds, js.profile.soloSpeed());
+        private double seenRemaining(JobState js, double done, double attained) {
+            return cfg.knowledge().seenRemaining(js.job.totalIterations(), done, js.extraWork, js.lengthFactor, attained, js.job.gpus(), js.profile.soloSpeed());
         }
 
         /** Whether the policies are told the job's length (see {@link Knowledge#lengthKnown(double, double, double)}). */
@@ -468,7 +474,8 @@ public final class Simulator {
         private RunningJob makeView(JobState r) {
             double done = doneNow(r);
             double observed = r.observed ? r.rate / r.profile.soloSpeed() : Double.NaN;
-            return new RunningJob(r.job, r.gpuList, r.startedAt, r.placedAt, seenRemaining(r, done), attainedNow(r), observed, lengthKnown(r, done));
+            double attained = attainedNow(r);
+            return new RunningJob(r.job, r.gpuList, r.startedAt, r.placedAt, seenRemaining(r, done, attained), attained, observed, lengthKnown(r, done));
         }
 
         /** The iterations a running job has done by now (its state is brought up to date only when its speed changes). */
@@ -514,13 +521,14 @@ public final class Simulator {
                 if (js == null || js.phase != Lifecycle.Phase.RUNNING) return null;
                 Knowledge knowledge = cfg.knowledge();
                 double total = js.job.totalIterations(), extra = js.extraWork, factor = js.lengthFactor, soloSpeed = js.profile.soloSpeed();
-                return () -> knowledge.seenRemaining(total, doneNow(js), extra, factor, meanSoloSeconds, soloSpeed);
+                int gpus = js.job.gpus();
+                return () -> knowledge.seenRemaining(total, doneNow(js), extra, factor, attainedNow(js), gpus, soloSpeed);
             }
 
             /** Hands a running job to a reader with what makeView would say, without making the view. */
             private void read(JobState j, Occupancy.OccupantReader reader) {
-                double done = doneNow(j);
-                reader.read(j.job, j.startedAt, seenRemaining(j, done), attainedNow(j), lengthKnown(j, done));
+                double done = doneNow(j), attained = attainedNow(j);
+                reader.read(j.job, j.startedAt, seenRemaining(j, done, attained), attained, lengthKnown(j, done));
             }
 
             @Override public Optional<RunningJob> job(String id) {

@@ -74,11 +74,39 @@ class KnowledgeTest {
         assertThat(sd).isBetween(0.6, 1.4); // sigma 1
     }
 
+    /**
+     * Without lengths a job is shown as needing as long as it has run, at least the floor, at its solo speed: the rule
+     * the daemon applies to a job submitted without its length. Waiting jobs that never ran show the floor; each
+     * running job's number grows with the service it has had.
+     */
     @Test
-    void noneShowsEveryJobAsTheAverageJob() {
+    void noneShowsAJobAsNeedingAsLongAsItHasRun() {
         Map<String, Double> s = seen(Knowledge.NONE, 1);
-        double mean = 1000.0 * 41 / 2; // work of the average job (profile A: 100 it/s solo, so mean solo seconds x speed)
-        for (int i = 0; i < 40; i++) assertThat(s.get("j" + i)).isCloseTo(mean, within(1e-6));
+        double speed = SimulatorTest.profiles(1000, 1000).get(SimulatorTest.A).soloSpeed();
+        for (int i = 0; i < 40; i++) {
+            assertThat(s.get("j" + i)).isCloseTo(SchedulerSnapshot.UNKNOWN_LENGTH_FLOOR_SECONDS * speed, within(1e-6));
+        }
+        List<double[]> running = new ArrayList<>(); // attained GPU-seconds, iterations shown
+        Policy watching = new Policy() {
+            final FifoPolicy fifo = new FifoPolicy();
+            @Override public String name() { return "watching"; }
+            @Override public boolean actsOnRunningJobs() { return true; }
+            @Override public List<Decision> decide(SchedulerSnapshot snap) {
+                for (var r : snap.running()) running.add(new double[] {r.attainedGpuSeconds(), r.remainingIterations()});
+                return fifo.decide(snap);
+            }
+        };
+        SimConfig cfg = new SimConfig(300, 60, 30, 0, new MemoryRule(0)).withKnowledge(Knowledge.NONE, 1);
+        List<Job> longer = new ArrayList<>(); // 500 to 2,000 s alone
+        for (int i = 0; i < 16; i++) longer.add(new Job("l" + i, "u", 0, 1, SimulatorTest.A, 50_000.0 + 10_000 * i, 1000, 0));
+        new Simulator(cfg, ONE_NODE, SimulatorTest.profiles(1000, 1000), SimulatorTest.truth(0.8, 0.6)).run(longer, watching, null);
+        assertThat(running).isNotEmpty();
+        boolean pastTheFloor = false;
+        for (double[] r : running) {
+            assertThat(r[1]).isCloseTo(Math.max(r[0], SchedulerSnapshot.UNKNOWN_LENGTH_FLOOR_SECONDS) * speed, within(1e-6));
+            pastTheFloor |= r[0] > SchedulerSnapshot.UNKNOWN_LENGTH_FLOOR_SECONDS;
+        }
+        assertThat(pastTheFloor).as("some job was watched after 10 minutes of service").isTrue();
     }
 
     @Test
@@ -95,12 +123,19 @@ class KnowledgeTest {
         // one once it has run past the estimate (it is then ranked by the service it had, see expectedSoloSeconds)
         List<Job> jobs = jobs(40);
         Map<Boolean, Integer> views = new HashMap<>(Map.of(true, 0, false, 0));
+        double speed = SimulatorTest.profiles(1000, 1000).get(SimulatorTest.A).soloSpeed();
         Policy watching = new Policy() {
             final FifoPolicy fifo = new FifoPolicy();
             @Override public String name() { return "watching"; }
             @Override public boolean actsOnRunningJobs() { return true; }
             @Override public List<Decision> decide(SchedulerSnapshot s) {
-                for (var r : s.running()) views.merge(r.lengthKnown(), 1, Integer::sum);
+                for (var r : s.running()) {
+                    views.merge(r.lengthKnown(), 1, Integer::sum);
+                    // past its estimate a job is shown as one of unknown length is: as long as it has run, at least the floor
+                    if (!r.lengthKnown()) {
+                        assertThat(r.remainingIterations()).isCloseTo(SchedulerSnapshot.unknownLengthIterations(r.attainedGpuSeconds(), 1, speed), within(1e-6));
+                    }
+                }
                 return fifo.decide(s);
             }
         };
