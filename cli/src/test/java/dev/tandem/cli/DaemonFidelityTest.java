@@ -96,6 +96,13 @@ class DaemonFidelityTest {
      */
     static final String NO_LENGTHS = ARRIVALS + " --knowledge none";
     /**
+     * {@link #ARRIVALS} with each job's length declared through a log-normal error (sigma 1): the daemon's jobs are
+     * submitted with that length ({@code --iterations}) and run their true one. A job that outruns its declaration is of
+     * unknown length from then on in both worlds, and once completed jobs show the declarations far off, tandem takes
+     * every job as one of unknown length ({@code LengthEstimates}), in both worlds.
+     */
+    static final String NOISY_LENGTHS = ARRIVALS + " --knowledge noisy:1";
+    /**
      * Two nodes of four GPUs and more gangs, each job's GPUs on one node in both worlds (the daemon's executors start a job
      * on one node; the simulator keeps them there with {@code --gangs-on-one-node}).
      */
@@ -114,7 +121,8 @@ class DaemonFidelityTest {
             ARRIVALS + "|gavel-packed", DEMO + " --no-online|gavel-packed", ARRIVALS_LEARNING + "|tandem", FAIR_SHARE + "|fifo",
             FAIR_SHARE + "|fifo-packed", FAIR_SHARE + "|tiresias", FAIR_SHARE + "|tandem", DEMO + " --fair-share|fifo", LARGE + "|tandem",
             TWO_NODES + "|fifo-packed", TWO_NODES + "|tiresias", TWO_NODES + "|gavel-packed", TWO_NODES + "|tandem", LONG_RESUMES + "|tandem",
-            NO_LENGTHS + "|sjf", NO_LENGTHS + "|tiresias", NO_LENGTHS + "|gandiva", NO_LENGTHS + "|tandem"})
+            NO_LENGTHS + "|sjf", NO_LENGTHS + "|tiresias", NO_LENGTHS + "|gandiva", NO_LENGTHS + "|tandem",
+            NOISY_LENGTHS + "|sjf", NOISY_LENGTHS + "|srtf", NOISY_LENGTHS + "|tiresias", NOISY_LENGTHS + "|tandem"})
     void theDaemonInVirtualTimeTakesTheSimulatorsDecisions(String workload, String policy) throws Exception {
         List<String> args = new ArrayList<>(List.of(workload.split(" ")));
         args.addAll(List.of("--policy", policy));
@@ -221,8 +229,7 @@ class DaemonFidelityTest {
         List<Job> jobs = new ArrayList<>(submitted);
         jobs.sort(Comparator.comparingDouble(Job::submitTime)); // stable: the workload's order among equal times
         Knowledge knowledge = scenario.spec().sim().knowledge();
-        assertThat(knowledge.kind()).as("lengths declared wrongly are not submitted here").isNotEqualTo(Knowledge.Kind.NOISY);
-        boolean lengthsKnown = knowledge.kind() == Knowledge.Kind.EXACT;
+        long seed = scenario.spec().sim().seed();
         // the daemon starts when the first job comes, as the simulator's clock does (its rounds count from there)
         VirtualClock clock = new VirtualClock(arrival(jobs.getFirst()));
         Map<Long, String> simId = new LinkedHashMap<>();
@@ -239,7 +246,7 @@ class DaemonFidelityTest {
                 long now = clock.millis();
                 for (; next < jobs.size() && arrival(jobs.get(next)) <= now; next++) {
                     Job j = jobs.get(next);
-                    simId.put(api.submit(byOwnUsers ? tokens.get(j.user()) : token, request(j, lengthsKnown)), j.id());
+                    simId.put(api.submit(byOwnUsers ? tokens.get(j.user()) : token, request(j, knowledge, seed)), j.id());
                 }
                 do {
                     server.step();
@@ -335,18 +342,20 @@ class DaemonFidelityTest {
 
     private static double seconds(JsonNode isoInstant) { return (Instant.parse(isoInstant.asText()).toEpochMilli() - T0) / 1000.0; }
 
-    /** The job as {@code tandem submit --model M --dataset D --batch-size B --iterations N --memory M} would send it. */
     /**
-     * A job as its owner submits it: with its length, or, where the simulator's policies are not told lengths
-     * ({@code --knowledge none}), without it, its length then set for the simulated GPUs alone
-     * ({@link SimulatedExecutor#LENGTH_VARIABLE}).
+     * A job as its owner submits it ({@code tandem submit --model M --dataset D --batch-size B --iterations N --memory M}):
+     * with its length; where the simulator's policies are shown a wrong one ({@code --knowledge noisy}), with that
+     * one, and where they are not told lengths ({@code --knowledge none}), without one. Where it does not declare its
+     * true length, that is set for the simulated GPUs alone ({@link SimulatedExecutor#LENGTH_VARIABLE}).
      */
-    private static String request(Job j, boolean lengthsKnown) {
+    private static String request(Job j, Knowledge knowledge, long seed) {
         Map<String, Object> r = new LinkedHashMap<>(Map.of("name", "sim-" + j.id(), "argv", List.of("train.py"), "gpus", j.gpus(),
                 "memory_mib", j.memoryMiB(), "signature", Map.of("model", j.signature().model(), "dataset", j.signature().dataset(),
                         "batch_size", j.signature().batchSize(), "amp", j.signature().amp())));
-        if (lengthsKnown) r.put("iterations", Math.round(j.totalIterations()));
-        else r.put("env", Map.of(SimulatedExecutor.LENGTH_VARIABLE, String.valueOf(Math.round(j.totalIterations()))));
+        long total = Math.round(j.totalIterations());
+        double declared = knowledge.declaredIterations(j.id(), total, seed);
+        if (!Double.isNaN(declared)) r.put("iterations", Math.max(1, Math.round(declared)));
+        if (knowledge.kind() != Knowledge.Kind.EXACT) r.put("env", Map.of(SimulatedExecutor.LENGTH_VARIABLE, String.valueOf(total)));
         return TestApi.json(r);
     }
 }

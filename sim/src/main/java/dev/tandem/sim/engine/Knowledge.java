@@ -11,8 +11,8 @@ import java.util.Locale;
  * <li>{@code exact}: the true remaining work.</li>
  * <li>{@code noisy:SIGMA}: each job's total length is seen through a fixed log-normal error, {@code total x
  *     exp(SIGMA x Z)} with Z standard normal drawn once per job ({@link JobRandom}: its id and the seed), as a user's estimate
- *     would be; remaining = that estimate minus the work done, but never below 5% of the estimate. A job that outran
- *     its estimate is of unknown length from then on.</li>
+ *     would be; remaining = that estimate minus the work done, as the daemon shows a job that declared its length
+ *     ({@code --iterations}). A job that outran its estimate is of unknown length from then on.</li>
  * <li>{@code none}: no length information: every job is of unknown length.</li>
  * </ul>
  * A job of unknown length is shown as needing as long as it has run, at least
@@ -43,6 +43,15 @@ public record Knowledge(Kind kind, double sigma) {
             case NONE -> false;
             case NOISY -> done < factor * total;
         };
+    }
+
+    /**
+     * The total length in iterations the job of {@code total} true iterations declares under this knowledge, drawn with
+     * {@code seed} as the simulator draws it (what the policies are shown when it is new); NaN with {@code none}. What
+     * {@code tandem submit --iterations} would say for it, for running a workload through the daemon.
+     */
+    public double declaredIterations(String jobId, double total, long seed) {
+        return declared(total, lengthFactor(jobId, seed));
     }
 
     /** The total length a job declared (what the policies were shown when it was new), NaN with {@code none}. */
@@ -87,7 +96,7 @@ public record Knowledge(Kind kind, double sigma) {
      */
     double seenRemaining(double total, double done, double extra, double factor, double attained, int gpus, double soloSpeed) {
         if (!lengthKnown(total, done, factor)) return SchedulerSnapshot.unknownLengthIterations(attained, gpus, soloSpeed);
-        return kind == Kind.EXACT ? total + extra - done : Math.max(factor * total - done, 0.05 * factor * total) + extra;
+        return declared(total, factor) + extra - done;
     }
 
     @Override public String toString() {

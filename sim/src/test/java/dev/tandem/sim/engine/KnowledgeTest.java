@@ -119,6 +119,10 @@ class KnowledgeTest {
         assertThat(noisy.lengthKnown(1000, 499, 0.5)).isTrue();
         assertThat(noisy.lengthKnown(1000, 500, 0.5)).as("estimate of 500 used up").isFalse();
         assertThat(noisy.lengthKnown(1000, 900, 2)).isTrue();
+        // what is left of the estimate, to its last iterations, as the daemon shows what is left of --iterations
+        assertThat(noisy.seenRemaining(1000, 490, 30, 0.5, 5000, 1, 100)).isCloseTo(40, within(1e-9));
+        assertThat(noisy.seenRemaining(1000, 500, 30, 0.5, 5000, 1, 100)).as("outrun: as long as it has run")
+                .isCloseTo(SchedulerSnapshot.unknownLengthIterations(5000, 1, 100), within(1e-9));
         // the policies see it: a job whose estimate is half its work is shown with a known length at first, and without
         // one once it has run past the estimate (it is then ranked by the service it had, see expectedSoloSeconds)
         List<Job> jobs = jobs(40);
