@@ -81,10 +81,10 @@ final class ScenarioOptions {
     double restartOverhead;
 
     @Option(names = "--knowledge", defaultValue = "exact",
-            description = {"What every policy knows about job length: exact, noisy:SIGMA (each job's length seen through a fixed",
-                    "log-normal error, e.g. noisy:1) or none. A job of unknown length (none, or one that outran its noisy",
-                    "estimate) is shown as needing as long as it has run, at least 10 minutes, as the daemon shows a job",
-                    "submitted without --iterations. Default: ${DEFAULT-VALUE}."})
+            description = "What every policy knows about job length: exact, noisy:SIGMA (each job's length seen through a fixed "
+                    + "log-normal error, e.g. noisy:1) or none. A job of unknown length (none, or one that outran its noisy "
+                    + "estimate) is shown as needing as long as it has run, at least 10 minutes, as the daemon shows a job "
+                    + "submitted without --iterations. Default: ${DEFAULT-VALUE}.")
     String knowledge;
 
     @Option(names = "--fair-share",
