@@ -40,7 +40,8 @@ final class ShowCommand implements Callable<Integer> {
         if (!j.get("shared_with").isEmpty()) line("Shared with", j.get("shared_with").toString() + " (any run)");
         if (!j.get("predicted_speed").isNull()) line("Predicted", j.get("predicted_speed").asText() + "x of solo" + (j.get("prediction_basis").isNull() ? "" : " (" + j.get("prediction_basis").asText() + ")"));
         if (!j.get("observed_speed").isNull()) line("Observed", j.get("observed_speed").asText() + "x of solo");
-        if (!j.get("progress_iter").isNull()) line("Progress", "iteration " + j.get("progress_iter").asText());
+        String progress = progress(j);
+        if (progress != null) line("Progress", progress);
         line("Attempts", j.get("attempts").asText());
         if (!j.get("exit_code").isNull()) line("Exit code", j.get("exit_code").asText());
         System.out.println("History:");
@@ -49,6 +50,21 @@ final class ShowCommand implements Callable<Integer> {
                     e.get("to").asText(), e.get("actor").asText(), e.path("reason").asText(""));
         }
         return 0;
+    }
+
+    /**
+     * How far the job is against the length it declared, and how the scheduler takes its length: a job that declared
+     * none, or has run past what it declared, is scheduled as needing as long as it has run (at least 10 minutes), and
+     * its owner should be able to see why it is ranked so. Null before any progress and without a declared length.
+     */
+    static String progress(JsonNode job) {
+        JsonNode iter = job.get("progress_iter"), declared = job.get("iterations");
+        boolean hasDeclared = declared != null && !declared.isNull();
+        if (iter == null || iter.isNull()) return hasDeclared ? "none yet (" + declared.asText() + " iterations declared)" : null;
+        String at = "iteration " + iter.asText();
+        if (!hasDeclared) return at + " (no length declared: scheduled as needing as long as it has run)";
+        if (iter.asLong() <= declared.asLong()) return at + " of " + declared.asText();
+        return at + ", past the " + declared.asText() + " declared: scheduled as needing as long as it has run";
     }
 
     private static void line(String key, String value) {

@@ -74,7 +74,8 @@ class ServeClientTest {
         TestApi.await(Duration.ofSeconds(20), "succeeded", () -> tandem(with("show", String.valueOf(id))).out().contains("State:       succeeded"));
         CliTest.Run show = tandem(with("show", String.valueOf(id)));
         assertThat(show.out()).contains("Job:         " + id + " (cli-job) of admin").contains("Workload:    ResNet18//bs64")
-                .contains("Memory:      4096 MiB per GPU").contains("Time limit:  7200 s per run").contains("Exit code:   0").contains("-> profiling").contains("-> succeeded");
+                .contains("Memory:      4096 MiB per GPU").contains("Time limit:  7200 s per run").contains("Exit code:   0")
+                .contains("Progress:    iteration 6 (no length declared: scheduled as needing as long as it has run)").contains("-> profiling").contains("-> succeeded");
         JsonNode json = new ObjectMapper().readTree(tandem(with("show", String.valueOf(id), "--json")).out());
         assertThat(json.get("env").get("GREETING").asText()).isEqualTo("hello world");
         assertThat(json.get("argv").get(2).asText()).isEqualTo("0.05");
