@@ -125,7 +125,8 @@ class DaemonFidelityTest {
             FAIR_SHARE + "|fifo-packed", FAIR_SHARE + "|tiresias", FAIR_SHARE + "|tandem", DEMO + " --fair-share|fifo", LARGE + "|tandem",
             TWO_NODES + "|fifo-packed", TWO_NODES + "|tiresias", TWO_NODES + "|gavel-packed", TWO_NODES + "|tandem", LONG_RESUMES + "|tandem",
             NO_LENGTHS + "|sjf", NO_LENGTHS + "|tiresias", NO_LENGTHS + "|gandiva", NO_LENGTHS + "|tandem",
-            NOISY_LENGTHS + "|sjf", NOISY_LENGTHS + "|srtf", NOISY_LENGTHS + "|tiresias", NOISY_LENGTHS + "|tandem"})
+            NOISY_LENGTHS + "|sjf", NOISY_LENGTHS + "|srtf", NOISY_LENGTHS + "|tiresias", NOISY_LENGTHS + "|tandem",
+            TWO_NODES + " --knowledge none|tandem"})
     void theDaemonInVirtualTimeTakesTheSimulatorsDecisions(String workload, String policy) throws Exception {
         List<String> args = new ArrayList<>(List.of(workload.split(" ")));
         args.addAll(List.of("--policy", policy));
