@@ -125,21 +125,34 @@ final class RankedRunning implements Iterable<RankedRunning.Entry> {
 
     /** Brings the order up to date with the jobs that started and stopped since the last round, and the re-checks due. */
     private void follow(SchedulerSnapshot s, RunningJournal j, Keys keys) {
+        boolean[] rekeyed = {false};
         boolean followed = j == journal && j.readSince(journalAt, new RunningJournal.Reader<>() {
             @Override public void changed(Job job, boolean started) {
+                if (rekeyed[0]) { // jobs keyed again earlier in the journal: in order before one is looked up by it
+                    sorted.sort(ORDER);
+                    rekeyed[0] = false;
+                }
                 remove(job.id());
                 // a job may have stopped again since (a later change says so); the world's view of it is as of now
                 if (started) s.occupancy().job(job.id()).ifPresent(r -> add(s, r, keys, nextSeq++));
             }
 
-            /** A job of unknown length, whose key may have risen: keyed again, in its place among the others by start. */
+            /**
+             * A job of unknown length, whose remaining time may have risen: keyed again where the key is that time, and
+             * put in its place once all are read (a key fixed between re-checks, Tiresias', does not depend on it).
+             */
             @Override public void updated(Job job) {
                 Entry e = byId.get(job.id());
-                if (e == null) return;
-                remove(job.id());
-                s.occupancy().job(job.id()).ifPresent(r -> add(s, r, keys, e.seq));
+                if (e == null || fallingKey == null) return;
+                double left = remaining(s, e);
+                if (Double.isNaN(left)) return; // it has stopped since: a later change says so
+                e.key = e.keyOf.applyAsDouble(left);
+                rekeyed[0] = true;
             }
         });
+        // one sort of a nearly sorted list, not a removal and an insertion per job: without lengths every running job
+        // is keyed again at every decision
+        if (rekeyed[0]) sorted.sort(ORDER);
         if (!followed) {
             byId.clear();
             rechecks.clear();
@@ -206,7 +219,8 @@ final class RankedRunning implements Iterable<RankedRunning.Entry> {
         if (fallingKey == null || from >= n) return;
         for (int i = from; i < n; i++) {
             Entry e = sorted.get(i);
-            double left = e.remaining != null ? e.remaining.getAsDouble() : s.occupancy().job(e.id()).orElseThrow().remainingIterations();
+            double left = remaining(s, e);
+            if (Double.isNaN(left)) throw new IllegalStateException("ranked job " + e.id() + " is not running");
             e.key = e.keyOf.applyAsDouble(left);
         }
         // in place, an insertion sort: old keys mostly keep the order, and a key that fell moves towards the front, also
@@ -218,6 +232,12 @@ final class RankedRunning implements Iterable<RankedRunning.Entry> {
             sorted.remove(i);
             sorted.add(at, e);
         }
+    }
+
+    /** A ranked job's remaining iterations now, from the world's reader where it offers one; NaN if it no longer runs. */
+    private static double remaining(SchedulerSnapshot s, Entry e) {
+        if (e.remaining != null) return e.remaining.getAsDouble();
+        return s.occupancy().job(e.id()).map(RunningJob::remainingIterations).orElse(Double.NaN);
     }
 
     private void add(SchedulerSnapshot s, RunningJob r, Keys keys, long seq) {
