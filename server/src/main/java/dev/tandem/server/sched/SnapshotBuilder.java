@@ -187,11 +187,13 @@ final class SnapshotBuilder {
     /**
      * The iterations a job submitted without its length is taken to have left, for policies that read a number: as
      * many as it has run so far (at least {@link SchedulerSnapshot#UNKNOWN_LENGTH_FLOOR_SECONDS}) at its solo speed
-     * ({@link SchedulerSnapshot#unknownLengthIterations}), as the simulator shows a job of unknown length. (One iteration, as before, put every such
-     * job first in line under every shortest-first policy, and let it suspend jobs whose owners gave their lengths.)
+     * ({@link SchedulerSnapshot#unknownLengthIterations}), as the simulator shows a job of unknown length. (One
+     * iteration, as before, put every such job first in line under every shortest-first policy, and let it suspend jobs
+     * whose owners gave their lengths.)
      */
     private double guess(JobRecord r, double attainedGpuSeconds) {
-        return ctx.learned.profile(r.signature()).map(p -> SchedulerSnapshot.unknownLengthIterations(attainedGpuSeconds, r.gpus(), p.soloSpeed())).orElse(1.0);
+        return ctx.learned.profile(r.signature()).map(p -> SchedulerSnapshot.unknownLengthIterations(attainedGpuSeconds, r.gpus(), p.soloSpeed()))
+                .orElse(1.0);
     }
 
     /**
