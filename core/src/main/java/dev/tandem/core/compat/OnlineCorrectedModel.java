@@ -1,6 +1,7 @@
 package dev.tandem.core.compat;
 
 import dev.tandem.core.model.JobProfile;
+import dev.tandem.core.model.WorkloadPair;
 import dev.tandem.core.model.WorkloadSignature;
 
 import java.util.Map;
@@ -17,7 +18,7 @@ public final class OnlineCorrectedModel implements CompatibilityModel, Observati
     private static final double OBSERVED_UNCERTAINTY = 0.02;
 
     private final CompatibilityModel base;
-    private final Map<SignaturePair, double[]> observed = new ConcurrentHashMap<>();
+    private final Map<WorkloadPair, double[]> observed = new ConcurrentHashMap<>();
 
     public OnlineCorrectedModel(CompatibilityModel base) {
         this.base = base;
@@ -32,30 +33,17 @@ public final class OnlineCorrectedModel implements CompatibilityModel, Observati
     }
 
     @Override public PairPrediction predict(JobProfile a, JobProfile b, int gpus) {
-        double[] o = observed.get(new SignaturePair(a.signature(), b.signature(), gpus));
+        double[] o = observed.get(new WorkloadPair(a.signature(), b.signature(), gpus));
         if (o != null) return new PairPrediction(o[0], o[1], OBSERVED_UNCERTAINTY, "observed");
         return base.predict(a, b, gpus);
     }
 
     @Override public void observe(WorkloadSignature a, WorkloadSignature b, int gpus, double speedA, double speedB) {
-        observed.merge(new SignaturePair(a, b, gpus), new double[] {speedA, speedB}, OnlineCorrectedModel::smooth);
-        observed.merge(new SignaturePair(b, a, gpus), new double[] {speedB, speedA}, OnlineCorrectedModel::smooth);
+        observed.merge(new WorkloadPair(a, b, gpus), new double[] {speedA, speedB}, OnlineCorrectedModel::smooth);
+        observed.merge(new WorkloadPair(b, a, gpus), new double[] {speedB, speedA}, OnlineCorrectedModel::smooth);
     }
 
     public int observedPairs() { return observed.size(); }
-
-    /**
-     * Looked up at every prediction, by policies that predict thousands of pairs per round: equality and hash written
-     * out (the generated ones of a record go through indirect calls: a tenth of gavel-packed's run on the Philly
-     * replay); the hash is the one the record would generate.
-     */
-    private record SignaturePair(WorkloadSignature a, WorkloadSignature b, int gpus) {
-        @Override public int hashCode() { return (a.hashCode() * 31 + b.hashCode()) * 31 + gpus; }
-
-        @Override public boolean equals(Object o) {
-            return this == o || (o instanceof SignaturePair p && gpus == p.gpus && a.equals(p.a) && b.equals(p.b));
-        }
-    }
 
     private static double[] smooth(double[] old, double[] fresh) {
         return new double[] {old[0] + SMOOTHING * (fresh[0] - old[0]), old[1] + SMOOTHING * (fresh[1] - old[1])};

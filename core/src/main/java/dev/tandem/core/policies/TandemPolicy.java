@@ -2,6 +2,7 @@ package dev.tandem.core.policies;
 
 import dev.tandem.core.compat.PairPrediction;
 import dev.tandem.core.model.Job;
+import dev.tandem.core.model.WorkloadPair;
 import dev.tandem.core.policy.ClusterView;
 import dev.tandem.core.policy.Decision;
 import dev.tandem.core.policy.Pairing;
@@ -140,9 +141,7 @@ public final class TandemPolicy implements Policy {
      * well, and the pair was formed again at the next decision and split again a minute later, hundreds of times (a
      * suspension and a restart each).
      */
-    private final java.util.Set<Workloads> splitPairs = new java.util.HashSet<>();
-
-    private record Workloads(dev.tandem.core.model.WorkloadSignature a, dev.tandem.core.model.WorkloadSignature b, int gpus) {}
+    private final java.util.Set<WorkloadPair> splitPairs = new java.util.HashSet<>();
     /** Unfinished solo GPU-seconds per GPU, and when they were summed (see {@link #criticalAfter}). */
     private double workPerGpu = Double.NaN;
     private double workPerGpuAt = Double.NEGATIVE_INFINITY;
@@ -756,7 +755,7 @@ public final class TandemPolicy implements Policy {
 
     /** Whether this policy split a pair of these two jobs' workloads and gang size before ({@link #splitPairs}). */
     private boolean splitBefore(Job a, Job b) {
-        return !splitPairs.isEmpty() && a.gpus() == b.gpus() && splitPairs.contains(new Workloads(a.signature(), b.signature(), a.gpus()));
+        return !splitPairs.isEmpty() && a.gpus() == b.gpus() && splitPairs.contains(new WorkloadPair(a.signature(), b.signature(), a.gpus()));
     }
 
     /**
@@ -768,8 +767,8 @@ public final class TandemPolicy implements Policy {
             if (p.worst() >= cfg.minSpeed() && p.combined() >= 1 + cfg.minGain() / 2) continue;
             view.remove(p.newer().id());
             int gpus = p.newer().job().gpus();
-            splitPairs.add(new Workloads(p.older().job().signature(), p.newer().job().signature(), gpus));
-            splitPairs.add(new Workloads(p.newer().job().signature(), p.older().job().signature(), gpus));
+            splitPairs.add(new WorkloadPair(p.older().job().signature(), p.newer().job().signature(), gpus));
+            splitPairs.add(new WorkloadPair(p.newer().job().signature(), p.older().job().signature(), gpus));
             out.add(new Decision.Preempt(p.newer().id(), String.format(Locale.ROOT,
                     "split %s from %s: observed %.2f/%.2f (sum %.2f) below bound %.2f or gain %.2f", p.newer().id(), p.older().id(),
                     p.older().observedSpeed(), p.newer().observedSpeed(), p.combined(), cfg.minSpeed(), cfg.minGain() / 2)));
