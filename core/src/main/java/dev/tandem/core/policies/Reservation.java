@@ -32,6 +32,12 @@ final class Reservation {
 
     private String jobId;
     private Job gang;
+    /**
+     * The gang's entry in this round's queue ({@link #begin}, {@link #hold}): a round asks {@link #isFor} of each of up
+     * to hundreds of waiting jobs, and comparing their ids read every job's id text (a twentieth of tandem's time on the
+     * Philly replay); within a round each waiting job is one entry.
+     */
+    private dev.tandem.core.policy.PendingJob roundGang;
     private double retryAt = Double.NEGATIVE_INFINITY;
     /** How soon GPUs drain, for the policy's asks and the hold's choice (begun anew for each view). */
     private final Drains drains = new Drains();
@@ -46,8 +52,15 @@ final class Reservation {
     /** At the start of a round: holds the reserved GPUs in {@code view} if its gang still waits in {@code head}. */
     void begin(SchedulerSnapshot s, ClusterView view, List<dev.tandem.core.policy.PendingJob> head) {
         aloneView = null; // the last round's view and its snapshot are not kept
+        roundGang = null;
         if (jobId == null) return;
-        if (head.stream().noneMatch(this::isFor)) {
+        for (dev.tandem.core.policy.PendingJob p : head) {
+            if (p.id().equals(jobId)) {
+                roundGang = p;
+                break;
+            }
+        }
+        if (roundGang == null) {
             clear();
             return;
         }
@@ -57,7 +70,8 @@ final class Reservation {
 
     boolean active() { return jobId != null; }
 
-    boolean isFor(dev.tandem.core.policy.PendingJob p) { return isFor(p.id()); }
+    /** Whether {@code p}, a job of the round's queue ({@link #begin}'s {@code head}), is the gang the GPUs are held for. */
+    boolean isFor(dev.tandem.core.policy.PendingJob p) { return p == roundGang; }
 
     boolean isFor(String id) { return id.equals(jobId); }
 
@@ -78,6 +92,7 @@ final class Reservation {
             }
             jobId = gang.id();
             this.gang = gang.job();
+            roundGang = gang;
             gpus = soonest.get().gpus();
             readyAt = s.now() + soonest.get().drainSeconds();
         }
@@ -88,9 +103,11 @@ final class Reservation {
     /**
      * Places {@code p} on idle reserved GPUs if it is expected to be done before they are all free (EASY
      * backfilling), and returns them; the reserved GPUs stay held for everything else.
+     *
+     * @param expectedSeconds the solo seconds {@code p} still needs ({@link SchedulerSnapshot#expectedSoloSeconds(dev.tandem.core.policy.PendingJob)})
      */
-    Optional<List<Integer>> backfill(SchedulerSnapshot s, ClusterView view, dev.tandem.core.policy.PendingJob p) {
-        if (jobId == null || isFor(p) || !anyHeldAlone(view) || s.now() + s.expectedSoloSeconds(p) > readyAt) return Optional.empty();
+    Optional<List<Integer>> backfill(SchedulerSnapshot s, ClusterView view, dev.tandem.core.policy.PendingJob p, double expectedSeconds) {
+        if (jobId == null || isFor(p) || !anyHeldAlone(view) || s.now() + expectedSeconds > readyAt) return Optional.empty();
         release(view);
         Optional<List<Integer>> idle = view.findIdle(p.job());
         idle.ifPresent(g -> view.place(p.job(), g));
@@ -137,6 +154,7 @@ final class Reservation {
     void clear() {
         jobId = null;
         gang = null;
+        roundGang = null;
         gpus = null;
     }
 

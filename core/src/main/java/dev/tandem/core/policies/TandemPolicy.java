@@ -202,8 +202,10 @@ public final class TandemPolicy implements Policy {
             boolean reservedFor = reservation.isFor(p);
             if (reservedFor) reservation.release(view);
             Optional<List<Integer>> idle = view.freeCount() == 0 ? Optional.empty() : view.findIdle(p.job());
+            double seconds = Double.NaN;
             if (idle.isEmpty() && !reservedFor) {
-                Optional<List<Integer>> backfilled = reservation.backfill(s, view, p);
+                seconds = seconds(s, p, i);
+                Optional<List<Integer>> backfilled = reservation.backfill(s, view, p, seconds);
                 if (backfilled.isPresent()) {
                     out.add(new Decision.Start(p.id(), backfilled.get(), String.format(Locale.ROOT,
                             "backfilled on GPU(s) %s held for job %s: done before they are all free (in %.0f s)",
@@ -212,8 +214,7 @@ public final class TandemPolicy implements Policy {
                 }
             }
             if (idle.isEmpty()) {
-                double seconds = queueOrder.selectedSeconds(i);
-                if (Double.isNaN(seconds)) seconds = s.expectedSoloSeconds(p);
+                if (Double.isNaN(seconds)) seconds = seconds(s, p, i);
                 waitingSeconds[waiting.size()] = seconds;
                 waiting.add(p);
                 // the first urgent or overdue gang that cannot start holds back the GPUs that drain soonest
@@ -249,6 +250,12 @@ public final class TandemPolicy implements Policy {
         }
         if (waiting.isEmpty()) spreadOut(s, view, out);
         return out;
+    }
+
+    /** The solo seconds the job at {@code index} of this round's order still needs: kept by the order, else looked up. */
+    private double seconds(SchedulerSnapshot s, PendingJob p, int index) {
+        double seconds = queueOrder.selectedSeconds(index);
+        return Double.isNaN(seconds) ? s.expectedSoloSeconds(p) : seconds;
     }
 
     /**
