@@ -317,7 +317,9 @@ public class SimulatedServeTest {
         long ran = Instant.parse(job.get("finished_at").asText()).toEpochMilli() - Instant.parse(job.get("started_at").asText()).toEpochMilli();
         assertThat(ran).isBetween(599_000L, 601_000L);
         assertThat(api.job(admin, bad).get("reason").asText())
-                .contains("environment variable SIMULATED_ITERATIONS of job " + bad + ": a whole number of iterations above 0, got 'ten'");
+                .contains("environment variable SIMULATED_ITERATIONS of job " + bad + ": a whole number of iterations above 0, got 'ten'")
+                .contains("not tried again, as every attempt would fail alike");
+        assertThat(api.job(admin, bad).get("attempts").asInt()).as("no second start of a job no start can run").isEqualTo(1);
     }
 
     @Test
@@ -484,7 +486,8 @@ public class SimulatedServeTest {
         long id = server.store().insertJob(new dev.tandem.server.store.NewJob("mine", List.of("train.py"), java.util.Map.of(), dir.toString(), 1, 0,
                 100L, unknown, null, dev.tandem.server.store.JobControls.NONE), "admin", System.currentTimeMillis()).id();
         TestApi.await(LONG, "it to fail", () -> api.state(admin, id).equals("failed"));
-        assertThat(api.job(admin, id).get("reason").asText()).contains("the simulated executor has no measured profile of workload MyOwnNet/Private/bs8");
+        assertThat(api.job(admin, id).get("reason").asText()).contains("the simulated executor has no measured profile of workload MyOwnNet/Private/bs8")
+                .endsWith("not tried again, as every attempt would fail alike; failed after 1 attempt(s)");
 
         assertThatThrownBy(() -> new SimulatedSettings("1x2:RTX3090-24GB", 0)).hasMessage("--time-scale must be within (0, 1000000], got 0.0");
         assertThatThrownBy(() -> new SimulatedSettings("two GPUs", 60)).hasMessageContaining("is not NODESxGPUS:TYPE-MEM");

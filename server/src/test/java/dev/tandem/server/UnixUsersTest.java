@@ -118,6 +118,35 @@ class UnixUsersTest {
         assertThat(api.get("/jobs/" + bobs + "/logs", alice).status()).isEqualTo(404);
     }
 
+    /**
+     * A job whose owner's Unix account was removed after it was mapped cannot run on any attempt: it fails at its first
+     * start, with why, instead of being tried as often as a crash would be.
+     */
+    @Test
+    void aJobWhoseOwnersAccountIsGoneFailsAtItsFirstStart() throws Exception {
+        assumeTrue("root".equals(System.getProperty("user.name")), "switching users needs a root daemon");
+        assumeTrue(Files.isExecutable(Path.of("/usr/sbin/userdel")), "needs useradd and userdel");
+        String gone = "tandem-t3";
+        ensureAccount(gone);
+        FakeGpuHost host = FakeGpuHost.install(dir.resolve("host"), "h100x2");
+        server = TandemServer.start(host.config(dir.resolve("state")));
+        TestApi api = new TestApi(server.url());
+        String admin = Files.readString(server.adminTokenFile()).strip();
+        var created = api.post("/users", admin, TestApi.json(Map.of("name", "carol", "unix_user", gone)));
+        assertThat(created.status()).as(created.body()).isEqualTo(201);
+        Process del = new ProcessBuilder("userdel", gone).redirectErrorStream(true).start();
+        String out = new String(del.getInputStream().readAllBytes());
+        assertThat(del.waitFor()).as("userdel " + gone + ": " + out).isZero();
+
+        long id = api.submit(created.json().get("token").asText(), TestApi.json(Map.of("argv", List.of("/bin/true"), "workdir", dir.toString(),
+                "signature", Map.of("model", "Probe"))));
+        TestApi.await(LONG, "the job to fail", () -> api.state(admin, id).equals("failed"));
+        com.fasterxml.jackson.databind.JsonNode job = api.job(admin, id);
+        assertThat(job.get("attempts").asInt()).isEqualTo(1);
+        assertThat(job.get("reason").asText()).contains("the Unix account " + gone + " of user carol no longer exists")
+                .contains("not tried again, as every attempt would fail alike").contains("failed after 1 attempt(s)");
+    }
+
     /** The nice value of this JVM's thread named "scheduler" (the daemon's loop), from /proc. */
     private static int schedulerThreadNice() throws Exception {
         try (var tasks = Files.list(Path.of("/proc/self/task"))) {

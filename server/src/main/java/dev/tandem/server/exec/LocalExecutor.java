@@ -229,7 +229,7 @@ public final class LocalExecutor implements Executor {
         // setsid execs in place (a child of the JVM is no group leader), so the pid is the wrapper's and the session's id
         List<String> cmd = new ArrayList<>();
         if (setsid != null) cmd.add(setsid.toString());
-        cannotEnforce(l.limits()).ifPresent(why -> { throw new ExecException("job " + l.jobId() + " asks for limits: " + why); });
+        cannotEnforce(l.limits()).ifPresent(why -> { throw new JobCannotRun("job " + l.jobId() + " asks for limits: " + why); });
         RunCgroups.RunCgroup cgroup = cgroups == null ? null : cgroups.create(l.jobId(), l.attempt(), l.limits());
         Path cgroupList = cgroupFile(dir, l.attempt());
         cmd.addAll(List.of("/bin/sh", wrapper.toString(), dir.toString(), String.valueOf(l.attempt()), cgroup == null ? "-" : cgroupList.toString(), "--"));

@@ -250,7 +250,7 @@ public final class RunCgroups {
     public RunCgroup create(long jobId, int attempt, RunLimits limits) {
         String name = "job-" + jobId + "-" + attempt;
         Path cg = parent.resolve(name);
-        cannotEnforce(limits).ifPresent(why -> { throw new ExecException("job " + jobId + ": " + why); });
+        cannotEnforce(limits).ifPresent(why -> { throw new JobCannotRun("job " + jobId + ": " + why); });
         try {
             fresh(cg);
             Map<String, Path> v1 = new LinkedHashMap<>();

@@ -12,8 +12,8 @@ import dev.tandem.core.policy.Policy;
 import dev.tandem.core.runtime.DecisionDue;
 import dev.tandem.core.runtime.Placements;
 import dev.tandem.core.runtime.Reservations;
-import dev.tandem.server.exec.ExecException;
 import dev.tandem.server.exec.Executor;
+import dev.tandem.server.exec.JobCannotRun;
 import dev.tandem.server.exec.UnixAccount;
 import dev.tandem.server.exec.GpuDevice;
 import dev.tandem.server.gpu.GpuMonitor;
@@ -155,6 +155,6 @@ final class Context {
     UnixAccount accountOf(String owner) {
         String unixUser = store.user(owner).map(u -> u.unixUser()).orElse(null);
         if (unixUser == null || unixUser.equals(System.getProperty("user.name"))) return null;
-        return UnixAccount.lookup(unixUser).orElseThrow(() -> new ExecException("the Unix account " + unixUser + " of user " + owner + " no longer exists"));
+        return UnixAccount.lookup(unixUser).orElseThrow(() -> new JobCannotRun("the Unix account " + unixUser + " of user " + owner + " no longer exists"));
     }
 }

@@ -10,6 +10,7 @@ import dev.tandem.core.policy.Decision;
 import dev.tandem.core.policy.SchedulerSnapshot;
 import dev.tandem.server.exec.Binding;
 import dev.tandem.server.exec.ExecException;
+import dev.tandem.server.exec.JobCannotRun;
 import dev.tandem.server.exec.ExecutorUnavailable;
 import dev.tandem.server.exec.GpuDevice;
 import dev.tandem.server.exec.Launch;
@@ -401,7 +402,8 @@ final class DecisionApplier {
      * Claims a queued job for GPUs (state change first, so a job cancelled meanwhile is not started) and starts its
      * run: the run holds the GPUs from here on, the executor's quick part runs now, its slow part (sbatch) in the
      * {@link Binder}, and {@link #bound} records pid and start time. A run that cannot be started counts as a
-     * crashed attempt; one the executor cannot start for now (slurmctld down) goes back to the queue.
+     * crashed attempt; one the executor cannot start for now (slurmctld down) goes back to the queue; a job that no
+     * attempt could start ({@link JobCannotRun}) fails.
      *
      * @param neighbours the runs already on its GPUs ({@link #startOn} has looked them up)
      */
@@ -433,6 +435,10 @@ final class DecisionApplier {
             ctx.runs.remove(run);
             unclaim(job, state, e, now);
             return Optional.empty();
+        } catch (JobCannotRun e) {
+            ctx.runs.remove(run);
+            exits.cannotRun(job.id(), attempt, state, e.getMessage(), now);
+            return Optional.empty();
         } catch (ExecException e) {
             ctx.runs.remove(run);
             exits.crashed(job.id(), attempt, state, e.getMessage(), now);
@@ -457,6 +463,10 @@ final class DecisionApplier {
         } catch (ExecutorUnavailable e) {
             exits.leave(run, now);
             unclaim(s.job(), s.state(), e, now);
+            return;
+        } catch (JobCannotRun e) {
+            exits.leave(run, now);
+            exits.cannotRun(s.job().id(), s.attempt(), s.state(), e.getMessage(), now);
             return;
         } catch (ExecException e) {
             exits.leave(run, now);

@@ -152,6 +152,11 @@ final class ExitHandler {
         ctx.due.happened();
     }
 
+    /** A run that no attempt could start ({@link dev.tandem.server.exec.JobCannotRun}): the job fails now. */
+    void cannotRun(long jobId, int attempt, JobState from, String why, long now) {
+        failed(jobId, attempt, from, why + "; not tried again, as every attempt would fail alike", now);
+    }
+
     private void failed(long jobId, int attempt, JobState from, String why, long now) {
         ctx.store.transition(jobId, EnumSet.of(from), JobState.FAILED, Context.ACTOR,
                 why + "; failed after " + attempt + " attempt(s)", new Change().set(Column.FINISHED_AT, now), now);

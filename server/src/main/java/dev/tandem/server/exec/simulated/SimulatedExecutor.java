@@ -13,6 +13,7 @@ import dev.tandem.data.truth.InterferenceTruth;
 import dev.tandem.data.truth.MeasuredTruth;
 import dev.tandem.server.exec.ExecEvent;
 import dev.tandem.server.exec.ExecException;
+import dev.tandem.server.exec.JobCannotRun;
 import dev.tandem.server.exec.Executor;
 import dev.tandem.server.exec.GpuDevice;
 import dev.tandem.server.exec.Launch;
@@ -171,7 +172,7 @@ public final class SimulatedExecutor implements Executor {
 
     @Override public Launched start(Launch l) {
         if (runs.containsKey(l.jobId())) throw new ExecException("job " + l.jobId() + " is already running");
-        JobProfile p = profiles.find(l.signature()).orElseThrow(() -> new ExecException(cannotRun(l.signature()).orElseThrow()));
+        JobProfile p = profiles.find(l.signature()).orElseThrow(() -> new JobCannotRun(cannotRun(l.signature()).orElseThrow()));
         long now = clock.getAsLong();
         double total = length(l, p);
         Double checkpoint = checkpoints.get(l.jobId());
@@ -203,7 +204,7 @@ public final class SimulatedExecutor implements Executor {
         if (set == null) return l.iterations() != null ? l.iterations() : Math.ceil(p.soloSpeed() * DEFAULT_SOLO_SECONDS);
         long n = iterations(set);
         if (n > 0) return n;
-        throw new ExecException("environment variable " + LENGTH_VARIABLE + " of job " + l.jobId() + ": " + notALength(set));
+        throw new JobCannotRun("environment variable " + LENGTH_VARIABLE + " of job " + l.jobId() + ": " + notALength(set));
     }
 
     /** The iterations a value of {@link #LENGTH_VARIABLE} sets, or -1 where it is not a whole number above 0. */

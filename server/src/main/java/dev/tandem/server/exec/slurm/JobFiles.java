@@ -1,6 +1,6 @@
 package dev.tandem.server.exec.slurm;
 
-import dev.tandem.server.exec.ExecException;
+import dev.tandem.server.exec.JobCannotRun;
 import dev.tandem.server.exec.Launch;
 
 import java.io.ByteArrayOutputStream;
@@ -21,7 +21,7 @@ final class JobFiles {
     static byte[] nulSeparated(List<String> items) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         for (String s : items) {
-            if (s.indexOf('\0') >= 0) throw new ExecException("an argument or environment value contains a NUL byte, which no process can receive");
+            if (s.indexOf('\0') >= 0) throw new JobCannotRun("an argument or environment value contains a NUL byte, which no process can receive");
             out.writeBytes(s.getBytes(StandardCharsets.UTF_8));
             out.write(0);
         }

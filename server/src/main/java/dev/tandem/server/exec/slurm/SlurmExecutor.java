@@ -3,6 +3,7 @@ package dev.tandem.server.exec.slurm;
 import dev.tandem.server.exec.ExecEvent;
 import dev.tandem.server.exec.Binding;
 import dev.tandem.server.exec.ExecException;
+import dev.tandem.server.exec.JobCannotRun;
 import dev.tandem.server.exec.ExecutorUnavailable;
 import dev.tandem.server.exec.Executor;
 import dev.tandem.server.exec.GpuDevice;
@@ -164,7 +165,7 @@ public final class SlurmExecutor implements Executor {
         if (tracked.containsKey(l.jobId())) throw new ExecException("job " + l.jobId() + " is already running");
         if (!ready()) throw new ExecutorUnavailable("slurmctld does not answer");
         if (l.runAs() != null && !l.runAs().name().equals(System.getProperty("user.name"))) {
-            throw new ExecException("job " + l.jobId() + ": the Slurm executor submits every job as the daemon's user " + System.getProperty("user.name")
+            throw new JobCannotRun("job " + l.jobId() + ": the Slurm executor submits every job as the daemon's user " + System.getProperty("user.name")
                     + ", not as " + l.runAs().name() + "; map this user to the daemon's account or use the local executor");
         }
         List<SlurmGpu> placed = l.gpus().stream().map(g -> gpus.get(g.index())).toList();
