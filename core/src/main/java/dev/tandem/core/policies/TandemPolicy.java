@@ -449,9 +449,12 @@ public final class TandemPolicy implements Policy {
      * @param criticalSeconds a critical job's class: the most solo seconds any of its members needs (it joins a host only if that pays)
      * @param positions       each candidate's place in the waiting list
      * @param bySize          the non-critical candidates by gang size, in waiting order (the opportunity cost's sample)
+     * @param classIndex      each non-critical candidate's class, numbered from 0 in the order they were met
+     * @param classCount      how many such classes
      */
     private record Candidates(Map<QueuedClass, List<PendingJob>> queued, Map<QueuedClass, Double> criticalSeconds,
-                              Map<PendingJob, Integer> positions, Map<Integer, List<PendingJob>> bySize) {}
+                              Map<PendingJob, Integer> positions, Map<Integer, List<PendingJob>> bySize, Map<PendingJob, Integer> classIndex,
+                              int classCount) {}
 
     /** The first `window` waiting jobs of each gang size a host has, grouped by workload; critical jobs apart. */
     private Candidates candidates(SchedulerSnapshot s, List<PendingJob> waiting, double[] waitingSeconds, double criticalAfter, Hosts hosts) {
@@ -462,7 +465,11 @@ public final class TandemPolicy implements Policy {
         boolean starvingWaits = cfg.objective() == Objective.MAKESPAN && starving(s, waiting.get(0));
         Map<Integer, Integer> perSize = new HashMap<>();
         for (HostClass c : hosts.classes().keySet()) perSize.putIfAbsent(c.gpus(), 0);
-        Candidates out = new Candidates(new LinkedHashMap<>(), new HashMap<>(), new java.util.IdentityHashMap<>(), new HashMap<>());
+        Map<QueuedClass, List<PendingJob>> queued = new LinkedHashMap<>();
+        Map<QueuedClass, Double> criticalSeconds = new HashMap<>();
+        Map<PendingJob, Integer> positions = new java.util.IdentityHashMap<>(), classIndex = new java.util.IdentityHashMap<>();
+        Map<Integer, List<PendingJob>> bySize = new HashMap<>();
+        Map<QueuedClass, Integer> classes = new HashMap<>();
         int criticalCandidates = 0;
         // gang sizes whose window still has room: none left, none can be added (a host size nobody waiting has never fills)
         int position = 0, open = perSize.size() + (hosts.ofUnwaitedSize() ? 1 : 0);
@@ -475,9 +482,9 @@ public final class TandemPolicy implements Policy {
                 if (perSize.containsKey(q.job().gpus()) && criticalCandidates < cfg.window()) {
                     criticalCandidates++;
                     QueuedClass c = new QueuedClass(q.job().signature(), q.job().gpus(), s.memoryNeed(q.job()), true);
-                    out.queued().computeIfAbsent(c, k -> new ArrayList<>()).add(q);
-                    out.criticalSeconds().merge(c, waitingSeconds[position], Math::max);
-                    out.positions().put(q, position);
+                    queued.computeIfAbsent(c, k -> new ArrayList<>()).add(q);
+                    criticalSeconds.merge(c, waitingSeconds[position], Math::max);
+                    positions.put(q, position);
                 }
                 position++;
                 continue;
@@ -486,13 +493,15 @@ public final class TandemPolicy implements Policy {
             if (n != null && n < cfg.window()) {
                 perSize.put(q.job().gpus(), n + 1);
                 if (n + 1 == cfg.window()) open--;
-                out.queued().computeIfAbsent(new QueuedClass(q.job().signature(), q.job().gpus(), s.memoryNeed(q.job()), false), k -> new ArrayList<>()).add(q);
-                out.bySize().computeIfAbsent(q.job().gpus(), k -> new ArrayList<>()).add(q);
-                out.positions().put(q, position);
+                QueuedClass c = new QueuedClass(q.job().signature(), q.job().gpus(), s.memoryNeed(q.job()), false);
+                queued.computeIfAbsent(c, k -> new ArrayList<>()).add(q);
+                classIndex.put(q, classes.computeIfAbsent(c, k -> classes.size()));
+                bySize.computeIfAbsent(q.job().gpus(), k -> new ArrayList<>()).add(q);
+                positions.put(q, position);
             }
             position++;
         }
-        return out;
+        return new Candidates(queued, criticalSeconds, positions, bySize, classIndex, classes.size());
     }
 
     /** One edge per (queued class, host class) that may pair, weighed by its gain: one prediction per class pair. */
@@ -500,17 +509,26 @@ public final class TandemPolicy implements Policy {
                                   Map<HostClass, List<Packing.Host>> hosts, Candidates candidates) {
         List<ClassEdge> edges = new ArrayList<>();
         drains.begin(s, view); // how soon GPUs free up, worked out once per GPU and gang need when a critical job asks
+        // each host class's representative and plan price, looked up once, not once per queued class
+        HostClass[] hostClasses = hosts.keySet().toArray(new HostClass[0]);
+        Job[] hostJobs = new Job[hostClasses.length];
+        WorkPrices.Price[] hostPrices = new WorkPrices.Price[hostClasses.length];
+        for (int h = 0; h < hostClasses.length; h++) {
+            hostJobs[h] = hosts.get(hostClasses[h]).get(0).job();
+            if (!price.isEmpty()) hostPrices[h] = price.getOrDefault(WorkPrices.Group.of(hostJobs[h]), WorkPrices.UNPLANNED);
+        }
         for (Map.Entry<QueuedClass, List<PendingJob>> qe : candidates.queued().entrySet()) {
             QueuedClass qc = qe.getKey();
             PendingJob first = qe.getValue().get(0);
             Job qrep = first.job();
             double urgency = price.isEmpty() ? 0 : urgency(s, waitingSeconds[candidates.positions().get(first)]);
+            WorkPrices.Price pq = price.isEmpty() ? null : price.getOrDefault(WorkPrices.Group.of(qrep), WorkPrices.UNPLANNED);
             long need = s.memoryRule().charged(qc.needMiB());
             double opp = Double.NaN;
             SchedulerSnapshot.PartnerPredictions withQueued = s.predictionsWith(qrep);
-            for (Map.Entry<HostClass, List<Packing.Host>> he : hosts.entrySet()) {
-                HostClass hc = he.getKey();
-                Job hrep = he.getValue().get(0).job();
+            for (int h = 0; h < hostClasses.length; h++) {
+                HostClass hc = hostClasses[h];
+                Job hrep = hostJobs[h];
                 if (Pairing.conflict(s, qrep, need, hrep, hc.chargedMiB(), hc.capacityMiB()) != null || splitBefore(qrep, hrep)) continue;
                 PairPrediction pr = withQueued.predict(hrep);
                 if (!admissible(pr)) continue;
@@ -522,15 +540,14 @@ public final class TandemPolicy implements Policy {
                     if (drains.freeWhen(qrep, wait -> !(slowed < wait + seconds))) continue;
                 }
                 double gain;
-                if (!price.isEmpty()) {
-                    WorkPrices.Price pq = price.getOrDefault(WorkPrices.Group.of(qrep), WorkPrices.UNPLANNED);
-                    WorkPrices.Price ph = price.getOrDefault(WorkPrices.Group.of(hrep), WorkPrices.UNPLANNED);
+                if (pq != null) {
+                    WorkPrices.Price ph = hostPrices[h];
                     // the pair's reduced cost against the host running alone: zero for pairs in the planned mix
                     double[] r = WorkPrices.cautiousRates(pr, cfg.uncertaintyWeight());
                     gain = r[0] * pq.work() - (1 - r[1]) * ph.work() - pq.slot() + THROUGHPUT_TIE_WEIGHT * cautious(pr.combined(), pr)
                             + cfg.urgencyWeight() * urgency;
                 } else {
-                    if (Double.isNaN(opp)) opp = opportunity(s, first, candidates.bySize().getOrDefault(qc.gpus(), List.of()));
+                    if (Double.isNaN(opp)) opp = opportunity(s, first, candidates.bySize().getOrDefault(qc.gpus(), List.of()), candidates);
                     gain = cautious(pr.combined(), pr) - opp;
                 }
                 // a critical job takes a host only where no other candidate would: its pair lasts as long as it does
@@ -665,14 +682,23 @@ public final class TandemPolicy implements Policy {
      * opportunity cost sends light jobs to heavy hosts instead of using them all up early on light hosts,
      * which would leave the heavy jobs to run alone at the end.
      */
-    private double opportunity(SchedulerSnapshot s, PendingJob q, List<PendingJob> window) {
+    private double opportunity(SchedulerSnapshot s, PendingJob q, List<PendingJob> window, Candidates candidates) {
         double sum = 0;
         int n = 0;
         SchedulerSnapshot.PartnerPredictions withQ = s.predictionsWith(q.job());
+        // a window job's worth beside q is its class's (workload, gang size and memory decide it): judged once per class,
+        // added per job in window order as before (the window holds up to 64 jobs of a handful of workloads)
+        double[] worth = new double[candidates.classCount()];
+        boolean[] judged = new boolean[worth.length];
         for (PendingJob o : window) {
             if (o == q || o.job().gpus() != q.job().gpus()) continue;
-            PairPrediction pr = shareableOrNull(s, q.job(), o.job(), withQ); // no Optional or boxed double: asked per queued pair
-            sum += pr == null ? 1.0 : cautious(pr.combined(), pr);
+            int c = candidates.classIndex().get(o);
+            if (!judged[c]) {
+                PairPrediction pr = shareableOrNull(s, q.job(), o.job(), withQ); // no Optional or boxed double: asked per queued pair
+                worth[c] = pr == null ? 1.0 : cautious(pr.combined(), pr);
+                judged[c] = true;
+            }
+            sum += worth[c];
             if (++n == OPPORTUNITY_SAMPLE) break;
         }
         return n == 0 ? 1.0 : sum / n;
