@@ -687,7 +687,7 @@ public final class TandemPolicy implements Policy {
         int n = 0;
         SchedulerSnapshot.PartnerPredictions withQ = s.predictionsWith(q.job());
         // a window job's worth beside q is its class's (workload, gang size and memory decide it): judged once per class,
-        // added per job in window order as before (the window holds up to 64 jobs of a handful of workloads)
+        // added per job in window order as before (the sample is up to 64 jobs, mostly of a handful of workloads)
         double[] worth = new double[candidates.classCount()];
         boolean[] judged = new boolean[worth.length];
         for (PendingJob o : window) {
