@@ -78,7 +78,7 @@ class ClusterViewTest {
     private static int check(long seed) {
         SplittableRandom rnd = new SplittableRandom(seed);
         List<Node> nodes = new ArrayList<>();
-        int id = 0, count = 2 + rnd.nextInt(20);
+        int id = 0, count = 2 + rnd.nextInt(40); // beyond 16, a round may touch more nodes than the view finds by a scan
         for (int n = 0; n < count; n++) {
             int size = List.of(2, 4, 8).get(rnd.nextInt(3));
             GpuType t = rnd.nextBoolean() ? new GpuType("V100", 16_384) : new GpuType("A100", 81_920);
@@ -98,7 +98,7 @@ class ClusterViewTest {
                 Map.of(), Set.of());
         ClusterView v = new ClusterView(s);
         int found = 0;
-        for (int step = 0; step < 30; step++) {
+        for (int step = 0; step < 60; step++) {
             int n = List.of(1, 1, 1, 2, 4, 8, 12).get(rnd.nextInt(7));
             long mem = rnd.nextInt(4) == 0 ? 40_000 : 1000;
             Optional<List<Integer>> expected = scanEveryNode(c, v, n, mem);
