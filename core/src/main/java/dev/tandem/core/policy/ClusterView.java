@@ -43,7 +43,7 @@ public final class ClusterView {
     /**
      * Nodes whose idle count this round changed (the world's buckets no longer describe them), in the order first
      * changed, and by how much ({@link #touchedDelta}, at the same place). While they are few they are found by a scan of
-     * this list; beyond {@link #SCANNED_NODES}, through {@link #idleDelta} and {@link #isTouched}, a slot per node. A view
+     * this list; beyond {@link #SCANNED_NODES}, through {@link #idleDeltaByNode} and {@link #touchedByNode}, a slot per node. A view
      * is made at every decision, and those two arrays made for every view of a 250-node cluster were a sixteenth of
      * tiresias' run of 100,000 jobs, whose decisions touch a node or two.
      */
@@ -53,8 +53,8 @@ public final class ClusterView {
     /** Touched nodes found by a scan of {@link #touched}, up to this many. */
     private static final int SCANNED_NODES = 16;
     /** This round's change of idle GPUs per node, and which nodes it changed: made once more than {@link #SCANNED_NODES} were. */
-    private int[] idleDelta;
-    private boolean[] isTouched;
+    private int[] idleDeltaByNode;
+    private boolean[] touchedByNode;
     private int idleTotal;
     /** A placement of this round joined a job on its GPU ({@link #placedBesideAJob}). */
     private boolean placedBesideAJob;
@@ -98,10 +98,10 @@ public final class ClusterView {
     private void changeIdle(int gpu, int by) {
         int node = cluster.nodeIndexOf(gpu);
         idleTotal += by;
-        if (idleDelta != null) {
-            idleDelta[node] += by;
-            if (!isTouched[node]) {
-                isTouched[node] = true;
+        if (idleDeltaByNode != null) {
+            idleDeltaByNode[node] += by;
+            if (!touchedByNode[node]) {
+                touchedByNode[node] = true;
                 append(node, 0);
             }
             return;
@@ -114,11 +114,11 @@ public final class ClusterView {
         }
         append(node, by);
         if (touchedCount > SCANNED_NODES) {
-            idleDelta = new int[cluster.nodes().size()];
-            isTouched = new boolean[idleDelta.length];
+            idleDeltaByNode = new int[cluster.nodes().size()];
+            touchedByNode = new boolean[idleDeltaByNode.length];
             for (int k = 0; k < touchedCount; k++) {
-                idleDelta[touched[k]] = touchedDelta[k];
-                isTouched[touched[k]] = true;
+                idleDeltaByNode[touched[k]] = touchedDelta[k];
+                touchedByNode[touched[k]] = true;
             }
         }
     }
@@ -135,14 +135,14 @@ public final class ClusterView {
 
     /** Whether this round changed the node's idle count. */
     private boolean isTouched(int node) {
-        if (isTouched != null) return isTouched[node];
+        if (touchedByNode != null) return touchedByNode[node];
         for (int k = 0; k < touchedCount; k++) if (touched[k] == node) return true;
         return false;
     }
 
     /** This round's change of the node's idle count. */
     private int idleDelta(int node) {
-        if (idleDelta != null) return idleDelta[node];
+        if (idleDeltaByNode != null) return idleDeltaByNode[node];
         for (int k = 0; k < touchedCount; k++) if (touched[k] == node) return touchedDelta[k];
         return 0;
     }
