@@ -202,9 +202,15 @@ public final class TandemPolicy implements Policy {
             boolean reservedFor = reservation.isFor(p);
             if (reservedFor) reservation.release(view);
             Optional<List<Integer>> idle = view.freeCount() == 0 ? Optional.empty() : view.findIdle(p.job());
-            double seconds = Double.NaN;
-            if (idle.isEmpty() && !reservedFor) {
-                seconds = seconds(s, p, i);
+            if (idle.isPresent()) {
+                if (reservedFor) reservation.clear();
+                view.place(p.job(), idle.get());
+                out.add(new Decision.Start(p.id(), idle.get(), (starving(s, p) ? "starving, " : "") + "idle GPU(s) " + idle.get()));
+                continue;
+            }
+            double seconds = queueOrder.selectedSeconds(i);
+            if (Double.isNaN(seconds)) seconds = s.expectedSoloSeconds(p);
+            if (!reservedFor) {
                 Optional<List<Integer>> backfilled = reservation.backfill(s, view, p, seconds);
                 if (backfilled.isPresent()) {
                     out.add(new Decision.Start(p.id(), backfilled.get(), String.format(Locale.ROOT,
@@ -213,20 +219,13 @@ public final class TandemPolicy implements Policy {
                     continue;
                 }
             }
-            if (idle.isEmpty()) {
-                if (Double.isNaN(seconds)) seconds = seconds(s, p, i);
-                waitingSeconds[waiting.size()] = seconds;
-                waiting.add(p);
-                // the first urgent or overdue gang that cannot start holds back the GPUs that drain soonest
-                if (reservedFor || (!reservation.active() && p.job().gpus() > 1)) {
-                    double maxDrain = reserveWithin(s, p, seconds, price);
-                    if (maxDrain > 0) reservation.hold(s, view, p, maxDrain);
-                }
-                continue;
+            waitingSeconds[waiting.size()] = seconds;
+            waiting.add(p);
+            // the first urgent or overdue gang that cannot start holds back the GPUs that drain soonest
+            if (reservedFor || (!reservation.active() && p.job().gpus() > 1)) {
+                double maxDrain = reserveWithin(s, p, seconds, price);
+                if (maxDrain > 0) reservation.hold(s, view, p, maxDrain);
             }
-            if (reservedFor) reservation.clear();
-            view.place(p.job(), idle.get());
-            out.add(new Decision.Start(p.id(), idle.get(), (starving(s, p) ? "starving, " : "") + "idle GPU(s) " + idle.get()));
         }
         if (!waiting.isEmpty()) {
             double criticalAfter = criticalAfter(s, price);
@@ -250,12 +249,6 @@ public final class TandemPolicy implements Policy {
         }
         if (waiting.isEmpty()) spreadOut(s, view, out);
         return out;
-    }
-
-    /** The solo seconds the job at {@code index} of this round's order still needs: kept by the order, else looked up. */
-    private double seconds(SchedulerSnapshot s, PendingJob p, int index) {
-        double seconds = queueOrder.selectedSeconds(index);
-        return Double.isNaN(seconds) ? s.expectedSoloSeconds(p) : seconds;
     }
 
     /**
