@@ -82,5 +82,10 @@ class CompatibilityModelsTest {
         assertThat(Stats.spearman(new double[] {1, 2, 3, 4}, new double[] {4, 3, 2, 1})).isCloseTo(-1.0, within(1e-12));
         assertThat(Stats.ranks(new double[] {5, 1, 5})).containsExactly(2.5, 1.0, 2.5);
         assertThat(Stats.quantileSorted(new double[] {1, 2, 3, 4, 5}, 0.5)).isEqualTo(3.0);
+        double[] sorted = {1, 2, 3, 4, 5};
+        assertThat(Stats.quantileSorted(sorted, 0.99)).isCloseTo(4.96, within(1e-12)); // between the two highest ranks
+        assertThat(Stats.quantileSorted(sorted, 0.5)).isEqualTo(3.0); // the values are left as they were
+        assertThat(sorted).containsExactly(1, 2, 3, 4, 5);
+        assertThat(Stats.mae(new double[] {1, 2}, new double[] {2, 4})).isEqualTo(1.5);
     }
 }

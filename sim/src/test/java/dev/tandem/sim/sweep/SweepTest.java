@@ -67,7 +67,11 @@ class SweepTest {
     void confidenceIntervalUsesStudentsT() {
         Stats.MeanCi ci = Stats.meanCi95(new double[] {1, 2, 3});
         assertThat(ci.mean()).isEqualTo(2.0);
-        assertThat(ci.halfWidth()).isCloseTo(4.303 * 1.0 / Math.sqrt(3), within(1e-9)); // sd = 1
+        assertThat(ci.halfWidth()).isCloseTo(4.302653 * 1.0 / Math.sqrt(3), within(1e-6)); // sd = 1; t(0.975, 2 df)
         assertThat(Stats.meanCi95(new double[] {5}).halfWidth()).isNaN();
+        double[] forty = new double[40]; // 0,1,0,1,...: sd = sqrt(40 / 4 / 39)
+        for (int i = 0; i < forty.length; i++) forty[i] = i % 2;
+        double sd = Math.sqrt(10.0 / 39);
+        assertThat(Stats.meanCi95(forty).halfWidth()).isCloseTo(2.022691 * sd / Math.sqrt(40), within(1e-6)); // t(0.975, 39 df), not 1.96
     }
 }
