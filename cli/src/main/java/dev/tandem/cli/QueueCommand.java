@@ -12,7 +12,7 @@ import java.time.Instant;
 import java.util.concurrent.Callable;
 
 /** {@code tandem queue}: the jobs that wait or run (like squeue); {@code --all} adds finished ones. */
-@Command(name = "queue", mixinStandardHelpOptions = true, footer = {"", "Example: tandem queue --all --user alice"}, description = "List jobs that wait or run (yours; an admin sees everybody's).")
+@Command(name = "queue", aliases = "jobs", mixinStandardHelpOptions = true, footer = {"", "Example: tandem queue --all --user alice"}, description = "List jobs that wait or run (yours; an admin sees everybody's).")
 final class QueueCommand implements Callable<Integer> {
     static final String ACTIVE = "pending,profiling,running,paired,suspended";
 

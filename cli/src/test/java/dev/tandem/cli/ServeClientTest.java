@@ -83,6 +83,7 @@ class ServeClientTest {
 
         assertThat(tandem(with("queue")).out()).doesNotContain("cli-job");
         assertThat(tandem(with("queue", "--all")).out()).contains("JOBID").contains("cli-job").contains("succeeded");
+        assertThat(tandem(with("jobs", "--all")).out()).as("tandem jobs, as users of other schedulers type it").isEqualTo(tandem(with("queue", "--all")).out());
         JsonNode q = new ObjectMapper().readTree(tandem(with("queue", "--all", "--json")).out());
         assertThat(q.get("jobs").size()).isPositive();
     }
