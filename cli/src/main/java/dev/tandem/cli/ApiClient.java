@@ -161,7 +161,7 @@ final class ApiClient {
             String field = body != null && body.hasNonNull("field") ? body.get("field").asText() : null;
             // the token was missing or wrong (a disabled user's is right: another would not help)
             if (r.getStatus() == 401 && socket == null && "Authorization".equals(field)) {
-                msg += " (give a token with --token, TANDEM_TOKEN, or run where the admin token file is readable)";
+                msg += " (give a token with --token-file, TANDEM_TOKEN or --token, or run where the admin token file is readable)";
             }
             throw new ServerError(r.getStatus(), msg, field);
         }

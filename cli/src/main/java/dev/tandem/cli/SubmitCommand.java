@@ -47,7 +47,8 @@ final class SubmitCommand implements Callable<Integer> {
     String timeLimit;
 
     /** As given: picocli's own NAME=VALUE map reported a value without '=' as "Value for option option '--env' ...". */
-    @Option(names = {"-e", "--env"}, paramLabel = "NAME=VALUE", description = "extra environment variable (repeatable)")
+    @Option(names = {"-e", "--env"}, paramLabel = "NAME[=VALUE]", description = "extra environment variable (repeatable); NAME alone takes its value from"
+            + " your environment, which keeps a secret (an API key) out of the command line that other users can see in the process list")
     List<String> env = new ArrayList<>();
 
     @Option(names = "--workdir", description = "working directory on the server (default: the current directory)")
@@ -137,13 +138,23 @@ final class SubmitCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** The --env values as NAME: value (a later one of the same name wins, as in a shell); the daemon judges the names. */
+    /**
+     * The --env values as NAME: value (a later one of the same name wins, as in a shell); the daemon judges the names. A
+     * NAME without '=' is passed with its value in this command's environment, as {@code docker run -e NAME} does.
+     */
     private Map<String, String> variables() {
         Map<String, String> out = new LinkedHashMap<>();
         for (String e : env) {
             int eq = e.indexOf('=');
-            if (eq < 0) throw new IllegalArgumentException("--env: '" + e + "' is not NAME=VALUE (e.g. -e GREETING=hello)");
-            out.put(e.substring(0, eq), e.substring(eq + 1));
+            if (eq >= 0) {
+                out.put(e.substring(0, eq), e.substring(eq + 1));
+                continue;
+            }
+            String value = System.getenv(e);
+            if (value == null) {
+                throw new IllegalArgumentException("--env: '" + e + "' is not set in your environment; give " + e + "=VALUE, or export " + e + " first");
+            }
+            out.put(e, value);
         }
         return out;
     }

@@ -31,6 +31,17 @@ class ServeClientTest {
         token = Files.readString(server.adminTokenFile()).strip();
     }
 
+    /** {@code --token-file=F}, F a file holding {@code token}: how a script passes a token without showing it to others. */
+    static String tokenFile(String token) {
+        try {
+            Path f = Files.createTempFile(dir, "token", "");
+            Files.writeString(f, token + "\n");
+            return "--token-file=" + f;
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     @AfterAll
     static void stop() {
         server.close();
@@ -40,7 +51,7 @@ class ServeClientTest {
         String[] all = new String[args.length + 2];
         all[0] = args[0];
         all[1] = "--server=" + server.url();
-        all[2] = "--token=" + token;
+        all[2] = tokenFile(token);
         System.arraycopy(args, 1, all, 3, args.length - 1);
         return all;
     }
@@ -48,7 +59,7 @@ class ServeClientTest {
     @Test
     void submitFollowShowAndQueueAJobThroughTheCli() throws Exception {
         CliTest.Run sub = tandem(with("submit", "--gpus", "1", "--memory", "4G", "--name", "cli-job", "--model", "ResNet18", "--batch-size", "64",
-                "-e", "GREETING=hello world", "--time-limit", "2h", "--", host.trainScript(), "6", "0.05", "--env"));
+                "-e", "GREETING=hello world", "-e", "HOME", "--time-limit", "2h", "--", host.trainScript(), "6", "0.05", "--env"));
         assertThat(sub.code()).as(sub.err()).isZero();
         assertThat(sub.out()).matches("Submitted job \\d+\\R");
         long id = Long.parseLong(sub.out().replaceAll("\\D", ""));
@@ -58,7 +69,9 @@ class ServeClientTest {
         assertThat(logs.out()).contains("training for 6 iterations").contains("tandem:progress iter=6").contains("done");
         assertThat(tandem(with("logs", String.valueOf(id), "-f", "--poll", "0")).err()).contains("--poll: at least 100 ms").doesNotContain("\tat ");
         // a variable without '=' is refused before anything is sent; a name the daemon refuses is named with its option
-        assertThat(tandem(with("submit", "-e", "FOO", "--", host.trainScript(), "1")).err()).isEqualTo("tandem: error: --env: 'FOO' is not NAME=VALUE (e.g. -e GREETING=hello)" + System.lineSeparator());
+        String unset = "TANDEM_TEST_UNSET_" + System.nanoTime();
+        assertThat(tandem(with("submit", "-e", unset, "--", host.trainScript(), "1")).err())
+                .isEqualTo("tandem: error: --env: '" + unset + "' is not set in your environment; give " + unset + "=VALUE, or export " + unset + " first" + System.lineSeparator());
         assertThat(tandem(with("submit", "-e", "=x", "--", host.trainScript(), "1")).err()).contains("--env (env.): '' is not a valid variable name");
 
         // a job that has not started has no output: said so, not an empty answer alone
@@ -78,6 +91,7 @@ class ServeClientTest {
                 .contains("Progress:    iteration 6 (no length declared: scheduled as needing as long as it has run)").contains("-> profiling").contains("-> succeeded");
         JsonNode json = new ObjectMapper().readTree(tandem(with("show", String.valueOf(id), "--json")).out());
         assertThat(json.get("env").get("GREETING").asText()).isEqualTo("hello world");
+        assertThat(json.get("env").get("HOME").asText()).as("-e NAME: its value in the submitter's environment").isEqualTo(System.getenv("HOME"));
         assertThat(json.get("argv").get(2).asText()).isEqualTo("0.05");
         assertThat(json.get("workdir").asText()).isEqualTo(Path.of("").toAbsolutePath().toString());
 
@@ -94,11 +108,11 @@ class ServeClientTest {
         dev.tandem.server.SimulatedServeTest.HeldGang h = dev.tandem.server.SimulatedServeTest.gangHeld(own);
         try (TandemServer held = h.server()) {
             String until = java.time.Instant.ofEpochMilli(h.t0() + 1_000_000).toString();
-            CliTest.Run alice = tandem("gpus", "--server=" + held.url(), "--token=" + h.alice());
+            CliTest.Run alice = tandem("gpus", "--server=" + held.url(), tokenFile(h.alice()));
             assertThat(alice.code()).as(alice.err()).isZero();
             assertThat(alice.out()).contains("GPU 0 held for job " + h.gang() + ", expected free at " + until + System.lineSeparator())
                     .contains("GPU 1 held for job " + h.gang() + ", expected free at " + until);
-            CliTest.Run bob = tandem("gpus", "--server=" + held.url(), "--token=" + h.bob());
+            CliTest.Run bob = tandem("gpus", "--server=" + held.url(), tokenFile(h.bob()));
             assertThat(bob.out()).contains("GPU 1 held for another user's job, expected free at " + until).doesNotContain("job " + h.gang());
         }
     }
@@ -122,6 +136,33 @@ class ServeClientTest {
         CliTest.Run badToken = tandem("queue", "--server", server.url(), "--token", "nope");
         assertThat(badToken.code()).isEqualTo(1);
         assertThat(badToken.err()).contains("invalid token");
+        // a token on the command line works, and says that others can read it there
+        CliTest.Run onTheCommandLine = tandem("queue", "--server", server.url(), "--token", token);
+        assertThat(onTheCommandLine.code()).as(onTheCommandLine.err()).isZero();
+        assertThat(onTheCommandLine.err()).isEqualTo("tandem: warning: --token shows the token to every user of this machine in the process list;"
+                + " give it with --token-file FILE or $TANDEM_TOKEN instead" + System.lineSeparator());
+        assertThat(tandem(with("queue")).err()).isEmpty();
+        // the file, from standard input, and the file's mistakes
+        java.io.InputStream stdin = System.in;
+        try {
+            System.setIn(new java.io.ByteArrayInputStream((token + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+            CliTest.Run fromStdin = tandem("queue", "--server", server.url(), "--token-file", "-");
+            assertThat(fromStdin.code()).as(fromStdin.err()).isZero();
+            assertThat(fromStdin.err()).isEmpty();
+        } finally {
+            System.setIn(stdin);
+        }
+        Path absent = dir.resolve("no-such-token");
+        CliTest.Run noFile = tandem("queue", "--server", server.url(), "--token-file", absent.toString());
+        assertThat(noFile.code()).isEqualTo(2);
+        assertThat(noFile.err()).isEqualTo("tandem: error: --token-file: cannot read " + absent + ": no such file" + System.lineSeparator());
+        Path empty = Files.writeString(dir.resolve("empty-token"), "\n");
+        assertThat(tandem("queue", "--server", server.url(), "--token-file", empty.toString()).err()).contains("--token-file: " + empty + " holds no token");
+        Path twoLines = Files.writeString(dir.resolve("two-tokens"), token + "\n" + token + "\n");
+        assertThat(tandem("queue", "--server", server.url(), "--token-file", twoLines.toString()).err()).contains("holds more than one line");
+        CliTest.Run both = tandem("queue", "--server", server.url(), "--token", token, tokenFile(token));
+        assertThat(both.code()).isEqualTo(2);
+        assertThat(both.err()).contains("give --token or --token-file, not both");
         CliTest.Run missing = tandem(with("show", "424242"));
         assertThat(missing.err()).contains("job 424242 not found");
         CliTest.Run down = tandem("queue", "--server", "http://127.0.0.1:1", "--token", "x");
@@ -213,7 +254,7 @@ class ServeClientTest {
         all[0] = "users";
         System.arraycopy(args, 0, all, 1, args.length);
         all[args.length + 1] = "--server=" + server.url();
-        all[args.length + 2] = "--token=" + token;
+        all[args.length + 2] = tokenFile(token);
         return tandem(all);
     }
 
@@ -248,7 +289,7 @@ class ServeClientTest {
         assertThat(users(token, "disable", "carol").out()).isEqualTo("Disabled user carol" + System.lineSeparator());
         assertThat(tandem("queue", "--server", server.url(), "--token", carol2).err())
                 .contains("user carol is disabled; an admin can enable it again (tandem users enable carol)").doesNotContain("give a token");
-        assertThat(tandem("queue", "--server", server.url(), "--token", "wrong").err()).contains("invalid token (give a token with --token");
+        assertThat(tandem("queue", "--server", server.url(), "--token", "wrong").err()).contains("invalid token (give a token with --token-file, TANDEM_TOKEN or --token");
         assertThat(users(token, "enable", "carol").code()).isZero();
         assertThat(tandem("queue", "--server", server.url(), "--token", carol2).code()).isZero();
 

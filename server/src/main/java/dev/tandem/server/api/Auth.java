@@ -54,7 +54,7 @@ public final class Auth {
             throw new ApiError(401, null, "no API user runs as Unix account " + account + "; an admin can add one: tandem users add NAME --unix-user " + account);
         }
         throw new ApiError(401, null, "API users " + String.join(", ", enabled.stream().map(User::name).toList()) + " all run as Unix account "
-                + account + ", so the socket cannot tell which you are; give --token (or $TANDEM_TOKEN)");
+                + account + ", so the socket cannot tell which you are; give a token (--token-file or $TANDEM_TOKEN)");
     }
 
     /** Drops what is remembered of a user whose token or state changed, so its next request is checked anew. */
