@@ -22,6 +22,12 @@ final class ServeCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
 
     @Override public Integer call() throws Exception {
+        // a password on the command line is there for every user of the machine to read (ps); from the config file or the
+        // environment it stays the daemon's
+        if (spec.commandLine().getParseResult().hasMatchedOption("--store") && ServeOptions.storeHoldsPassword(options)) {
+            spec.commandLine().getErr().println("tandem serve: warning: --store holds a password, which every user of this machine can read in the"
+                    + " process list; give it with --store-password-file FILE or $TANDEM_STORE_PASSWORD instead");
+        }
         return ServerMain.serveOrExplain(options, spec.commandLine().getErr());
     }
 }

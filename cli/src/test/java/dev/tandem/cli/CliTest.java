@@ -402,5 +402,11 @@ class CliTest {
                 "--store", "postgresql://tandem@localhost/tandem");
         assertThat(badPassword.code()).isEqualTo(2);
         assertThat(badPassword.err().lines().toList()).containsExactly("tandem: error: --store-password-file " + dir.resolve("nope") + ": no such file");
+        // a password in --store is on the command line for everyone to read: said before the daemon's own error
+        Run inline = tandem("serve", "--state-dir", state.toString(), "--port", "0", "--store", "postgresql://tandem:s3cret@localhost/tandem");
+        assertThat(inline.code()).isEqualTo(2);
+        assertThat(inline.err().lines().toList()).hasSize(2).first().isEqualTo("tandem serve: warning: --store holds a password, which every user of this"
+                + " machine can read in the process list; give it with --store-password-file FILE or $TANDEM_STORE_PASSWORD instead");
+        assertThat(inline.err()).doesNotContain("s3cret");
     }
 }

@@ -115,6 +115,11 @@ public final class ServeOptions {
     @Option(names = "--slurm-gres", defaultValue = "none", paramLabel = "none|shard", description = "with --executor slurm: shard also requests each job's share of its GPU's shard GRES, for Slurm's accounting (default: ${DEFAULT-VALUE})")
     String slurmGres;
 
+    /** Whether {@code --store} is a PostgreSQL URL with a password in it (user:password@). */
+    public static boolean storeHoldsPassword(ServeOptions o) {
+        return StorePassword.inUrl(o.store);
+    }
+
     public ServerConfig toConfig() {
         Path state = stateDir == null ? ServerConfig.defaultStateDir() : stateDir.toAbsolutePath();
         Path unixSocket = socket == null || socket.isBlank() ? ServerConfig.defaultSocket(state, "root".equals(System.getProperty("user.name")))

@@ -50,6 +50,17 @@ final class StorePassword {
         return store.substring(0, at) + ":" + encoded + store.substring(at);
     }
 
+    /** Whether a PostgreSQL store URL carries a password itself (user:password@host). */
+    static boolean inUrl(String store) {
+        if (store == null || !(store.startsWith("postgresql://") || store.startsWith("postgres://"))) return false;
+        try {
+            String info = URI.create(store).getRawUserInfo();
+            return info != null && info.contains(":");
+        } catch (IllegalArgumentException e) {
+            return false; // not a URL: the store's own check says so
+        }
+    }
+
     private static String read(Path file) {
         try {
             String text = Files.readString(file, StandardCharsets.UTF_8);
