@@ -680,6 +680,7 @@ public final class ApiServer implements AutoCloseable {
             max = n.asInt();
         }
         store.setMaxGpus(name, max, user.name(), loop.now());
+        auth.forget(name);
         log.info("GPU limit of user {} set to {} by {}", name, max == null ? "the default" : max, user.name());
         loop.wake();
         send(ctx, userJson(store.user(name).orElseThrow()));

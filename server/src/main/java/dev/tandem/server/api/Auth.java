@@ -5,7 +5,10 @@ import dev.tandem.server.store.User;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * Resolves a caller to a user: over TCP by {@code Authorization: Bearer TOKEN}, through the token's SHA-256 (known
@@ -14,11 +17,25 @@ import java.util.concurrent.ConcurrentHashMap;
  * that account.
  */
 public final class Auth {
-    private final Store store;
+    private final Function<String, Optional<User>> byTokenHash;
+    private final Supplier<List<User>> users;
     private final Map<String, User> byHash = new ConcurrentHashMap<>();
+    /**
+     * Counts {@link #forget}s. A request that read its user from the store caches it only if none came meanwhile:
+     * otherwise a request with a token being rotated away (or of a user being disabled), which read the store just before
+     * the change and cached the answer just after the change's {@code forget}, would keep the old token working until
+     * the user next changed.
+     */
+    private long forgets;
 
     public Auth(Store store) {
-        this.store = store;
+        this(store::userByTokenHash, store::users);
+    }
+
+    /** @param byTokenHash the user a token's hash belongs to, as stored now; @param users every user, as stored now */
+    Auth(Function<String, Optional<User>> byTokenHash, Supplier<List<User>> users) {
+        this.byTokenHash = byTokenHash;
+        this.users = users;
     }
 
     public User authenticate(String header) {
@@ -28,10 +45,16 @@ public final class Auth {
         String hash = Tokens.hash(header.substring(7).strip());
         User u = byHash.get(hash);
         if (u != null) return u;
-        u = store.userByTokenHash(hash).orElseThrow(() -> new ApiError(401, "Authorization", "invalid token"));
+        long seen;
+        synchronized (this) {
+            seen = forgets;
+        }
+        u = byTokenHash.apply(hash).orElseThrow(() -> new ApiError(401, "Authorization", "invalid token"));
         // no field: the token is right, another would not help (a client names what to fix by the field)
         if (u.disabled()) throw new ApiError(401, null, "user " + u.name() + " is disabled; an admin can enable it again (tandem users enable " + u.name() + ")");
-        byHash.put(hash, u);
+        synchronized (this) {
+            if (forgets == seen) byHash.put(hash, u);
+        }
         return u;
     }
 
@@ -43,7 +66,7 @@ public final class Auth {
      * @param daemonOwn whether the peer runs as the daemon's own account
      */
     public User authenticatePeer(String account, boolean daemonOwn) {
-        List<User> mapped = store.users().stream()
+        List<User> mapped = users.get().stream()
                 .filter(u -> account.equals(u.unixUser()) || (u.unixUser() == null && daemonOwn)).toList();
         List<User> enabled = mapped.stream().filter(u -> !u.disabled()).toList();
         if (enabled.size() == 1) return enabled.getFirst();
@@ -57,8 +80,12 @@ public final class Auth {
                 + account + ", so the socket cannot tell which you are; give a token (--token-file or $TANDEM_TOKEN)");
     }
 
-    /** Drops what is remembered of a user whose token or state changed, so its next request is checked anew. */
-    public void forget(String name) {
+    /**
+     * Drops what is remembered of a user whose token or state changed, so its next request is checked anew. Called after
+     * the change is committed.
+     */
+    public synchronized void forget(String name) {
+        forgets++;
         byHash.values().removeIf(u -> u.name().equals(name));
     }
 }
