@@ -84,8 +84,24 @@ final class ClientOptions {
         }
         String t = read.strip();
         if (t.isEmpty()) throw new IllegalArgumentException("--token-file: " + tokenFile + " holds no token");
+        warnIfOthersCanRead(tokenFile);
         if (t.lines().count() > 1) throw new IllegalArgumentException("--token-file: " + tokenFile + " holds more than one line; it should hold the token alone");
         return t;
+    }
+
+    /** As ssh does for a key: a token file that others may read gives the token away, which the caller should hear of. */
+    private void warnIfOthersCanRead(Path file) {
+        if (file.toString().equals("-")) return;
+        java.util.Set<java.nio.file.attribute.PosixFilePermission> perms;
+        try {
+            perms = Files.getPosixFilePermissions(file);
+        } catch (IOException | UnsupportedOperationException e) {
+            return; // no POSIX permissions to judge
+        }
+        if (perms.contains(java.nio.file.attribute.PosixFilePermission.GROUP_READ) || perms.contains(java.nio.file.attribute.PosixFilePermission.OTHERS_READ)) {
+            spec.commandLine().getErr().println("tandem: warning: --token-file " + file + " is readable by other users (mode "
+                    + java.nio.file.attribute.PosixFilePermissions.toString(perms) + "); chmod 600 " + file);
+        }
     }
 
     void print(JsonNode node) throws IOException {

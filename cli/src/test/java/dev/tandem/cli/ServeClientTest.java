@@ -34,7 +34,7 @@ class ServeClientTest {
     /** {@code --token-file=F}, F a file holding {@code token}: how a script passes a token without showing it to others. */
     static String tokenFile(String token) {
         try {
-            Path f = Files.createTempFile(dir, "token", "");
+            Path f = Files.createTempFile(dir, "token", ""); // mode 0600
             Files.writeString(f, token + "\n");
             return "--token-file=" + f;
         } catch (java.io.IOException e) {
@@ -152,6 +152,12 @@ class ServeClientTest {
         } finally {
             System.setIn(stdin);
         }
+        Path shared = Files.writeString(dir.resolve("shared-token"), token);
+        Files.setPosixFilePermissions(shared, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+        CliTest.Run readable = tandem("queue", "--server", server.url(), "--token-file", shared.toString());
+        assertThat(readable.code()).as(readable.err()).isZero();
+        assertThat(readable.err()).isEqualTo("tandem: warning: --token-file " + shared + " is readable by other users (mode rw-r--r--); chmod 600 "
+                + shared + System.lineSeparator());
         Path absent = dir.resolve("no-such-token");
         CliTest.Run noFile = tandem("queue", "--server", server.url(), "--token-file", absent.toString());
         assertThat(noFile.code()).isEqualTo(2);
