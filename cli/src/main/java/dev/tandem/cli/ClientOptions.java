@@ -9,8 +9,14 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Set;
 
 /**
  * How the client commands find the daemon and say who they are, first that applies:
@@ -76,31 +82,30 @@ final class ClientOptions {
         if (tokenFile == null) return null;
         String read;
         try {
-            read = tokenFile.toString().equals("-") ? new String(System.in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8) : Files.readString(tokenFile);
+            read = tokenFile.toString().equals("-") ? new String(System.in.readAllBytes(), StandardCharsets.UTF_8) : Files.readString(tokenFile);
         } catch (IOException e) {
-            String why = e instanceof java.nio.file.NoSuchFileException ? "no such file" : e instanceof java.nio.file.AccessDeniedException ? "permission denied"
-                    : e.getMessage();
+            String why = e instanceof NoSuchFileException ? "no such file" : e instanceof AccessDeniedException ? "permission denied" : e.getMessage();
             throw new IllegalArgumentException("--token-file: cannot read " + tokenFile + ": " + why, e);
         }
         String t = read.strip();
         if (t.isEmpty()) throw new IllegalArgumentException("--token-file: " + tokenFile + " holds no token");
-        warnIfOthersCanRead(tokenFile);
         if (t.lines().count() > 1) throw new IllegalArgumentException("--token-file: " + tokenFile + " holds more than one line; it should hold the token alone");
+        warnIfOthersCanRead(tokenFile);
         return t;
     }
 
     /** As ssh does for a key: a token file that others may read gives the token away, which the caller should hear of. */
     private void warnIfOthersCanRead(Path file) {
         if (file.toString().equals("-")) return;
-        java.util.Set<java.nio.file.attribute.PosixFilePermission> perms;
+        Set<PosixFilePermission> perms;
         try {
             perms = Files.getPosixFilePermissions(file);
         } catch (IOException | UnsupportedOperationException e) {
             return; // no POSIX permissions to judge
         }
-        if (perms.contains(java.nio.file.attribute.PosixFilePermission.GROUP_READ) || perms.contains(java.nio.file.attribute.PosixFilePermission.OTHERS_READ)) {
+        if (perms.contains(PosixFilePermission.GROUP_READ) || perms.contains(PosixFilePermission.OTHERS_READ)) {
             spec.commandLine().getErr().println("tandem: warning: --token-file " + file + " is readable by other users (mode "
-                    + java.nio.file.attribute.PosixFilePermissions.toString(perms) + "); chmod 600 " + file);
+                    + PosixFilePermissions.toString(perms) + "); chmod 600 " + file);
         }
     }
 

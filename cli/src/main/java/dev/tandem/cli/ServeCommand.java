@@ -24,7 +24,7 @@ final class ServeCommand implements Callable<Integer> {
     @Override public Integer call() throws Exception {
         // a password on the command line is there for every user of the machine to read (ps); from the config file or the
         // environment it stays the daemon's
-        if (spec.commandLine().getParseResult().hasMatchedOption("--store") && ServeOptions.storeHoldsPassword(options)) {
+        if (spec.commandLine().getParseResult().hasMatchedOption("--store") && options.storeHoldsPassword()) {
             spec.commandLine().getErr().println("tandem serve: warning: --store holds a password, which every user of this machine can read in the"
                     + " process list; give it with --store-password-file FILE or $TANDEM_STORE_PASSWORD instead");
         }

@@ -116,8 +116,8 @@ public final class ServeOptions {
     String slurmGres;
 
     /** Whether {@code --store} is a PostgreSQL URL with a password in it (user:password@). */
-    public static boolean storeHoldsPassword(ServeOptions o) {
-        return StorePassword.inUrl(o.store);
+    public boolean storeHoldsPassword() {
+        return StorePassword.inUrl(store);
     }
 
     public ServerConfig toConfig() {

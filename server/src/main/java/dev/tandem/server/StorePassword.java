@@ -44,7 +44,7 @@ final class StorePassword {
         }
         String info = u.getRawUserInfo();
         if (info == null || info.isEmpty()) throw new IllegalArgumentException("--store: name the user, e.g. postgresql://tandem@host:5432/tandem, to use " + source);
-        if (info.contains(":")) throw new IllegalArgumentException("--store holds a password and " + source + " gives one too; keep only " + source);
+        if (inUrl(store)) throw new IllegalArgumentException("--store holds a password and " + source + " gives one too; keep only " + source);
         String encoded = URLEncoder.encode(password, StandardCharsets.UTF_8).replace("+", "%20");
         int at = store.indexOf('@');
         return store.substring(0, at) + ":" + encoded + store.substring(at);
