@@ -144,6 +144,7 @@ public final class TandemServer implements AutoCloseable {
             if (cfg.simulatedExecutor()) sharing = "simulated (" + cfg.simulated().cluster() + ", " + cfg.simulated().timeScale() + " s per second)";
             log.info("tandem serve: policy {}, {} GPU(s), {} sharing, store {}, listening on {}", policy.name(), gpus.size(), sharing,
                     store.database().description(), url);
+            plainHttpBeyondThisMachine(cfg.host()).ifPresent(log::warn);
             return new TandemServer(cfg, lock, gpuLocks, store, monitor, loop, executor, api, url);
         } catch (IOException e) {
             closeQuietly(loop, executor, monitor, store, lock, gpuLocks);
@@ -152,6 +153,21 @@ public final class TandemServer implements AutoCloseable {
             closeQuietly(loop, executor, monitor, store, lock, gpuLocks);
             throw e;
         }
+    }
+
+    /**
+     * What to say when the API listens where other machines reach it: it speaks plain HTTP, so every bearer token sent to
+     * it crosses the network readable; empty for a loopback address (the default, 127.0.0.1).
+     */
+    static java.util.Optional<String> plainHttpBeyondThisMachine(String host) {
+        try {
+            if (java.net.InetAddress.getByName(host).isLoopbackAddress()) return java.util.Optional.empty();
+        } catch (java.net.UnknownHostException e) {
+            // not resolvable here: the bind fails on its own; nothing to add
+            return java.util.Optional.empty();
+        }
+        return java.util.Optional.of("the API listens on " + host + " over plain HTTP: tokens sent from other machines cross the network"
+                + " unencrypted; put a TLS proxy in front of it or reach it through an SSH tunnel to 127.0.0.1");
     }
 
     /** Fails fast when the port is taken, before the store or the admin token is created. */

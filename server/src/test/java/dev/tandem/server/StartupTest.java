@@ -31,6 +31,16 @@ class StartupTest {
     static String mode(Path p) throws Exception { return PosixFilePermissions.toString(Files.getPosixFilePermissions(p)); }
 
     @Test
+    void anApiReachableFromOtherMachinesIsSaidToSpeakPlainHttp() {
+        assertThat(TandemServer.plainHttpBeyondThisMachine("127.0.0.1")).isEmpty();
+        assertThat(TandemServer.plainHttpBeyondThisMachine("::1")).isEmpty();
+        assertThat(TandemServer.plainHttpBeyondThisMachine("localhost")).isEmpty();
+        assertThat(TandemServer.plainHttpBeyondThisMachine("0.0.0.0")).hasValueSatisfying(w -> assertThat(w)
+                .startsWith("the API listens on 0.0.0.0 over plain HTTP").contains("TLS proxy").contains("SSH tunnel"));
+        assertThat(TandemServer.plainHttpBeyondThisMachine("192.0.2.7")).isPresent();
+    }
+
+    @Test
     void aStateDirectoryOthersCanWriteIsRefused() throws Exception {
         FakeGpuHost host = FakeGpuHost.install(dir.resolve("host"), "h100x1");
         Path state = Files.createDirectory(dir.resolve("state"));
