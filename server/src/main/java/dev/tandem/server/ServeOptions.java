@@ -22,7 +22,7 @@ public final class ServeOptions {
     @Option(names = "--state-dir", paramLabel = "DIR", description = "state directory: store, job output, admin token (default: $TANDEM_STATE_DIR or ~/.local/state/tandem)")
     Path stateDir;
 
-    @Option(names = "--host", defaultValue = "127.0.0.1", description = "address to listen on (default: ${DEFAULT-VALUE}, this machine only)")
+    @Option(names = "--host", defaultValue = "127.0.0.1", description = "address to listen on (default: ${DEFAULT-VALUE}, this machine only; the API speaks plain HTTP, so reach it from elsewhere through an SSH tunnel or a TLS proxy)")
     String host;
 
     @Option(names = "--port", defaultValue = "8265", description = "port to listen on; 0 picks a free one (default: ${DEFAULT-VALUE})")
