@@ -11,8 +11,6 @@ import dev.tandem.core.model.WorkloadSignature;
 import dev.tandem.core.runtime.LengthEstimates;
 import dev.tandem.core.runtime.OutOfMemoryRule;
 
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -40,7 +38,6 @@ public final class SchedulerSnapshot {
     private QueueJournal queueJournal;
     private RunningJournal runningJournal;
     private SoleTenantJournal soleTenantJournal;
-    private Set<Integer> unusableGpus = Set.of();
     private Map<String, String> runsAlone = Map.of();
     /** The oracle's answers during this decision, or across decisions where the world keeps them ({@link #withPredictionMemo}). */
     private PredictionMemo predictions = new PredictionMemo();
@@ -98,17 +95,6 @@ public final class SchedulerSnapshot {
      */
     public SchedulerSnapshot withSoleTenantJournal(SoleTenantJournal journal) {
         this.soleTenantJournal = journal;
-        return this;
-    }
-
-    /**
-     * Tells policies which GPUs they may not place on now ({@link Occupancy#usable}), for a snapshot whose occupancy is
-     * built from its running jobs, before it is first asked for (a world that hands its own occupancy marks them in its
-     * ledger instead, {@link dev.tandem.core.runtime.Placements#setUsable}).
-     */
-    public SchedulerSnapshot withUnusableGpus(Set<Integer> gpus) {
-        if (occupancy != null && !gpus.isEmpty()) throw new IllegalStateException("unusable GPUs must be set before the occupancy is built");
-        this.unusableGpus = Set.copyOf(gpus);
         return this;
     }
 
@@ -177,7 +163,7 @@ public final class SchedulerSnapshot {
 
     public Occupancy occupancy() {
         if (occupancy == null) {
-            occupancy = dev.tandem.core.runtime.PlacedOccupancy.of(cluster, running, unusableGpus);
+            occupancy = dev.tandem.core.runtime.PlacedOccupancy.of(cluster, running);
         }
         return occupancy;
     }
@@ -293,12 +279,4 @@ public final class SchedulerSnapshot {
             return p;
         }
     }
-
-    /** Running jobs indexed by GPU id (O(running): for tests and small worlds). */
-    public Map<Integer, List<RunningJob>> occupantsByGpu() {
-        Map<Integer, List<RunningJob>> m = new HashMap<>();
-        for (RunningJob r : running) for (int g : r.gpus()) m.computeIfAbsent(g, x -> new ArrayList<>(2)).add(r);
-        return m;
-    }
-
 }

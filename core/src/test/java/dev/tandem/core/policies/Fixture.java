@@ -78,6 +78,15 @@ final class Fixture {
     }
 
     SchedulerSnapshot snapshot() {
+        return snapshot(null);
+    }
+
+    /** With the running jobs placed in the runtime's ledger and {@code unusableGpus} marked there, as a world hands them. */
+    SchedulerSnapshot snapshotWithUnusable(java.util.Set<Integer> unusableGpus) {
+        return snapshot(dev.tandem.core.runtime.PlacedOccupancy.of(cluster, List.copyOf(running), unusableGpus));
+    }
+
+    private SchedulerSnapshot snapshot(dev.tandem.core.policy.Occupancy occupancy) {
         CompatibilityModel oracle = new CompatibilityModel() {
             @Override public String name() { return "table"; }
 
@@ -85,7 +94,7 @@ final class Fixture {
                 return table.getOrDefault(a.signature().model() + "|" + b.signature().model(), PairPrediction.unknown("not in table"));
             }
         };
-        return new SchedulerSnapshot(now, cluster, List.copyOf(queue), List.copyOf(running), profiles, oracle, memory, Map.of(), oomPairs)
+        return new SchedulerSnapshot(now, cluster, List.copyOf(queue), List.copyOf(running), profiles, oracle, memory, Map.of(), oomPairs, occupancy)
                 .withRunsAlone(Map.copyOf(runsAlone)).withLengthEstimates(lengths);
     }
 

@@ -10,6 +10,7 @@ import dev.tandem.core.model.WorkloadSignature;
 import dev.tandem.core.policies.FifoPolicy;
 import dev.tandem.core.policy.Decision;
 import dev.tandem.core.policy.Policy;
+import dev.tandem.core.policy.RunningJob;
 import dev.tandem.core.policy.SchedulerSnapshot;
 import dev.tandem.data.MeasuredPair;
 import dev.tandem.data.truth.ContentionFallback;
@@ -44,7 +45,7 @@ class SimulatorTest {
 
         @Override public List<Decision> decide(SchedulerSnapshot s) {
             List<Decision> out = new ArrayList<>();
-            var here = s.occupantsByGpu().getOrDefault(0, List.of());
+            var here = occupantsByGpu(s).getOrDefault(0, List.of());
             int free = 2 - here.size();
             for (var p : s.queue()) {
                 if (here.stream().anyMatch(r -> s.crashedTogether(p.job(), r.job()))) continue;
@@ -347,7 +348,7 @@ class SimulatorTest {
 
             @Override public List<Decision> decide(SchedulerSnapshot s) {
                 List<Decision> out = new ArrayList<>();
-                var byGpu = s.occupantsByGpu();
+                var byGpu = occupantsByGpu(s);
                 for (var p : s.queue()) {
                     String alone = s.runsAlone(p.job());
                     seen.add(p.id() + "@" + (long) s.now() + ":" + alone);
@@ -441,7 +442,7 @@ class SimulatorTest {
                 @Override public String name() { return inner.name(); }
                 @Override public boolean actsOnRunningJobs() { return inner.actsOnRunningJobs(); }
                 @Override public List<Decision> decide(SchedulerSnapshot s) {
-                    s.occupantsByGpu().forEach((g, js) -> {
+                    occupantsByGpu(s).forEach((g, js) -> {
                         long mem = js.stream().mapToLong(j -> j.job().memoryMiB()).sum();
                         if (mem > s.cluster().gpu(g).type().memoryMiB()) js.forEach(j -> overfull.add(j.id()));
                     });
@@ -599,13 +600,13 @@ class SimulatorTest {
                 List<Decision> out = new ArrayList<>();
                 boolean gangWaits = s.queue().stream().anyMatch(p -> p.id().equals("g"));
                 for (var p : s.queue()) {
-                    if (p.id().equals("r") && s.occupantsByGpu().isEmpty()) out.add(new Decision.Start("r", List.of(0), "first"));
+                    if (p.id().equals("r") && occupantsByGpu(s).isEmpty()) out.add(new Decision.Start("r", List.of(0), "first"));
                     boolean rWaits = s.queue().stream().anyMatch(q -> q.id().equals("r"));
-                    if (p.id().equals("g") && s.occupantsByGpu().isEmpty() && !rWaits) out.add(new Decision.Start("g", List.of(0, 1), "all idle"));
-                    if (p.id().equals("s") && !gangWaits && s.occupantsByGpu().isEmpty()) out.add(new Decision.Start("s", List.of(1), "after the gang"));
-                    if (p.id().equals("t") && !gangWaits && s.occupantsByGpu().isEmpty()) out.add(new Decision.Start("t", List.of(0), "after the gang"));
+                    if (p.id().equals("g") && occupantsByGpu(s).isEmpty() && !rWaits) out.add(new Decision.Start("g", List.of(0, 1), "all idle"));
+                    if (p.id().equals("s") && !gangWaits && occupantsByGpu(s).isEmpty()) out.add(new Decision.Start("s", List.of(1), "after the gang"));
+                    if (p.id().equals("t") && !gangWaits && occupantsByGpu(s).isEmpty()) out.add(new Decision.Start("t", List.of(0), "after the gang"));
                 }
-                if (gangWaits && !s.occupantsByGpu().isEmpty() && s.now() >= 600) out.add(new Decision.Reserve("g", List.of(0, 1), 1000 - s.now(), "held"));
+                if (gangWaits && !occupantsByGpu(s).isEmpty() && s.now() >= 600) out.add(new Decision.Reserve("g", List.of(0, 1), 1000 - s.now(), "held"));
                 return out;
             }
             @Override public boolean actsOnRunningJobs() { return true; }
@@ -627,5 +628,12 @@ class SimulatorTest {
                 .run(List.of(new Job("g", "u", 0, 2, A, 1000, 1000, 0)), holdsThenStarts, null);
         assertThat(started.metrics().reservations()).isZero();
         assertThat(started.decisions()).noneMatch(d -> d.contains("reserve"));
+    }
+
+    /** Running jobs indexed by GPU id, from the snapshot's list of them (small worlds only). */
+    private static Map<Integer, List<RunningJob>> occupantsByGpu(SchedulerSnapshot s) {
+        Map<Integer, List<RunningJob>> m = new HashMap<>();
+        for (var r : s.running()) for (int g : r.gpus()) m.computeIfAbsent(g, x -> new ArrayList<>(2)).add(r);
+        return m;
     }
 }
