@@ -435,13 +435,9 @@ final class DecisionApplier {
             ctx.runs.remove(run);
             unclaim(job, state, e, now);
             return Optional.empty();
-        } catch (JobCannotRun e) {
-            ctx.runs.remove(run);
-            exits.cannotRun(job.id(), attempt, state, e.getMessage(), now);
-            return Optional.empty();
         } catch (ExecException e) {
             ctx.runs.remove(run);
-            exits.crashed(job.id(), attempt, state, e.getMessage(), now);
+            exits.startFailed(job.id(), attempt, state, e, now);
             return Optional.empty();
         }
         Binder.Start start = new Binder.Start(job, state, reason, attempt, run);
@@ -464,13 +460,9 @@ final class DecisionApplier {
             exits.leave(run, now);
             unclaim(s.job(), s.state(), e, now);
             return;
-        } catch (JobCannotRun e) {
-            exits.leave(run, now);
-            exits.cannotRun(s.job().id(), s.attempt(), s.state(), e.getMessage(), now);
-            return;
         } catch (ExecException e) {
             exits.leave(run, now);
-            exits.crashed(s.job().id(), s.attempt(), s.state(), e.getMessage(), now);
+            exits.startFailed(s.job().id(), s.attempt(), s.state(), e, now);
             return;
         }
         JobRecord job = s.job();

@@ -3,6 +3,7 @@ package dev.tandem.server.sched;
 import dev.tandem.core.model.WorkloadSignature;
 import dev.tandem.server.exec.ExecEvent;
 import dev.tandem.server.exec.ExecException;
+import dev.tandem.server.exec.JobCannotRun;
 import dev.tandem.server.exec.UnixAccount;
 import dev.tandem.server.gpu.GpuSample;
 import dev.tandem.server.store.Change;
@@ -152,9 +153,17 @@ final class ExitHandler {
         ctx.due.happened();
     }
 
-    /** A run that no attempt could start ({@link dev.tandem.server.exec.JobCannotRun}): the job fails now. */
-    void cannotRun(long jobId, int attempt, JobState from, String why, long now) {
-        failed(jobId, attempt, from, why + "; not tried again, as every attempt would fail alike", now);
+    /**
+     * A run the executor could not start: a job that no attempt could start ({@link JobCannotRun})
+     * fails now, any other failure counts as a crashed attempt ({@link #crashed}).
+     */
+    void startFailed(long jobId, int attempt, JobState from, ExecException e, long now) {
+        if (!(e instanceof JobCannotRun)) {
+            crashed(jobId, attempt, from, e.getMessage(), now);
+            return;
+        }
+        failed(jobId, attempt, from, e.getMessage() + "; not tried again, as every attempt would fail alike", now);
+        ctx.due.happened();
     }
 
     private void failed(long jobId, int attempt, JobState from, String why, long now) {
