@@ -540,7 +540,7 @@ public final class TandemPolicy implements Policy {
                     gain = r[0] * pq.work() - (1 - r[1]) * ph.work() - pq.slot() + THROUGHPUT_TIE_WEIGHT * cautious(pr.combined(), pr)
                             + cfg.urgencyWeight() * urgency;
                 } else {
-                    if (Double.isNaN(opp)) opp = opportunity(s, first, candidates.bySize().getOrDefault(qc.gpus(), List.of()), candidates);
+                    if (Double.isNaN(opp)) opp = opportunity(s, first, candidates);
                     gain = cautious(pr.combined(), pr) - opp;
                 }
                 // a critical job takes a host only where no other candidate would: its pair lasts as long as it does
@@ -675,7 +675,8 @@ public final class TandemPolicy implements Policy {
      * opportunity cost sends light jobs to heavy hosts instead of using them all up early on light hosts,
      * which would leave the heavy jobs to run alone at the end.
      */
-    private double opportunity(SchedulerSnapshot s, PendingJob q, List<PendingJob> window, Candidates candidates) {
+    private double opportunity(SchedulerSnapshot s, PendingJob q, Candidates candidates) {
+        List<PendingJob> window = candidates.bySize().getOrDefault(q.job().gpus(), List.of());
         double sum = 0;
         int n = 0;
         SchedulerSnapshot.PartnerPredictions withQ = s.predictionsWith(q.job());

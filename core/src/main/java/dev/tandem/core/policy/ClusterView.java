@@ -106,11 +106,10 @@ public final class ClusterView {
             }
             return;
         }
-        for (int k = 0; k < touchedCount; k++) {
-            if (touched[k] == node) {
-                touchedDelta[k] += by;
-                return;
-            }
+        int at = touchedAt(node);
+        if (at >= 0) {
+            touchedDelta[at] += by;
+            return;
         }
         append(node, by);
         if (touchedCount > SCANNED_NODES) {
@@ -133,18 +132,22 @@ public final class ClusterView {
         touchedDelta[touchedCount++] = delta;
     }
 
+    /** The node's place in {@link #touched}, or -1 (a scan: only while no per-node arrays are made). */
+    private int touchedAt(int node) {
+        for (int k = 0; k < touchedCount; k++) if (touched[k] == node) return k;
+        return -1;
+    }
+
     /** Whether this round changed the node's idle count. */
     private boolean isTouched(int node) {
-        if (touchedByNode != null) return touchedByNode[node];
-        for (int k = 0; k < touchedCount; k++) if (touched[k] == node) return true;
-        return false;
+        return touchedByNode != null ? touchedByNode[node] : touchedAt(node) >= 0;
     }
 
     /** This round's change of the node's idle count. */
     private int idleDelta(int node) {
         if (idleDeltaByNode != null) return idleDeltaByNode[node];
-        for (int k = 0; k < touchedCount; k++) if (touched[k] == node) return touchedDelta[k];
-        return 0;
+        int k = touchedAt(node);
+        return k < 0 ? 0 : touchedDelta[k];
     }
 
     /**
