@@ -26,6 +26,21 @@ class ConfigurationLpTest {
     }
 
     @Test
+    void aGroupWithNoWorkLeftChangesNeitherThePlanNorThePrices() {
+        // the plan of the first test, plus a group whose jobs have no work left (a row the solver meets without presolve)
+        ConfigurationLp lp = new ConfigurationLp(2);
+        int a = lp.addGroup(10, 10, 1), done = lp.addGroup(0, 3, 1), b = lp.addGroup(10, 10, 1);
+        lp.addPair(a, b, 0.8, 0.7);
+        lp.addPair(a, done, 0.9, 0.9);
+        ConfigurationLp.Solution s = lp.solve();
+        assertThat(s.makespanS()).isCloseTo(6.875, within(1e-6));
+        assertThat(s.workPrice()[b]).isCloseTo(1.0, within(1e-6));
+        assertThat(s.workPrice()[a]).isCloseTo(0.375, within(1e-6));
+        assertThat(s.workPrice()[done]).isCloseTo(0.0, within(1e-9));
+        assertThat(s.pairTimes()[1]).isCloseTo(0.0, within(1e-6));
+    }
+
+    @Test
     void aLongJobSetsTheMakespanAndTheGpusAreThenFree() {
         // one job of 100 s on 4 GPUs: the makespan is the job, the GPU capacity constraint is slack, so no GPU price
         ConfigurationLp lp = new ConfigurationLp(4);
