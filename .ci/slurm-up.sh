@@ -146,6 +146,8 @@ ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 JobAcctGatherType=jobacct_gather/linux
 JobAcctGatherFrequency=5
+# without cgroups, the way Slurm enforces a job's --mem: the accounting poll kills a job over it (tandem's run limits)
+JobAcctGatherParams=OverMemoryKill
 $ACCT_CONF
 JobCompType=jobcomp/filetxt
 JobCompLoc=$D/log/jobcomp.txt

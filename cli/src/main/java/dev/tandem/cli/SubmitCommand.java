@@ -82,10 +82,10 @@ final class SubmitCommand implements Callable<Integer> {
     @Option(names = {"-o", "--output"}, paramLabel = "FILE", description = "also copy the job's output to FILE when each run ends, written with your rights (relative to the working directory; %%j: the job id, %%a: its array index), as Slurm's --output")
     String output;
 
-    @Option(names = "--limit-host-memory", converter = MemorySize.class, paramLabel = "SIZE", description = "host memory each run may use, e.g. 16G (not the GPU's: see --memory); the kernel kills what goes over. Needs a daemon with cgroups")
+    @Option(names = "--limit-host-memory", converter = MemorySize.class, paramLabel = "SIZE", description = "host memory each run may use, e.g. 16G (not the GPU's: see --memory); a run over it is killed and the job fails. Needs a daemon with cgroups, or a Slurm cluster that enforces --mem")
     Long hostMemoryLimitMiB;
 
-    @Option(names = "--limit-processes", paramLabel = "N", description = "processes and threads each run may have at once; forks beyond fail. Needs a daemon with cgroups")
+    @Option(names = "--limit-processes", paramLabel = "N", description = "processes and threads each run may have at once; forks beyond fail. Needs a local daemon with cgroups (Slurm has no such limit)")
     Integer processLimit;
 
     @Parameters(arity = "1..*", paramLabel = "COMMAND", description = "the command and its arguments, after --")

@@ -286,6 +286,37 @@ class SlurmClusterTest {
         assertThat(slurmJob(id, 3)).contains("JobState=FAILED").contains("ExitCode=3:0");
     }
 
+    /**
+     * A host memory limit becomes the Slurm job's --mem, which the CI cluster enforces by polling
+     * (JobAcctGatherParams=OverMemoryKill, .ci/slurm-up.sh): a job over it is killed by Slurm and failed at once, as under
+     * the local executor's cgroups; one within it runs. A process limit has no Slurm counterpart and is refused.
+     */
+    @Test
+    void aHostMemoryLimitIsTheSlurmJobsMemoryAndAJobOverItFailsAtOnce() throws Exception {
+        assumeTrue(Files.isExecutable(Path.of("/usr/bin/python3")), "needs python3");
+        start();
+        String hog = "import time\nb = bytearray(512 << 20)\nfor i in range(0, len(b), 4096): b[i] = 1\nprint('allocated', flush=True)\n"
+                + "time.sleep(60)\nprint('survived', flush=True)\n";
+        long over = api.submit(admin, TestApi.json(Map.of("argv", List.of("/usr/bin/python3", "-c", hog), "workdir", dir.toString(),
+                "signature", Map.of("model", "Hog"), "limits", Map.of("host_memory_mib", 64))));
+        TestApi.await(LONG, "the memory hog to fail", () -> api.state(admin, over).equals("failed"));
+        JsonNode job = api.job(admin, over);
+        assertThat(job.get("attempts").asInt()).as("not retried").isEqualTo(1);
+        assertThat(job.get("reason").asText()).contains("exited with code 137 (killed by signal 9) over its host memory limit; not run again");
+        assertThat(slurmJob(over, 1)).contains("MinMemoryNode=64M");
+        assertThat(api.get("/jobs/" + over + "/logs", admin).json().get("data").asText()).contains("Exceeded job memory limit").doesNotContain("survived");
+
+        long within = api.submit(admin, TestApi.json(Map.of("argv", List.of("/usr/bin/python3", "-c", "b = bytearray(32 << 20); print('fine')"),
+                "workdir", dir.toString(), "signature", Map.of("model", "Small"), "limits", Map.of("host_memory_mib", 1024))));
+        TestApi.await(LONG, "the small job to succeed", () -> api.state(admin, within).equals("succeeded"));
+        assertThat(slurmJob(within, 1)).contains("MinMemoryNode=1G");
+
+        var refused = api.post("/jobs", admin, TestApi.json(Map.of("argv", List.of("true"), "workdir", dir.toString(), "limits", Map.of("processes", 64))));
+        assertThat(refused.status()).isEqualTo(400);
+        assertThat(refused.json().get("field").asText()).isEqualTo("limits");
+        assertThat(refused.json().get("error").asText()).contains("Slurm sets no limit on the number of a job's processes");
+    }
+
     @Test
     void aNodeFailureRequeuesTheJobWhichRunsAgain() throws Exception {
         start();

@@ -11,13 +11,20 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Follows one run's output file for the two things the scheduler reads from it: progress lines
- * ({@code tandem:progress iter=N}) and CUDA out-of-memory messages (PyTorch, the CUDA driver and runtime APIs).
+ * Follows one run's output file for what the scheduler reads from it: progress lines ({@code tandem:progress iter=N}),
+ * CUDA out-of-memory messages (PyTorch, the CUDA driver and runtime APIs) and Slurm's step daemon saying it killed the
+ * job for going over its memory.
  */
 public final class LogScanner {
     private static final Pattern PROGRESS = Pattern.compile("^\\s*tandem:progress\\s+iter=(\\d+)\\b");
     private static final List<String> OOM_MARKERS = List.of("CUDA out of memory", "CUDA_ERROR_OUT_OF_MEMORY", "CUDA error: out of memory",
             "cudaErrorMemoryAllocation");
+    /**
+     * What slurmstepd writes into a job's output when it kills the job for its host memory: over {@code --mem} by
+     * accounting ({@code JobAcctGatherParams=OverMemoryKill}: "error: Exceeded job memory limit", seen with Slurm 22.05),
+     * or by a cgroup's out-of-memory killer ("error: Detected 1 oom-kill event(s)").
+     */
+    private static final List<String> SLURM_MEMORY_KILL_MARKERS = List.of("Exceeded job memory limit", "oom-kill event");
     private static final int MAX_READ = 4 << 20;
     private static final int MAX_LINE = 64 << 10;
 
@@ -25,6 +32,7 @@ public final class LogScanner {
     private long offset;
     private final StringBuilder partial = new StringBuilder();
     private boolean oomSeen;
+    private boolean slurmMemoryKillSeen;
 
     public LogScanner(Path file, long offset) {
         this.file = file;
@@ -70,6 +78,9 @@ public final class LogScanner {
             return;
         }
         if (!oomSeen) for (String marker : OOM_MARKERS) if (line.contains(marker)) oomSeen = true;
+        if (!slurmMemoryKillSeen && line.startsWith("slurmstepd")) {
+            for (String marker : SLURM_MEMORY_KILL_MARKERS) if (line.contains(marker)) slurmMemoryKillSeen = true;
+        }
     }
 
     /** Drains what is left, including a last line without newline (the process has ended). */
@@ -83,4 +94,7 @@ public final class LogScanner {
     }
 
     public boolean oomSeen() { return oomSeen; }
+
+    /** Whether Slurm's step daemon said it killed the job for going over its host memory. */
+    public boolean slurmMemoryKillSeen() { return slurmMemoryKillSeen; }
 }

@@ -38,4 +38,25 @@ class LogScannerTest {
         s.scan();
         assertThat(s.oomSeen()).isTrue();
     }
+
+    @Test
+    void recognisesSlurmKillingTheJobForItsHostMemoryAndOnlyFromSlurmsStepDaemon() throws Exception {
+        // what Slurm 22.05's slurmstepd wrote into a job's output when JobAcctGatherParams=OverMemoryKill killed it (CI cluster)
+        String recorded;
+        try (var in = LogScannerTest.class.getResourceAsStream("/slurm/output-over-memory.log")) {
+            recorded = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        }
+        Path log = dir.resolve("slurm.log");
+        Files.writeString(log, recorded);
+        LogScanner s = new LogScanner(log, 0);
+        s.finish();
+        assertThat(s.slurmMemoryKillSeen()).isTrue();
+        assertThat(s.oomSeen()).isFalse(); // host memory, not the GPU's
+
+        Path own = dir.resolve("own.log");
+        Files.writeString(own, "my job says: Exceeded job memory limit\nslurmstepd-node1: error: *** JOB 2 ON node1 CANCELLED AT 2026-12-07T10:33:46 ***\n");
+        LogScanner t = new LogScanner(own, 0);
+        t.finish();
+        assertThat(t.slurmMemoryKillSeen()).isFalse();
+    }
 }

@@ -13,6 +13,7 @@ import dev.tandem.server.exec.LocalExecutor;
 import dev.tandem.server.exec.LogScanner;
 import dev.tandem.server.exec.ToolPath;
 import dev.tandem.server.gpu.GpuReadings;
+import dev.tandem.server.store.RunLimits;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,6 +61,8 @@ public final class SlurmExecutor implements Executor {
     /** With --slurm-gres shard: each used node's shard GRES per GPU. */
     private final Map<String, Integer> shardsPerGpu = new HashMap<>();
     private final Map<Long, Tracked> tracked = new LinkedHashMap<>();
+    /** The cluster's settings, read with its nodes ({@link #discoverGpus}); asked from the API's threads too. */
+    private volatile SlurmConfig config;
     /** When a Slurm client last failed to reach slurmctld (0: it answers), and when it was last pinged since. */
     private long unreachableSince;
     private long lastProbe;
@@ -125,6 +128,7 @@ public final class SlurmExecutor implements Executor {
     /** Nodes in slurm.conf order, GPUs numbered across them, so the ids stay the same across restarts. */
     @Override public List<GpuDevice> discoverGpus() {
         List<SlurmNode> nodes = SlurmNode.parseAll(cli.run("scontrol", List.of("show", "node", "-o")));
+        config = SlurmConfig.parse(cli.run("scontrol", List.of("show", "config")));
         List<GpuDevice> out = new ArrayList<>();
         gpus.clear();
         shardsPerGpu.clear();
@@ -168,6 +172,7 @@ public final class SlurmExecutor implements Executor {
             throw new JobCannotRun("job " + l.jobId() + ": the Slurm executor submits every job as the daemon's user " + System.getProperty("user.name")
                     + ", not as " + l.runAs().name() + "; map this user to the daemon's account or use the local executor");
         }
+        cannotEnforce(l.limits()).ifPresent(why -> { throw new JobCannotRun("job " + l.jobId() + " asks for limits: " + why); });
         List<SlurmGpu> placed = l.gpus().stream().map(g -> gpus.get(g.index())).toList();
         if (placed.contains(null)) throw new ExecException("job " + l.jobId() + ": GPU(s) not known to the Slurm executor");
         String node = placed.getFirst().node();
@@ -223,6 +228,7 @@ public final class SlurmExecutor implements Executor {
                 "--job-name=tandem-" + l.jobId() + "-" + l.attempt(), "--comment=" + comment(l.jobId(), l.attempt()),
                 "--output=" + logFile, "--open-mode=append", "--chdir=" + l.workdir()));
         if (settings.partition() != null) a.add("--partition=" + settings.partition());
+        if (l.limits().hostMemoryMiB() != null) a.add("--mem=" + l.limits().hostMemoryMiB() + "M"); // per node: a job has one
         // accounting only: Slurm charges the shards to a GPU of its choosing; CUDA_VISIBLE_DEVICES stays tandem's
         if (settings.shardAccounting()) a.add("--gres=shard:" + Math.max(1, shardsPerGpu.get(node) / Math.max(1, l.tenants())));
         a.add(script.toString());
@@ -341,7 +347,10 @@ public final class SlurmExecutor implements Executor {
             Integer code = exitCode(t, j);
             String lost = code == null ? lost(t, j) : null;
             if (lost != null) log.info("job {}: {}", t.jobId, lost);
-            events.add(new ExecEvent.Exited(t.jobId, code, t.scanner.oomSeen(), lost));
+            // over its host memory: Slurm's OUT_OF_MEMORY (a cgroup's limit), or its step daemon's word where accounting
+            // killed it (the job then ends FAILED, by signal 9)
+            boolean overMemory = code != null && (j != null && j.state().equals("OUT_OF_MEMORY") || t.scanner.slurmMemoryKillSeen());
+            events.add(new ExecEvent.Exited(t.jobId, code, t.scanner.oomSeen(), lost, null, overMemory));
             it.remove();
         }
         return events;
@@ -375,6 +384,17 @@ public final class SlurmExecutor implements Executor {
     }
 
     @Override public String containment() { return "Slurm's: each run is a batch job, which Slurm contains and cleans up"; }
+
+    /**
+     * A host memory limit becomes the job's {@code --mem}, where the cluster enforces it ({@link SlurmConfig#memoryNotEnforced});
+     * Slurm has no limit on a job's processes.
+     */
+    @Override public Optional<String> cannotEnforce(RunLimits limits) {
+        if (limits.processes() != null) return Optional.of("Slurm sets no limit on the number of a job's processes (the local executor's run cgroups do)");
+        if (limits.hostMemoryMiB() == null) return Optional.empty();
+        SlurmConfig c = config;
+        return c == null ? Optional.of("the Slurm executor has not read the cluster's configuration yet") : c.memoryNotEnforced();
+    }
 
     @Override public Set<Long> liveJobs() { return Set.copyOf(tracked.keySet()); }
 

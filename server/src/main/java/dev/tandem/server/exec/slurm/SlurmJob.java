@@ -52,7 +52,7 @@ public record SlurmJob(long id, String name, String state, String reason, int ex
             case "COMPLETED" -> exitCode;
             case "FAILED", "SPECIAL_EXIT" -> exitCode != 0 ? exitCode : signal != 0 ? 128 + signal : 1;
             case "CANCELLED", "TIMEOUT", "DEADLINE" -> signal != 0 ? 128 + signal : exitCode != 0 ? exitCode : 143;
-            case "OUT_OF_MEMORY" -> 137; // host memory (the cgroup's limit), not CUDA: an ordinary crash
+            case "OUT_OF_MEMORY" -> 137; // host memory (the cgroup's limit), not CUDA: killed, and not run again (the executor says why)
             default -> null; // NODE_FAIL, PREEMPTED, BOOT_FAIL, REVOKED
         };
     }

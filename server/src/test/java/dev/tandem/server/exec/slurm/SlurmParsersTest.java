@@ -13,6 +13,7 @@ import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.InstanceOfAssertFactories.STRING;
 
 /** The parsers on output recorded from the CI's Slurm 22.05.8 (src/test/resources/slurm). */
 class SlurmParsersTest {
@@ -97,6 +98,31 @@ class SlurmParsersTest {
         assertThat(code.apply("PREEMPTED 0:15")).isNull();
         assertThat(code.apply("BOOT_FAIL 0:0")).isNull();
         assertThat(SlurmJob.parse(Map.of("JobId", "9", "JobState", "COMPLETING")).finished()).isFalse();
+    }
+
+    @Test
+    void aJobsMemoryIsEnforcedOnlyWhereSlurmIsSetUpToKillJobsOverIt() throws IOException {
+        // the CI cluster without and with JobAcctGatherParams=OverMemoryKill (scontrol show config, Slurm 22.05.8)
+        SlurmConfig plain = SlurmConfig.parse(resource("scontrol-show-config.txt"));
+        assertThat(plain.get("TaskPlugin")).isEqualTo("task/none");
+        assertThat(plain.get("SelectTypeParameters")).isEqualTo("CR_CORE_MEMORY");
+        assertThat(plain.memoryNotEnforced()).get(STRING).contains("does not enforce a job's memory")
+                .contains("JobAcctGatherParams=(null), TaskPlugin=task/none");
+        assertThat(SlurmConfig.parse(resource("scontrol-show-config-overmemorykill.txt")).memoryNotEnforced()).isEmpty();
+        // a cluster confining jobs to cgroups: not recorded here (no cgroups in this sandbox), so the recorded text with the two
+        // settings changed as Slurm lists them
+        String cgroups = resource("scontrol-show-config.txt").replace("TaskPlugin              = task/none", "TaskPlugin              = task/cgroup,task/affinity");
+        assertThat(SlurmConfig.parse(cgroups).memoryNotEnforced()).isPresent(); // ConstrainRAMSpace defaults to no
+        assertThat(SlurmConfig.parse(cgroups + "ConstrainRAMSpace       = yes\n").memoryNotEnforced()).isEmpty();
+        assertThat(SlurmConfig.parse(cgroups + "ConstrainRAMSpace       = no\n").memoryNotEnforced()).isPresent();
+    }
+
+    @Test
+    void aJobSlurmKilledForItsMemoryEndsFailedBySignal9() throws IOException {
+        // JobAcctGatherParams=OverMemoryKill killed it (its output says so: LogScannerTest); without cgroups it is not OUT_OF_MEMORY
+        SlurmJob j = SlurmJob.parseAll(resource("scontrol-show-job-over-memory.txt")).getFirst();
+        assertThat(j.state()).isEqualTo("FAILED");
+        assertThat(j.tandemExitCode()).isEqualTo(137);
     }
 
     @Test
