@@ -196,23 +196,64 @@ class UnixUsersTest {
         assertThat(Files.getOwner(out).getName()).isEqualTo(U1);
         assertThat(api.job(token, ok).get("output").asText()).isEqualTo(shared.resolve("alice-%j.log").toString());
 
+        // into the state directory: refused when submitted (alice cannot enter it: aSubmissionTellsAUserNothingOf...); a link
+        // planted in a directory she can enter passes that check, and the copy, made with her rights, fails
+        var toToken = api.post("/jobs", token, TestApi.json(Map.of("argv", List.of("/bin/echo", "overwrite"), "workdir", shared.toString(),
+                "output", state.resolve(StateFiles.ADMIN_TOKEN).toString(), "signature", Map.of("model", "Echo"))));
+        assertThat(toToken.status()).isEqualTo(400);
+        assertThat(toToken.json().get("field").asText()).isEqualTo("output");
         Path planted = shared.resolve("link-to-t2");
         java.nio.file.Files.createSymbolicLink(planted, secret);
-        long toToken = api.submit(token, TestApi.json(Map.of("argv", List.of("/bin/echo", "overwrite"), "workdir", shared.toString(),
-                "output", state.resolve(StateFiles.ADMIN_TOKEN).toString(), "signature", Map.of("model", "Echo"))));
         long toLink = api.submit(token, TestApi.json(Map.of("argv", List.of("/bin/echo", "overwrite"), "workdir", shared.toString(),
                 "output", planted.toString(), "signature", Map.of("model", "Echo"))));
-        for (long id : List.of(toToken, toLink)) {
-            TestApi.await(LONG, "job " + id + " to note why its output was not copied", () -> {
-                for (var e : api.job(token, id).get("events")) if (e.get("reason").asText().startsWith("cannot copy its output to ")) return true;
-                return false;
-            });
-        }
+        TestApi.await(LONG, "job " + toLink + " to note why its output was not copied", () -> {
+            for (var e : api.job(token, toLink).get("events")) if (e.get("reason").asText().startsWith("cannot copy its output to ")) return true;
+            return false;
+        });
         assertThat(Files.readString(state.resolve(StateFiles.ADMIN_TOKEN))).isEqualTo(adminToken);
         assertThat(Files.readString(secret)).isEqualTo("only for t2\n");
         String why = "";
-        for (var e : api.job(token, toToken).get("events")) if (e.get("reason").asText().startsWith("cannot copy")) why = e.get("reason").asText();
-        assertThat(why).isEqualTo("cannot copy its output to " + state.resolve(StateFiles.ADMIN_TOKEN) + ": " + state.resolve(StateFiles.ADMIN_TOKEN) + ": Permission denied");
+        for (var e : api.job(token, toLink).get("events")) if (e.get("reason").asText().startsWith("cannot copy")) why = e.get("reason").asText();
+        assertThat(why).isEqualTo("cannot copy its output to " + planted + ": " + planted + ": Permission denied");
+    }
+
+    /**
+     * The working directory and the output's directory are checked with the owner's rights: a directory the owner may not
+     * enter and one that does not exist get the same answer, so a submission tells a user nothing about what only the
+     * root daemon can see. The daemon's own account's jobs are checked as the daemon sees them.
+     */
+    @Test
+    void aSubmissionTellsAUserNothingOfDirectoriesItCannotEnter() throws Exception {
+        assumeTrue("root".equals(System.getProperty("user.name")), "switching users needs a root daemon");
+        assumeTrue(Files.isExecutable(Path.of("/usr/sbin/useradd")), "needs useradd");
+        ensureAccount(U1);
+        shared = Files.createTempDirectory(Path.of("/tmp"), "tandem-dirs-");
+        Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path hidden = Files.createDirectories(shared.resolve("root-only").resolve("inner"));
+        Files.setPosixFilePermissions(hidden.getParent(), PosixFilePermissions.fromString("rwx------"));
+        Path missing = shared.resolve("root-only").resolve("missing");
+        FakeGpuHost host = FakeGpuHost.install(dir.resolve("host"), "h100x1");
+        server = TandemServer.start(host.config(dir.resolve("state")));
+        TestApi api = new TestApi(server.url());
+        String admin = Files.readString(server.adminTokenFile()).strip();
+        String alice = api.post("/users", admin, TestApi.json(Map.of("name", "alice", "unix_user", U1))).json().get("token").asText();
+
+        for (Path wd : List.of(hidden, missing)) {
+            var r = api.post("/jobs", alice, TestApi.json(Map.of("argv", List.of("/bin/true"), "workdir", wd.toString())));
+            assertThat(r.status()).as(wd.toString()).isEqualTo(400);
+            assertThat(r.json().get("field").asText()).isEqualTo("workdir");
+            assertThat(r.json().get("error").asText()).isEqualTo("workdir: no directory that " + U1 + " can enter: " + wd);
+        }
+        var out = api.post("/jobs", alice, TestApi.json(Map.of("argv", List.of("/bin/true"), "workdir", shared.toString(),
+                "output", hidden.resolve("out.log").toString())));
+        assertThat(out.status()).isEqualTo(400);
+        assertThat(out.json().get("field").asText()).isEqualTo("output");
+        assertThat(out.json().get("error").asText()).isEqualTo("output: no directory that " + U1 + " can enter: " + hidden);
+        assertThat(api.post("/jobs", alice, TestApi.json(Map.of("argv", List.of("/bin/true"), "workdir", shared.toString()))).status()).isEqualTo(201);
+        // the daemon's own account sees what root sees
+        assertThat(api.post("/jobs", admin, TestApi.json(Map.of("argv", List.of("/bin/true"), "workdir", hidden.toString()))).status()).isEqualTo(201);
+        var gone = api.post("/jobs", admin, TestApi.json(Map.of("argv", List.of("/bin/true"), "workdir", missing.toString())));
+        assertThat(gone.json().get("error").asText()).isEqualTo("workdir: no such directory on the server: " + missing);
     }
 
     @Test

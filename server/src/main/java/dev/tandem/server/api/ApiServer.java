@@ -201,13 +201,24 @@ public final class ApiServer implements AutoCloseable {
     // ---- jobs
 
     /**
+     * The account a user's jobs run as, where it is not the daemon's own (null then, also for a user whose account is
+     * gone: such a job fails at its start, saying so).
+     */
+    private static UnixAccount runsAs(User user) {
+        String unixUser = user.unixUser();
+        if (unixUser == null || unixUser.equals(System.getProperty("user.name"))) return null;
+        return UnixAccount.lookup(unixUser).orElse(null);
+    }
+
+    /**
      * Stores a job, or a job array (one job per index, in one transaction; the answer is the first member, with
      * {@code array_job_ids}). Raising the priority above 0 takes an admin; dependencies must be the caller's own jobs
      * (an admin's: anyone's) that can still succeed.
      */
     private void submit(Context ctx) {
         User user = ctx.attribute("user");
-        JobRequest.Submission sub = requests.parse(body(ctx));
+        UnixAccount owner = runsAs(user);
+        JobRequest.Submission sub = requests.parse(body(ctx), dir -> loop.cannotEnter(owner, dir));
         NewJob j = sub.job();
         loop.cannotEnforce(j.limits()).ifPresent(why -> { throw ApiError.badField("limits", why); });
         loop.cannotRun(j.signature()).ifPresent(why -> { throw ApiError.badField("signature", why); });

@@ -7,14 +7,15 @@ import dev.tandem.server.store.JobControls;
 import dev.tandem.server.store.NewJob;
 import dev.tandem.server.store.RunLimits;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.regex.Pattern;
 
 /**
@@ -59,7 +60,12 @@ public final class JobRequest {
      */
     public record Submission(NewJob job, List<Integer> arrayIndices) {}
 
-    public Submission parse(JsonNode body) {
+    /**
+     * @param cannotEnter why the job's runs could not enter a directory it names (its working directory, its output's
+     *                    directory), or empty: for a user whose jobs run as another Unix account, asked with that
+     *                    account's rights, so that the answer tells nothing about directories it could not see
+     */
+    public Submission parse(JsonNode body, Function<Path, Optional<String>> cannotEnter) {
         if (body == null || !body.isObject()) throw new ApiError(400, null, "the body must be a JSON object");
         for (Iterator<String> it = body.fieldNames(); it.hasNext(); ) {
             String f = it.next();
@@ -72,7 +78,7 @@ public final class JobRequest {
         Map<String, String> env = env(body.get("env"));
         String workdir = body.has("workdir") ? text(body.get("workdir"), "workdir", 4096) : defaultWorkdir;
         if (!workdir.startsWith("/")) throw ApiError.badField("workdir", "must be an absolute path");
-        if (!Files.isDirectory(Path.of(workdir))) throw ApiError.badField("workdir", "no such directory on the server: " + workdir);
+        cannotEnter.apply(Path.of(workdir)).ifPresent(why -> { throw ApiError.badField("workdir", why); });
         long gpus = integer(body.get("gpus"), "gpus", 1, Long.MIN_VALUE, Long.MAX_VALUE);
         if (gpus < 1) throw ApiError.badField("gpus", "must be at least 1, got " + gpus);
         if (gpus > widestJob) throw ApiError.badField("gpus", "a job runs on one node, and the largest node has " + widestJob + " GPU(s); got " + gpus);
@@ -87,21 +93,21 @@ public final class JobRequest {
         List<Integer> array = body.has("array") && !body.get("array").isNull() ? arrayIndices(body.get("array")) : List.of();
         JobControls controls = new JobControls(priority, after, hold != null && hold.asBoolean(false), null, null);
         RunLimits limits = body.has("limits") && !body.get("limits").isNull() ? limits(body.get("limits")) : RunLimits.NONE;
-        String output = body.has("output") && !body.get("output").isNull() ? output(text(body.get("output"), "output", 4096), workdir) : null;
+        String output = body.has("output") && !body.get("output").isNull() ? output(text(body.get("output"), "output", 4096), workdir, cannotEnter) : null;
         return new Submission(new NewJob(name, argv, env, workdir, (int) gpus, memory, iterations, sig, timeLimit, controls, limits, output), array);
     }
 
     /**
      * Where each run's output is copied for the owner: absolute, or relative to the working directory ({@code %j} the job
-     * id, {@code %a} its array index); its directory must exist. Whether the owner may write there is found out with
-     * the owner's rights when a run ends, not here with the daemon's.
+     * id, {@code %a} its array index); its directory must be one the runs can enter ({@code cannotEnter}). Whether the
+     * owner may write there is found out with the owner's rights when a run ends.
      */
-    private static String output(String path, String workdir) {
+    private static String output(String path, String workdir, Function<Path, Optional<String>> cannotEnter) {
         if (path.isBlank()) throw ApiError.badField("output", "must not be blank");
         if (path.chars().anyMatch(Character::isISOControl)) throw ApiError.badField("output", "must not contain control characters");
         Path p = Path.of(workdir).resolve(path).normalize();
         if (p.getFileName() == null || path.endsWith("/")) throw ApiError.badField("output", "must name a file, got '" + path + "'");
-        if (!Files.isDirectory(p.getParent())) throw ApiError.badField("output", "no such directory on the server: " + p.getParent());
+        cannotEnter.apply(p.getParent()).ifPresent(why -> { throw ApiError.badField("output", why); });
         return p.toString();
     }
 

@@ -412,6 +412,32 @@ public final class LocalExecutor implements Executor {
         return OutputHandOver.copy(logFile(stateDir, jobId), asOwner, target, "output-" + jobId);
     }
 
+    /**
+     * For another account, asked with its rights ({@code test -d DIR -a -x DIR} through setpriv, as its runs start): a
+     * directory that does not exist and one it may not enter get the same answer.
+     */
+    @Override public Optional<String> cannotEnter(UnixAccount owner, Path dir) {
+        if (owner == null || owner.uid() == self.uid()) return Executor.super.cannotEnter(owner, dir);
+        List<String> cmd = new ArrayList<>(switchTo(owner));
+        cmd.addAll(List.of("/usr/bin/test", "-d", dir.toString(), "-a", "-x", dir.toString()));
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD);
+        pb.environment().clear();
+        pb.environment().put("PATH", "/usr/bin:/bin");
+        try {
+            Process p = pb.start();
+            if (!p.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                return Optional.of("could not check, as " + owner.name() + ", whether it can enter " + dir + " (no answer within 10 s)");
+            }
+            return p.exitValue() == 0 ? Optional.empty() : Optional.of("no directory that " + owner.name() + " can enter: " + dir);
+        } catch (IOException e) {
+            return Optional.of("could not check, as " + owner.name() + ", whether it can enter " + dir + ": " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.of("interrupted while checking, as " + owner.name() + ", whether it can enter " + dir);
+        }
+    }
+
     /** Why this executor cannot enforce these limits; empty where it can (or none are asked for). */
     @Override public Optional<String> cannotEnforce(RunLimits limits) {
         if (!limits.any()) return Optional.empty();
