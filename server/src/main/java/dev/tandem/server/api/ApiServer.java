@@ -205,9 +205,7 @@ public final class ApiServer implements AutoCloseable {
      * gone: such a job fails at its start, saying so).
      */
     private static UnixAccount runsAs(User user) {
-        String unixUser = user.unixUser();
-        if (unixUser == null || unixUser.equals(System.getProperty("user.name"))) return null;
-        return UnixAccount.lookup(unixUser).orElse(null);
+        return UnixAccount.isDaemons(user.unixUser()) ? null : UnixAccount.lookup(user.unixUser()).orElse(null);
     }
 
     /**

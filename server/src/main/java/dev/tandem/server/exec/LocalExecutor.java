@@ -418,7 +418,12 @@ public final class LocalExecutor implements Executor {
      */
     @Override public Optional<String> cannotEnter(UnixAccount owner, Path dir) {
         if (owner == null || owner.uid() == self.uid()) return Executor.super.cannotEnter(owner, dir);
-        List<String> cmd = new ArrayList<>(switchTo(owner));
+        List<String> cmd;
+        try {
+            cmd = new ArrayList<>(switchTo(owner));
+        } catch (ExecException e) { // no setpriv: none of the owner's runs could start either
+            return Optional.of(e.getMessage());
+        }
         cmd.addAll(List.of("/usr/bin/test", "-d", dir.toString(), "-a", "-x", dir.toString()));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD);
         pb.environment().clear();

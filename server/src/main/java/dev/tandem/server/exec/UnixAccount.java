@@ -46,6 +46,14 @@ public record UnixAccount(String name, long uid, long gid, String home, String s
         }
     }
 
+    /**
+     * Whether the jobs of a user mapped to {@code unixUser} run as the daemon's own account (null: users created before
+     * accounts were recorded, and a daemon that is not root maps everyone to itself): those need no look-up and no switch.
+     */
+    public static boolean isDaemons(String unixUser) {
+        return unixUser == null || unixUser.equals(System.getProperty("user.name"));
+    }
+
     /** The account this process runs as. */
     public static UnixAccount current() {
         String name = System.getProperty("user.name");

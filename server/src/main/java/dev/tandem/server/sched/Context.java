@@ -154,7 +154,7 @@ final class Context {
      */
     UnixAccount accountOf(String owner) {
         String unixUser = store.user(owner).map(u -> u.unixUser()).orElse(null);
-        if (unixUser == null || unixUser.equals(System.getProperty("user.name"))) return null;
+        if (UnixAccount.isDaemons(unixUser)) return null;
         return UnixAccount.lookup(unixUser).orElseThrow(() -> new JobCannotRun("the Unix account " + unixUser + " of user " + owner + " no longer exists"));
     }
 }
