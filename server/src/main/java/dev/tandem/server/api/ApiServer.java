@@ -44,6 +44,7 @@ import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
 
@@ -202,7 +203,8 @@ public final class ApiServer implements AutoCloseable {
 
     /**
      * The account a user's jobs run as, where it is not the daemon's own (null then, also for a user whose account is
-     * gone: such a job fails at its start, saying so).
+     * gone: such a job fails at its start, saying so). A submission's directories are checked with its rights
+     * ({@link UnixAccount#cannotEnter}), whatever the executor: a root daemon must not tell a user which directories exist.
      */
     private static UnixAccount runsAs(User user) {
         return UnixAccount.isDaemons(user.unixUser()) ? null : UnixAccount.lookup(user.unixUser()).orElse(null);
@@ -216,7 +218,8 @@ public final class ApiServer implements AutoCloseable {
     private void submit(Context ctx) {
         User user = ctx.attribute("user");
         UnixAccount owner = runsAs(user);
-        JobRequest.Submission sub = requests.parse(body(ctx), dir -> loop.cannotEnter(owner, dir));
+        JobRequest.Submission sub = requests.parse(body(ctx), dir -> owner != null ? owner.cannotEnter(dir)
+                : Files.isDirectory(dir) ? Optional.empty() : Optional.of("no such directory on the server: " + dir));
         NewJob j = sub.job();
         loop.cannotEnforce(j.limits()).ifPresent(why -> { throw ApiError.badField("limits", why); });
         loop.cannotRun(j.signature()).ifPresent(why -> { throw ApiError.badField("signature", why); });

@@ -82,16 +82,6 @@ public interface Executor extends AutoCloseable {
         return java.util.concurrent.CompletableFuture.completedFuture(Optional.of("the " + getClass().getSimpleName() + " hands no output over"));
     }
 
-    /**
-     * Why runs of {@code owner} (null: the daemon's own account) could not enter {@code dir}, or empty where they can. The
-     * same answer for a directory that does not exist and one the owner may not enter, where those differ for the
-     * daemon: the API must not tell a user which directories exist where only the daemon can look. Here: whether the
-     * daemon sees a directory, for executors whose runs all have the daemon's rights.
-     */
-    default Optional<String> cannotEnter(UnixAccount owner, java.nio.file.Path dir) {
-        return java.nio.file.Files.isDirectory(dir) ? Optional.empty() : Optional.of("no such directory on the server: " + dir);
-    }
-
     /** Why this executor cannot enforce a job's run limits; empty where it can, or where none are asked for. */
     default Optional<String> cannotEnforce(dev.tandem.server.store.RunLimits limits) {
         return limits.any() ? Optional.of("the " + getClass().getSimpleName() + " sets no run limits") : Optional.empty();

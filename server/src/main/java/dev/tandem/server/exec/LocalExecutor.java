@@ -138,13 +138,10 @@ public final class LocalExecutor implements Executor {
         return "a cgroup v2 per run under " + cgroups.parent() + " (limits: " + cgroups.limits() + ") and " + session;
     }
 
-    /**
-     * util-linux's setpriv, run by the wrapper: the job's uid and gid, its supplementary groups from the group
-     * database, and no capabilities left over from root.
-     */
+    /** util-linux's setpriv, run by the wrapper with the job's account ({@link UnixAccount#switchTo}). */
     List<String> switchTo(UnixAccount a) {
         if (setpriv == null) throw new ExecException("cannot run a job as " + a.name() + ": setpriv (util-linux) is not installed");
-        return List.of(setpriv.toString(), "--reuid=" + a.uid(), "--regid=" + a.gid(), "--init-groups", "--inh-caps=-all", "--");
+        return a.switchTo(setpriv);
     }
 
     /** The environment a job run as another account starts from, as a login would give (no daemon variables). */
@@ -410,37 +407,6 @@ public final class LocalExecutor implements Executor {
     @Override public CompletableFuture<Optional<String>> handOverOutput(long jobId, UnixAccount owner, Path target) {
         List<String> asOwner = owner != null && owner.uid() != self.uid() ? switchTo(owner) : List.of();
         return OutputHandOver.copy(logFile(stateDir, jobId), asOwner, target, "output-" + jobId);
-    }
-
-    /**
-     * For another account, asked with its rights ({@code test -d DIR -a -x DIR} through setpriv, as its runs start): a
-     * directory that does not exist and one it may not enter get the same answer.
-     */
-    @Override public Optional<String> cannotEnter(UnixAccount owner, Path dir) {
-        if (owner == null || owner.uid() == self.uid()) return Executor.super.cannotEnter(owner, dir);
-        List<String> cmd;
-        try {
-            cmd = new ArrayList<>(switchTo(owner));
-        } catch (ExecException e) { // no setpriv: none of the owner's runs could start either
-            return Optional.of(e.getMessage());
-        }
-        cmd.addAll(List.of("/usr/bin/test", "-d", dir.toString(), "-a", "-x", dir.toString()));
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD);
-        pb.environment().clear();
-        pb.environment().put("PATH", "/usr/bin:/bin");
-        try {
-            Process p = pb.start();
-            if (!p.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                return Optional.of("could not check, as " + owner.name() + ", whether it can enter " + dir + " (no answer within 10 s)");
-            }
-            return p.exitValue() == 0 ? Optional.empty() : Optional.of("no directory that " + owner.name() + " can enter: " + dir);
-        } catch (IOException e) {
-            return Optional.of("could not check, as " + owner.name() + ", whether it can enter " + dir + ": " + e.getMessage());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return Optional.of("interrupted while checking, as " + owner.name() + ", whether it can enter " + dir);
-        }
     }
 
     /** Why this executor cannot enforce these limits; empty where it can (or none are asked for). */

@@ -2,10 +2,15 @@ package dev.tandem.server.exec;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * A Unix account as the name service knows it ({@code getent passwd NAME}, so LDAP or SSSD accounts count too):
@@ -52,6 +57,42 @@ public record UnixAccount(String name, long uid, long gid, String home, String s
      */
     public static boolean isDaemons(String unixUser) {
         return unixUser == null || unixUser.equals(System.getProperty("user.name"));
+    }
+
+    /**
+     * The argv prefix that runs a command with this account's rights through util-linux's {@code setpriv}: its uid and gid,
+     * its supplementary groups from the group database, and no capabilities left over from root.
+     */
+    public List<String> switchTo(Path setpriv) {
+        return List.of(setpriv.toString(), "--reuid=" + uid, "--regid=" + gid, "--init-groups", "--inh-caps=-all", "--");
+    }
+
+    /**
+     * Why this account could not enter {@code dir}, or empty where it can: asked with its rights ({@code test -d DIR -a -x
+     * DIR} through setpriv, by a root daemon), so that a directory that does not exist and one the account may not enter
+     * get the same answer, and a user learns nothing of directories only root can see.
+     */
+    public Optional<String> cannotEnter(Path dir) {
+        Path setpriv = Stream.of(Path.of("/usr/bin/setpriv"), Path.of("/bin/setpriv")).filter(Files::isExecutable).findFirst().orElse(null);
+        if (setpriv == null) return Optional.of("cannot check, as " + name + ", whether it can enter " + dir + ": setpriv (util-linux) is not installed");
+        List<String> cmd = new ArrayList<>(switchTo(setpriv));
+        cmd.addAll(List.of("/usr/bin/test", "-d", dir.toString(), "-a", "-x", dir.toString()));
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD);
+        pb.environment().clear();
+        pb.environment().put("PATH", "/usr/bin:/bin");
+        try {
+            Process p = pb.start();
+            if (!p.waitFor(10, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                return Optional.of("cannot check, as " + name + ", whether it can enter " + dir + " (no answer within 10 s)");
+            }
+            return p.exitValue() == 0 ? Optional.empty() : Optional.of("no directory that " + name + " can enter: " + dir);
+        } catch (IOException e) {
+            return Optional.of("cannot check, as " + name + ", whether it can enter " + dir + ": " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.of("interrupted while checking, as " + name + ", whether it can enter " + dir);
+        }
     }
 
     /** The account this process runs as. */

@@ -216,9 +216,6 @@ public final class SchedulerLoop implements AutoCloseable {
      */
     public void useGpuLocks(dev.tandem.server.exec.GpuLocks locks) { ctx.unusable.useLocks(locks); }
 
-    /** Why runs of {@code owner} (null: the daemon's account) could not enter {@code dir}; empty where they can. */
-    public java.util.Optional<String> cannotEnter(dev.tandem.server.exec.UnixAccount owner, java.nio.file.Path dir) { return ctx.executor.cannotEnter(owner, dir); }
-
     /** Why this daemon's executor cannot enforce a job's run limits; empty where it can. */
     public java.util.Optional<String> cannotEnforce(dev.tandem.server.store.RunLimits limits) { return ctx.executor.cannotEnforce(limits); }
 
