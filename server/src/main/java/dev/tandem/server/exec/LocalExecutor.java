@@ -23,7 +23,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
 /**
  * Runs each job as a child process of the daemon: the argv list as given (through {@code tandem-run.sh}, which
@@ -126,8 +125,7 @@ public final class LocalExecutor implements Executor {
      * user's directories), else from the tool path; null where there is none.
      */
     private static Path utilLinux(ToolPath tools, String name) {
-        return Stream.of(Path.of("/usr/bin", name), Path.of("/bin", name)).filter(Files::isExecutable).findFirst()
-                .or(() -> tools.find(name)).orElse(null);
+        return ToolPath.system(name).or(() -> tools.find(name)).orElse(null);
     }
 
     @Override public String containment() {

@@ -2,7 +2,6 @@ package dev.tandem.server.exec;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,7 +9,6 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 /**
  * A Unix account as the name service knows it ({@code getent passwd NAME}, so LDAP or SSSD accounts count too):
@@ -73,7 +71,7 @@ public record UnixAccount(String name, long uid, long gid, String home, String s
      * get the same answer, and a user learns nothing of directories only root can see.
      */
     public Optional<String> cannotEnter(Path dir) {
-        Path setpriv = Stream.of(Path.of("/usr/bin/setpriv"), Path.of("/bin/setpriv")).filter(Files::isExecutable).findFirst().orElse(null);
+        Path setpriv = ToolPath.system("setpriv").orElse(null);
         if (setpriv == null) return Optional.of("cannot check, as " + name + ", whether it can enter " + dir + ": setpriv (util-linux) is not installed");
         List<String> cmd = new ArrayList<>(switchTo(setpriv));
         cmd.addAll(List.of("/usr/bin/test", "-d", dir.toString(), "-a", "-x", dir.toString()));
