@@ -17,8 +17,9 @@ import java.util.Set;
  * it (waiting for a start or a hold, running for a preemption or a move) and whether it may go where the decision
  * puts it ({@link PlacementRules}, {@link Reservations#refusal}). The simulator fails the run on a refusal (a policy
  * bug); the daemon skips the step, logs it at WARN, counts it and notes it in the job's history (the world may have
- * moved since the snapshot). What a world then does with an accepted step (start at once, or once the GPUs the
- * same decision freed are empty) is its own.
+ * moved since the snapshot). Both worlds walk a decision through {@link DecisionCarrier}, which holds the one view of
+ * a world these rules check against and what happens to an accepted step (start at once, or once the GPUs the same
+ * decision freed are empty).
  *
  * <p>Where a job is for a step, the rules keep themselves: as the policy was shown it (a waiting job the queue's rules
  * held back was not shown, and is in no phase the decision may name), then as the decision's earlier steps moved it (a

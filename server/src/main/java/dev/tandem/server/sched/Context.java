@@ -10,6 +10,8 @@ import dev.tandem.core.model.Node;
 import dev.tandem.core.runtime.OutOfMemoryRule;
 import dev.tandem.core.policy.Policy;
 import dev.tandem.core.runtime.DecisionDue;
+import dev.tandem.core.policy.SchedulerSnapshot;
+import dev.tandem.core.runtime.DecisionCarrier;
 import dev.tandem.core.runtime.Placements;
 import dev.tandem.core.runtime.Reservations;
 import dev.tandem.server.exec.Executor;
@@ -42,6 +44,8 @@ final class Context {
     final Cluster cluster;
     /** Who holds which GPUs: the runtime's ledger of live runs (a run stays placed until its process has ended). */
     final Placements<Long, Run> runs;
+    /** Carries out the policy's decisions on {@link #runs}, and keeps the runs being stopped and the GPUs promised meanwhile. */
+    final DecisionCarrier<Long, Run, SchedulerSnapshot> carrier;
     final Learned learned;
     final OnlineCorrectedModel oracle;
     final GpuMonitor monitor;
@@ -73,6 +77,7 @@ final class Context {
         this.cluster = clusterOf(devices);
         this.due = new DecisionDue(policy, this.cluster);
         this.runs = new Placements<>(this.cluster, run -> run.jobId);
+        this.carrier = new DecisionCarrier<>(runs);
         this.learned = new Learned(store, knownProfiles, executor.hardwareProfiles());
         this.oracle = oracle;
         this.monitor = monitor;

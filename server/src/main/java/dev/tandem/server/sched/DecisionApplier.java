@@ -1,7 +1,7 @@
 package dev.tandem.server.sched;
 
 import dev.tandem.core.runtime.OutOfMemoryRule;
-import dev.tandem.core.runtime.DecisionRules;
+import dev.tandem.core.runtime.DecisionCarrier;
 import dev.tandem.core.runtime.Lifecycle;
 import dev.tandem.core.runtime.PlacementRules;
 import dev.tandem.core.runtime.Reservations;
@@ -23,7 +23,6 @@ import dev.tandem.server.store.Store;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
@@ -32,23 +31,16 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Carries out the policy's decisions on this machine. The policy is trusted for what to do; this class checks
- * only what the machine needs to stay sane (a decision it refuses is logged and skipped, and the policy is
- * asked again next round): at most two jobs per GPU, a job without profile or one that must run alone only on
- * idle GPUs, nobody next to a job being profiled or stopping, and jobs that are still where the policy saw them.
+ * Carries out the policy's decisions on this machine, through the runtime's {@link DecisionCarrier} (the same walk
+ * and the same checks as the simulator's): a step the rules refuse is logged at WARN, counted and noted in the job's
+ * history, and the policy is asked again next round; a start begins a run (or waits for GPUs that runs the scheduler
+ * stopped still hold: the carrier's promise); a preemption or move stops the run, which checkpoints and exits in its own
+ * time. What is the daemon's own: the store's states and history, the executor's runs and their asynchronous binding.
  */
 final class DecisionApplier {
     private static final Logger log = LoggerFactory.getLogger(DecisionApplier.class);
     /** The last refusal recorded in each job's history, so that a decision repeated every round is noted once. */
     private final Map<Long, String> lastRefusal = new HashMap<>();
-    /**
-     * Starts the policy decided on GPUs that runs it stopped in the same decision still hold (a preemption takes until
-     * the run has checkpointed and exited): the GPUs are promised to the job, which starts as soon as they are free,
-     * as the simulator, where a preemption frees the GPUs at once, starts it at the moment of the decision.
-     */
-    private final Map<Long, Promised> promised = new java.util.LinkedHashMap<>();
-
-    private record Promised(List<Integer> gpus, String reason, SchedulerSnapshot snapshot) {}
 
     private final Context ctx;
     private final ExitHandler exits;
@@ -61,144 +53,105 @@ final class DecisionApplier {
     }
 
     void apply(List<Decision> decisions, SchedulerSnapshot snapshot, Map<Long, JobRecord> jobs, long now) {
-        Step step = new Step(jobs);
-        held(DecisionRules.apply(decisions, snapshot.queue(), step, ctx.reservations, ctx.time.seconds(now), new Carry(step, snapshot, now)), jobs, now);
+        held(ctx.carrier.apply(decisions, snapshot.queue(), new Live(jobs, now, ""), ctx.reservations, ctx.time.seconds(now), snapshot), jobs, now);
     }
 
     /**
-     * What the daemon does with the steps of one decision: a refused step is logged at WARN, counted and noted in the
-     * job's history; a start begins a run (or is promised GPUs that runs this decision stopped still hold); a preemption
-     * or move stops the run, which checkpoints and exits.
+     * The daemon as the {@link DecisionCarrier} sees it, for one round (or one run that left): the jobs are the round's
+     * records (a start replaces its job's with the stored one, so that a later step stops it from its stored state).
      */
-    private final class Carry implements DecisionRules.Steps {
-        private final Step step;
-        private final SchedulerSnapshot snapshot;
+    private final class Live implements DecisionCarrier.World<Long, Run, SchedulerSnapshot> {
+        private final Map<Long, JobRecord> jobs;
         private final long now;
-        /** Asked once per round, and only when something is to start. */
-        private Boolean ready;
+        /** Added to what a refused step names in the job's history. */
+        private final String refusedSuffix;
 
-        Carry(Step step, SchedulerSnapshot snapshot, long now) {
-            this.step = step;
-            this.snapshot = snapshot;
+        Live(Map<Long, JobRecord> jobs, long now, String refusedSuffix) {
+            this.jobs = jobs;
             this.now = now;
+            this.refusedSuffix = refusedSuffix;
         }
 
-        @Override public boolean knows(String jobId) { return step.job(jobId) != null; }
+        @Override public dev.tandem.core.model.Cluster cluster() { return ctx.cluster; }
+
+        /** The job a decision names, or null when this round does not know it (not a number, not an unfinished job). */
+        @Override public Long key(String jobId) {
+            try {
+                Long id = Long.parseLong(jobId);
+                return jobs.get(id) != null ? id : null;
+            } catch (NumberFormatException e) {
+                return null;
+            }
+        }
+
+        @Override public String id(Long job) { return Long.toString(job); }
+
+        @Override public Lifecycle.Phase phase(Long job) {
+            JobRecord r = jobs.get(job);
+            return r == null ? null : r.state().phase();
+        }
+
+        @Override public int gpus(Long job) { return jobs.get(job).gpus(); }
+
+        @Override public String runsAlone(Long job) {
+            JobRecord r = jobs.get(job);
+            return r == null ? null : ctx.runsAlone(r);
+        }
+
+        @Override public List<Integer> gpusOf(Run run) { return run.gpus; }
+
+        @Override public String busy(Run r) {
+            return r.profiling ? "job " + r.jobId + " is being profiled alone" : r.runsAlone != null ? PlacementRules.mustRunAlone(Long.toString(r.jobId), r.runsAlone) : null;
+        }
+
+        @Override public String unusable(int gpu) { return ctx.unusable.why(gpu); }
+
+        @Override public boolean ready() { return ctx.executor.ready(); }
+
+        @Override public void start(Long id, List<Integer> gpus, String reason, SchedulerSnapshot snapshot) {
+            lastRefusal.remove(id);
+            startOn(jobs.get(id), gpus, reason, snapshot, jobs, now);
+            // a later step may stop it again (the simulator's job is placed at once): it does so from its stored state now
+            ctx.store.job(id).ifPresent(started -> jobs.put(id, started));
+        }
+
+        /** Stops a running job for the policy; it stays on its GPUs (in the ledger) until its process has ended. */
+        @Override public DecisionCarrier.Outcome stop(Long id, DecisionCarrier.Stop why, List<Integer> moveTo, Decision step) {
+            JobRecord job = jobs.get(id);
+            String reason = why == DecisionCarrier.Stop.MOVE ? "migrating to GPU(s) " + ctx.describe(moveTo) + ": " + step.reason() : "preempted: " + step.reason();
+            if (!JobState.ON_GPU.contains(job.state())) return DecisionCarrier.Outcome.NOT;
+            if (!ctx.store.transition(id, JobState.ON_GPU, JobState.SUSPENDED, Context.ACTOR, reason, new Change().set(Column.QUEUED_AT, now), now)) {
+                return DecisionCarrier.Outcome.NOT;
+            }
+            ctx.metrics.decision(why == DecisionCarrier.Stop.MOVE ? "migrate" : "preempt");
+            ctx.decisions.add(now, id, job.owner(), why == DecisionCarrier.Stop.MOVE ? "migrated" : "preempted", reason);
+            ctx.executor.stop(id);
+            return DecisionCarrier.Outcome.UNDERWAY;
+        }
 
         @Override public void unknown(Decision d) {
             ctx.metrics.rejectedDecision();
             log.warn("policy decision refused: {} for job '{}', which this round does not know", what(d), d.jobId());
         }
 
-        @Override public void refused(Decision d, String why) { rejected(step.job(d.jobId()), what(d), why, now); }
-
-        @Override public void start(Decision.Start s) {
-            JobRecord job = step.job(s.jobId());
-            // the rules let a job with a run start only after an earlier step of this decision suspended it: it starts there
-            // once its run has exited (a run whose stop the store refused, its job cancelled meanwhile, is left alone)
-            if (ctx.runs.get(job.id()) != null) {
-                redirect(job, Run.Stop.MIGRATE, s.gpus(), "to start on GPU(s) " + ctx.describe(s.gpus()) + " once stopped: " + s.reason(), now);
-                return;
-            }
-            begin(job, s.gpus(), s.reason());
-        }
-
-        /** Starts a waiting job now, or promises it the GPUs that runs being stopped still hold. */
-        private void begin(JobRecord job, List<Integer> gpus, String reason) {
-            if (ready == null) ready = ctx.executor.ready();
-            if (!ready) return; // the jobs wait in the queue; the policy is asked again next round
-            if (promisedOrRefused(job, gpus, reason, "start on GPU(s) " + ctx.describe(gpus), snapshot, now)) return;
-            lastRefusal.remove(job.id());
-            startOn(job, gpus, reason, snapshot, step.jobs, now);
-            // a later step may stop it again (the simulator's job is placed at once): it does so from its stored state now
-            ctx.store.job(job.id()).ifPresent(started -> step.jobs.put(job.id(), started));
-        }
-
-        @Override public void preempt(Decision.Preempt p) {
-            JobRecord job = step.job(p.jobId());
-            if (promised.remove(job.id()) != null) return; // started by this decision onto GPUs still being freed: it waits again
-            if (stopping(job) == Run.Stop.MIGRATE) redirect(job, Run.Stop.SUSPEND, List.of(), "suspended instead of moved: " + p.reason(), now);
-            else stop(job, Run.Stop.SUSPEND, List.of(), "preempted: " + p.reason(), now); // (a run already being suspended goes on)
-        }
-
-        @Override public void migrate(Decision.Migrate m) {
-            JobRecord job = step.job(m.jobId());
-            if (promised.remove(job.id()) != null) { // started by this decision onto GPUs still being freed: it starts there instead
-                begin(job, m.gpus(), m.reason());
-                return;
-            }
-            if (stopping(job) != Run.Stop.NONE) { // its run is being stopped already: it goes there instead
-                redirect(job, Run.Stop.MIGRATE, m.gpus(), "moving to GPU(s) " + ctx.describe(m.gpus()) + " instead: " + m.reason(), now);
-            } else {
-                stop(job, Run.Stop.MIGRATE, m.gpus(), "migrating to GPU(s) " + ctx.describe(m.gpus()) + ": " + m.reason(), now);
-            }
-        }
-    }
-
-    /**
-     * Why the job's run is being stopped (by this decision or an earlier one: a run checkpoints and exits in its own
-     * time, and a policy may be shown it running meanwhile), or NONE; a job without a run, or one stopped because it was
-     * cancelled or failed, counts as NONE: a later step does not re-direct such a stop.
-     */
-    private Run.Stop stopping(JobRecord job) {
-        Run run = ctx.runs.get(job.id());
-        return run == null || run.stop == Run.Stop.CANCEL ? Run.Stop.NONE : run.stop;
-    }
-
-    /**
-     * The daemon as {@link DecisionRules} sees it at each step of a decision: a job with a run is running (the policy was
-     * shown every run), any other as its state says. Runs being stopped (by this decision or before) are on no GPU for
-     * the rules, as in the simulator, where a preemption frees the GPUs at once: a job placed there is promised them
-     * ({@link #promisedOrRefused}).
-     */
-    private final class Step implements DecisionRules.World {
-        private final Map<Long, JobRecord> jobs;
-
-        Step(Map<Long, JobRecord> jobs) {
-            this.jobs = jobs;
-        }
-
-        /** The job a decision names, or null when this round does not know it (not a number, not an unfinished job). */
-        JobRecord job(String jobId) {
-            try {
-                return jobs.get(Long.parseLong(jobId));
-            } catch (NumberFormatException e) {
-                return null;
-            }
-        }
-
-        @Override public dev.tandem.core.model.Cluster cluster() { return ctx.cluster; }
-
-        @Override public Lifecycle.Phase phase(String jobId) {
-            JobRecord job = job(jobId);
-            return ctx.runs.get(job.id()) != null ? Lifecycle.Phase.RUNNING : job.state().phase();
-        }
-
-        @Override public int gpus(String jobId) { return jobs.get(Long.parseLong(jobId)).gpus(); }
-
-        @Override public String runsAlone(String jobId) { return ctx.runsAlone(jobs.get(Long.parseLong(jobId))); }
+        @Override public void refused(Long id, Decision d, String why) { rejected(jobs.get(id), what(d) + refusedSuffix, why, now); }
 
         /**
-         * The runs on the GPU that are not being stopped, and the jobs promised it: those are on it for the rules, as the
-         * simulator's job started there is (at most two jobs per GPU counts them, and one that must run alone takes no
-         * partner).
+         * The job's history says where a job whose run is being stopped goes now: a re-packing policy suspends a guest
+         * whose partner's GPUs are not free to join yet and, once later steps have freed them, starts it there.
          */
-        @Override public List<PlacementRules.Tenant> tenantsOn(int gpu, String exceptJobId) {
-            List<PlacementRules.Tenant> on = DecisionApplier.this.tenantsOn(gpu, false);
-            if (on.isEmpty() && promised.isEmpty()) return on;
-            List<PlacementRules.Tenant> out = new ArrayList<>(on.size() + 1);
-            for (PlacementRules.Tenant t : on) if (!t.jobId().equals(exceptJobId)) out.add(t);
-            promised.forEach((id, p) -> {
-                String key = Long.toString(id);
-                if (!p.gpus().contains(gpu) || key.equals(exceptJobId)) return;
-                JobRecord job = jobs.get(id);
-                String alone = job == null ? null : ctx.runsAlone(job); // as it will run: alone if it must
-                out.add(new PlacementRules.Tenant(key, p.gpus(), alone == null ? null : PlacementRules.mustRunAlone(key, alone)));
-            });
-            return out;
+        @Override public void redirected(Long id, DecisionCarrier.Stopping next, Decision step) {
+            String what = switch (step) {
+                case Decision.Start s -> "to start on GPU(s) " + ctx.describe(s.gpus()) + " once stopped: " + s.reason();
+                case Decision.Preempt p -> "suspended instead of moved: " + p.reason();
+                case Decision.Migrate m -> "moving to GPU(s) " + ctx.describe(m.gpus()) + " instead: " + m.reason();
+                case Decision.Reserve r -> throw new IllegalArgumentException("a hold moves no run: " + r);
+            };
+            ctx.store.note(id, Context.ACTOR, what, now);
         }
 
-        @Override public String unusable(int gpu) { return ctx.unusable.why(gpu); }
+        /** The GPUs are free for the policy to give to someone else. */
+        @Override public void promiseDropped(Long id) { ctx.due.happened(); }
     }
 
     /** A decision as the job's history names it when it is refused. */
@@ -239,33 +192,6 @@ final class DecisionApplier {
     }
 
     /**
-     * A step about a job whose run is being stopped (by an earlier step of the decision, or by an earlier decision: the
-     * run checkpoints and exits in its own time, and a policy is shown it running until then): the step changes what
-     * happens once it has exited. A re-packing policy suspends a guest whose partner's GPUs are not free to join yet and,
-     * once later steps have freed them, starts it there: the suspension becomes a move, and the job starts on those GPUs
-     * when the run has exited ({@link #migrated}); a job moved and then suspended or moved again stays off GPUs or goes
-     * where the last step said (the simulator applies each step at once, so its jobs are always where the last step put
-     * them). The job's history says so. A run no decision came to stop (its job ended meanwhile) is left alone.
-     */
-    private void redirect(JobRecord job, Run.Stop to, List<Integer> gpus, String what, long now) {
-        Run run = ctx.runs.get(job.id());
-        if (run == null || run.stop == Run.Stop.NONE || run.stop == Run.Stop.CANCEL) return;
-        run.stop = to;
-        run.migrateTo = List.copyOf(gpus);
-        ctx.store.note(job.id(), Context.ACTOR, what, now);
-    }
-
-    /** The placement rules every world applies ({@link PlacementRules}), with what only the live world knows. */
-    private Optional<String> refuseStart(JobRecord job, List<Integer> gpus) {
-        return refuseStart(job, gpus, true);
-    }
-
-    /** @param withStopping false: as if the runs the scheduler is stopping had already left their GPUs */
-    private Optional<String> refuseStart(JobRecord job, List<Integer> gpus, boolean withStopping) {
-        return PlacementRules.refusal(job.gpus(), gpus, ctx.cluster, ctx.runsAlone(job), gpu -> tenantsOn(gpu, withStopping), ctx.unusable::why);
-    }
-
-    /**
      * Starts a job the policy migrated, its run now stopped, on the GPUs it was moved to. Runs the same decision stopped
      * may still hold them (a re-packing policy suspends one job and moves another onto its GPU at once): they are then
      * promised to it, as to a job started there, and it starts when they have left, where the simulator moves it at the
@@ -273,74 +199,24 @@ final class DecisionApplier {
      * GPUs being freed at almost every re-packing: 197 of the demo's 200 jobs ran differently from the simulator).
      */
     void migrated(JobRecord job, List<Integer> gpus, SchedulerSnapshot snapshot, long now) {
-        String where = ctx.describe(gpus), reason = "migrated to GPU(s) " + where;
-        if (promisedOrRefused(job, gpus, reason, "migrate to GPU(s) " + where + ", stays queued", snapshot, now)) return;
-        Map<Long, JobRecord> hosts = new java.util.LinkedHashMap<>();
-        for (Run r : ctx.runs.on(gpus, null)) ctx.store.job(r.jobId).ifPresent(x -> hosts.put(x.id(), x));
-        startOn(job, gpus, reason, snapshot, hosts, now);
+        Map<Long, JobRecord> known = new java.util.LinkedHashMap<>();
+        known.put(job.id(), job);
+        for (Run r : ctx.runs.on(gpus, null)) ctx.store.job(r.jobId).ifPresent(x -> known.put(x.id(), x));
+        ctx.carrier.moved(new Live(known, now, ", stays queued"), job.id(), gpus, "migrated to GPU(s) " + ctx.describe(gpus), snapshot);
     }
 
-    /**
-     * Whether a job placed on {@code gpus} must not start there now: the GPUs are promised to it, because only runs the
-     * scheduler is stopping hold them (it starts when they have left), or the rules refuse the placement (logged as
-     * {@code what}). False: it may start now.
-     */
-    private boolean promisedOrRefused(JobRecord job, List<Integer> gpus, String reason, String what, SchedulerSnapshot snapshot, long now) {
-        Optional<String> refusal = refuseStart(job, gpus);
-        if (refusal.isEmpty()) return false;
-        if (refuseStart(job, gpus, false).isEmpty()) promised.put(job.id(), new Promised(List.copyOf(gpus), reason, snapshot));
-        else rejected(job, what, refusal.get(), now);
-        return true;
-    }
-
-    /** Jobs waiting for GPUs promised to them ({@link #promised}): no longer the policy's to place. */
-    Set<Long> promised() { return promised.keySet(); }
+    /** Jobs waiting for GPUs promised to them: no longer the policy's to place. */
+    Set<Long> promised() { return ctx.carrier.promised().keySet(); }
 
     /** The GPUs promised to each such job. */
-    Map<Long, List<Integer>> promisedGpus() {
-        Map<Long, List<Integer>> out = new java.util.LinkedHashMap<>();
-        promised.forEach((id, p) -> out.put(id, p.gpus()));
-        return out;
-    }
+    Map<Long, List<Integer>> promisedGpus() { return ctx.carrier.promised(); }
 
     /**
      * Starts the promised jobs whose GPUs are free now, each as the policy decided it (a job cancelled meanwhile, or a
      * placement the rules now refuse, is dropped, and the policy decides again).
      */
     void startPromised(Map<Long, JobRecord> jobs, long now) {
-        for (var it = promised.entrySet().iterator(); it.hasNext(); ) {
-            var e = it.next();
-            Promised p = e.getValue();
-            boolean stillStopping = p.gpus().stream().anyMatch(g -> ctx.runs.on(g).stream().anyMatch(r -> r.stop != Run.Stop.NONE));
-            if (stillStopping) continue;
-            it.remove();
-            JobRecord job = jobs.get(e.getKey());
-            if (job == null || !JobState.QUEUED.contains(job.state())) {
-                ctx.due.happened(); // the GPUs are free for the policy to give to someone else
-                continue;
-            }
-            Optional<String> refusal = refuseStart(job, p.gpus());
-            if (refusal.isPresent()) {
-                rejected(job, "start on GPU(s) " + ctx.describe(p.gpus()), refusal.get(), now);
-                ctx.due.happened();
-                continue;
-            }
-            startOn(job, p.gpus(), p.reason(), p.snapshot(), jobs, now);
-            ctx.store.job(job.id()).ifPresent(started -> jobs.put(started.id(), started)); // the round goes on with it started
-        }
-    }
-
-    private List<PlacementRules.Tenant> tenantsOn(int gpu, boolean withStopping) {
-        List<Run> on = ctx.runs.on(gpu);
-        if (on.isEmpty()) return List.of();
-        List<PlacementRules.Tenant> out = new ArrayList<>(on.size());
-        for (Run r : on) {
-            if (!withStopping && r.stop != Run.Stop.NONE) continue;
-            String busy = r.profiling ? "job " + r.jobId + " is being profiled alone" : r.stop != Run.Stop.NONE ? "job " + r.jobId + " is stopping"
-                    : r.runsAlone != null ? PlacementRules.mustRunAlone(Long.toString(r.jobId), r.runsAlone) : null;
-            out.add(new PlacementRules.Tenant(Long.toString(r.jobId), r.gpus, busy));
-        }
-        return out;
+        ctx.carrier.keepPromises(new Live(jobs, now, ""));
     }
 
     /**
@@ -472,7 +348,7 @@ final class DecisionApplier {
                 s.attempt(), s.reason());
         ctx.decisions.add(now, job.id(), job.owner(), s.state() == JobState.PAIRED ? "paired" : s.state() == JobState.PROFILING ? "profiling" : "started",
                 "on GPU(s) " + ctx.describe(run.gpus) + ": " + s.reason());
-        if (run.stop != Run.Stop.NONE) ctx.executor.stop(job.id());
+        if (ctx.carrier.stopping(job.id()) != null) ctx.executor.stop(job.id());
     }
 
     /** The job's own environment, plus its place in a job array (as Slurm's SLURM_ARRAY_JOB_ID and SLURM_ARRAY_TASK_ID). */
@@ -495,18 +371,4 @@ final class DecisionApplier {
                         .set(Column.STARTED_AT, job.startedAt()).set(Column.FIRST_STARTED_AT, job.firstStartedAt()), now);
         ctx.due.happened();
     }
-
-    /** Stops a running job for the policy; it stays on its GPUs (in the ledger) until its process has ended. */
-    void stop(JobRecord job, Run.Stop why, List<Integer> migrateTo, String reason, long now) {
-        Run run = ctx.runs.get(job.id());
-        if (run == null || run.stop != Run.Stop.NONE || !JobState.ON_GPU.contains(job.state())) return;
-        if (!ctx.store.transition(job.id(), JobState.ON_GPU, JobState.SUSPENDED, Context.ACTOR, reason,
-                new Change().set(Column.QUEUED_AT, now), now)) return;
-        ctx.metrics.decision(why == Run.Stop.MIGRATE ? "migrate" : "preempt");
-        ctx.decisions.add(now, job.id(), job.owner(), why == Run.Stop.MIGRATE ? "migrated" : "preempted", reason);
-        run.stop = why;
-        run.migrateTo = List.copyOf(migrateTo);
-        ctx.executor.stop(job.id());
-    }
-
 }

@@ -1,5 +1,6 @@
 package dev.tandem.server.sched;
 
+import dev.tandem.core.runtime.DecisionCarrier;
 import dev.tandem.core.model.WorkloadSignature;
 import dev.tandem.server.exec.ExecEvent;
 import dev.tandem.server.exec.ExecException;
@@ -37,13 +38,17 @@ final class ExitHandler {
         this.profiling = profiling;
     }
 
-    /** Takes a run off its GPUs (it ended, or never started); a neighbour left alone is no longer paired. */
-    void leave(Run run, long now) {
+    /**
+     * Takes a run off its GPUs (it ended, or never started); a neighbour left alone is no longer paired. Returns why the
+     * scheduler was stopping it, or null.
+     */
+    DecisionCarrier.Stopping leave(Run run, long now) {
         List<Run> neighbours = ctx.runs.on(run.gpus, run);
         ctx.runs.remove(run);
+        DecisionCarrier.Stopping stopped = ctx.carrier.left(run.jobId);
         // GPUs freed by a stop the policy asked for were part of that decision (their new tenants are promised them), as
         // in the simulator; anything else is news to the policy
-        if (run.stop != Run.Stop.SUSPEND && run.stop != Run.Stop.MIGRATE) ctx.due.happened();
+        if (stopped == null || stopped.why() == DecisionCarrier.Stop.END) ctx.due.happened();
         for (Run n : neighbours) {
             if (!ctx.runs.on(n.gpus, n).isEmpty()) continue;
             n.placed(now, null, null);
@@ -53,13 +58,14 @@ final class ExitHandler {
                 ctx.decisions.add(now, n.jobId, null, "alone", alone);
             }
         }
+        return stopped;
     }
 
     /** Handles an ended run; returns the GPUs to restart it on when it was stopped to migrate. */
     Optional<List<Integer>> exited(ExecEvent.Exited e, long now) {
         Run run = ctx.runs.get(e.jobId());
         if (run == null) return Optional.empty();
-        leave(run, now);
+        DecisionCarrier.Stopping stopped = leave(run, now);
         ctx.metrics.runEnded(now - run.startedAt);
         JobRecord job = ctx.store.job(e.jobId()).orElse(null);
         if (job == null) return Optional.empty();
@@ -72,7 +78,7 @@ final class ExitHandler {
         if (!JobState.ON_GPU.contains(job.state())) {
             // the run ended because it was cancelled, preempted, migrated or requeued: its state is already set
             ctx.store.update(job.id(), ended, now);
-            return run.stop == Run.Stop.MIGRATE ? Optional.of(run.migrateTo) : Optional.empty();
+            return stopped != null && stopped.why() == DecisionCarrier.Stop.MOVE ? Optional.of(stopped.moveTo()) : Optional.empty();
         }
         if (run.profiling) profiling.complete(run, job, now);
         Integer code = e.exitCode();

@@ -13,8 +13,8 @@ import java.util.Optional;
  */
 final class Observations {
     /** A run's side of its pair's report (a run being stopped is not measured where it stays). */
-    private static final PairReports.Side<Run> PAIR_SIDE = new PairReports.Side<>() {
-        @Override public boolean measured(Run r) { return !Double.isNaN(r.observed) && r.stop == Run.Stop.NONE; }
+    private final PairReports.Side<Run> pairSide = new PairReports.Side<>() {
+        @Override public boolean measured(Run r) { return !Double.isNaN(r.observed) && ctx.carrier.stopping(r.jobId) == null; }
 
         @Override public boolean reported(Run r) { return r.observationReported; }
 
@@ -40,7 +40,7 @@ final class Observations {
         for (Run a : ctx.runs.all()) {
             Run b = a.partner == null ? null : ctx.runs.get(a.partner);
             if (b == null) continue;
-            PairReports.report(a, b, PAIR_SIDE, (x, y) -> {
+            PairReports.report(a, b, pairSide, (x, y) -> {
                 if (ctx.cfg.online()) ctx.oracle.observe(x.signature, y.signature, x.gpus.size(), x.observed, y.observed);
                 ctx.store.addObservation(new Store.Observation(x.signature, y.signature, x.gpus.size(), x.observed, y.observed), now);
                 ctx.metrics.colocation(x.predicted == null ? Double.NaN : x.predicted.speedA(), x.observed);

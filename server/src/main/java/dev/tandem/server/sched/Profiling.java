@@ -53,7 +53,7 @@ final class Profiling {
      */
     private void measureKnownAlone(Map<Long, JobRecord> jobs, long now) {
         for (Run run : ctx.runs.all()) {
-            if (run.profiling || run.measuredAlone || run.partner != null || run.stop != Run.Stop.NONE) continue;
+            if (run.profiling || run.measuredAlone || run.partner != null || ctx.carrier.stopping(run.jobId) != null) continue;
             long since = Math.max(run.placedAt, run.profileSince);
             if (now - since < ctx.cfg.profileMs() || ctx.learned.soloSpeedMeasured(run.signature)) continue;
             JobRecord job = jobs.get(run.jobId);

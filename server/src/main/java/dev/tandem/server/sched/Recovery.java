@@ -1,5 +1,6 @@
 package dev.tandem.server.sched;
 
+import dev.tandem.core.runtime.DecisionCarrier;
 import dev.tandem.core.runtime.OutOfMemoryRule;
 import dev.tandem.server.store.Change;
 import dev.tandem.server.store.Change.Column;
@@ -47,7 +48,7 @@ final class Recovery {
             run.runsAlone = r.exclusive() ? OutOfMemoryRule.RUNS_ALONE : null;
             run.profileSince = now;
             if (!onGpu) {
-                run.stop = r.state() == JobState.CANCELLED ? Run.Stop.CANCEL : Run.Stop.SUSPEND;
+                ctx.carrier.stopping(r.id(), r.state() == JobState.CANCELLED ? DecisionCarrier.Stop.END : DecisionCarrier.Stop.SUSPEND);
                 ctx.executor.stop(r.id());
             }
             if (!ctx.runs.adopt(run, gpus)) {

@@ -7,8 +7,6 @@ import java.util.List;
 
 /** What the scheduler loop knows about one live process of a job, beyond the store's row. */
 final class Run {
-    enum Stop { NONE, CANCEL, SUSPEND, MIGRATE }
-
     final long jobId;
     final WorkloadSignature signature;
     final int attempt;
@@ -28,8 +26,6 @@ final class Run {
     boolean measuredAlone;
     /** Readings from here on make its profile (its start, or the daemon's restart: older readings are gone). */
     long profileSince;
-    Stop stop = Stop.NONE;
-    List<Integer> migrateTo = List.of();
     /** This job's side of the prediction for its current partner, null when alone. */
     PairPrediction predicted;
     Long partner;

@@ -1,5 +1,6 @@
 package dev.tandem.server.sched;
 
+import dev.tandem.core.runtime.DecisionCarrier;
 import dev.tandem.core.compat.OnlineCorrectedModel;
 import dev.tandem.core.policy.Decision;
 import dev.tandem.core.policy.Policy;
@@ -366,7 +367,7 @@ public final class SchedulerLoop implements AutoCloseable {
      */
     private void enforceTimeLimits(Map<Long, JobRecord> jobs, long now) {
         for (Run run : ctx.runs.all()) {
-            if (run.stop != Run.Stop.NONE) continue;
+            if (ctx.carrier.stopping(run.jobId) != null) continue;
             JobRecord r = jobs.get(run.jobId);
             if (r == null || r.timeLimitMs() == null || now - run.startedAt <= r.timeLimitMs() || !JobState.ON_GPU.contains(r.state())) continue;
             String why = "time limit of " + limitText(r.timeLimitMs()) + " reached; stopped";
@@ -391,10 +392,10 @@ public final class SchedulerLoop implements AutoCloseable {
     /** The API cancels in the store, a time limit fails a job; here the processes of such jobs are stopped. */
     private void stopWhatWasCancelled(Map<Long, JobRecord> jobs) {
         for (Run run : ctx.runs.all()) {
-            if (run.stop != Run.Stop.NONE) continue;
+            if (ctx.carrier.stopping(run.jobId) != null) continue;
             JobRecord r = jobs.get(run.jobId);
             if (r == null || JobState.ON_GPU.contains(r.state())) continue;
-            run.stop = r.state() == JobState.CANCELLED || r.state() == JobState.FAILED ? Run.Stop.CANCEL : Run.Stop.SUSPEND;
+            ctx.carrier.stopping(run.jobId, r.state() == JobState.CANCELLED || r.state() == JobState.FAILED ? DecisionCarrier.Stop.END : DecisionCarrier.Stop.SUSPEND);
             ctx.executor.stop(run.jobId);
         }
     }

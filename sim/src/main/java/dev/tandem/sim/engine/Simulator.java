@@ -17,7 +17,7 @@ import dev.tandem.core.policy.SchedulerSnapshot;
 import dev.tandem.core.policy.SoleTenantJournal;
 import dev.tandem.core.runtime.Admission;
 import dev.tandem.core.runtime.DecisionDue;
-import dev.tandem.core.runtime.DecisionRules;
+import dev.tandem.core.runtime.DecisionCarrier;
 import dev.tandem.core.runtime.LengthEstimates;
 import dev.tandem.core.runtime.Lifecycle;
 import dev.tandem.core.runtime.MemoryLessons;
@@ -166,6 +166,8 @@ public final class Simulator {
          * idle counts the policies read ({@link SimOccupancy}). Its jobs are the running ones, in the order they were placed.
          */
         private final Placements<String, JobState> placements = new Placements<>(cluster, js -> js.job.id());
+        /** Carries out the policy's decisions, as in the daemon ({@link #world}). */
+        private final DecisionCarrier<String, JobState, Void> carrier = new DecisionCarrier<>(placements);
         /** Which jobs started and stopped, so that policies ranking the running jobs follow them instead of viewing each every round. */
         private final RunningJournal runningJournal = new RunningJournal(1 << 16);
         /** GPUs whose pair the ground truth did not measure (it falls back to a model), to report how much of the sharing that was. */
@@ -403,7 +405,7 @@ public final class Simulator {
             }
             newlyObserved.clear();
             // under queue rules the policy was shown the jobs they admitted; else every waiting job
-            holdsChanged(DecisionRules.apply(decisions, admitting ? snap.queue() : null, rulesView, reservations, clock, steps));
+            holdsChanged(carrier.apply(decisions, admitting ? snap.queue() : null, world, reservations, clock, null));
             // the jobs it suspended are back in the queue by its own decision: nothing it has not seen, so no decision is
             // due for them
             due.decided(clock);
@@ -558,78 +560,69 @@ public final class Simulator {
         }
 
         /**
-         * What the simulator does with a decision's steps ({@link DecisionRules#apply}): a refused step is a policy bug and
-         * fails the run; a hold changes nothing here but what is recorded ({@link #holdsChanged}).
+         * The simulator as the {@link DecisionCarrier} sees it: a refused step is a policy bug and fails the run; a stop is
+         * over at once (a suspended job waits again, a moved one runs on its new GPUs), so the carrier never keeps a stop or
+         * a promise here; a hold changes nothing here but what is recorded ({@link #holdsChanged}).
          */
-        private final DecisionRules.Steps steps = new DecisionRules.Steps() {
-            @Override public boolean knows(String jobId) { return job(jobId) != null; }
+        private final DecisionCarrier.World<String, JobState, Void> world = new DecisionCarrier.World<>() {
+            @Override public Cluster cluster() { return cluster; }
+
+            @Override public String key(String jobId) { return job(jobId) != null ? jobId : null; }
+
+            @Override public String id(String job) { return job; }
+
+            @Override public Lifecycle.Phase phase(String jobId) { return job(jobId).phase; }
+
+            @Override public int gpus(String jobId) { return job(jobId).job.gpus(); }
+
+            @Override public String runsAlone(String jobId) { return runsAlone.isEmpty() ? null : runsAlone.get(jobId); }
+
+            @Override public List<Integer> gpusOf(JobState run) { return run.gpuList; }
+
+            @Override public String busy(JobState run) {
+                String alone = runsAlone(run.job.id());
+                return alone == null ? null : PlacementRules.mustRunAlone(run.job.id(), alone);
+            }
+
+            @Override public void start(String jobId, List<Integer> gpus, String reason, Void detail) {
+                JobState js = job(jobId);
+                dequeue(js);
+                place(js, Placements.gpuArray(gpus), Lifecycle.Step.START);
+                applied("start", jobId, reason);
+            }
+
+            @Override public DecisionCarrier.Outcome stop(String jobId, DecisionCarrier.Stop why, List<Integer> moveTo, Decision step) {
+                JobState js = job(jobId);
+                halt(js);
+                if (why == DecisionCarrier.Stop.MOVE) {
+                    place(js, Placements.gpuArray(moveTo), Lifecycle.Step.MOVE);
+                    applied("migrate", jobId, step.reason());
+                } else {
+                    preemptions++;
+                    enqueue(js, Lifecycle.Step.SUSPEND);
+                    applied("preempt", jobId, step.reason());
+                }
+                return DecisionCarrier.Outcome.DONE;
+            }
 
             @Override public void unknown(Decision d) { throw invalid(d, "no such job"); }
 
-            @Override public void refused(Decision d, String why) { throw invalid(d, why); }
-
-            @Override public void start(Decision.Start s) {
-                JobState js = job(s.jobId());
-                dequeue(js);
-                place(js, Placements.gpuArray(s.gpus()), Lifecycle.Step.START);
-                applied(s);
-            }
-
-            @Override public void preempt(Decision.Preempt p) {
-                JobState js = job(p.jobId());
-                stop(js);
-                preemptions++;
-                enqueue(js, Lifecycle.Step.SUSPEND);
-                applied(p);
-            }
-
-            @Override public void migrate(Decision.Migrate m) {
-                JobState js = job(m.jobId());
-                stop(js);
-                place(js, Placements.gpuArray(m.gpus()), Lifecycle.Step.MOVE);
-                applied(m);
-            }
+            @Override public void refused(String jobId, Decision d, String why) { throw invalid(d, why); }
         };
 
         /** A preempted or moved job stops where it is and pays the restart overhead. */
-        private void stop(JobState js) {
+        private void halt(JobState js) {
             advance(js);
             recompute(detach(js));
             js.extraWork += cfg.restartOverheadSeconds() * js.profile.soloSpeed();
             js.restarts++;
         }
 
-        /** Counts a step carried out and logs it while the log has room. */
-        private void applied(Decision d) {
+        /** Counts a step carried out ({@code kind}: start, preempt or migrate) and logs it while the log has room. */
+        private void applied(String kind, String jobId, String reason) {
             decisionsTotal++;
-            if (decisionLog.size() < recording.decisions()) {
-                String kind = d instanceof Decision.Start ? "start" : d instanceof Decision.Preempt ? "preempt" : "migrate";
-                decisionLog.add(String.format(Locale.ROOT, "t=%.0f %s %s: %s", clock, kind, d.jobId(), d.reason()));
-            }
+            if (decisionLog.size() < recording.decisions()) decisionLog.add(String.format(Locale.ROOT, "t=%.0f %s %s: %s", clock, kind, jobId, reason));
         }
-
-        /** The simulator's state as {@link DecisionRules} sees it, at each step of a decision. */
-        private final DecisionRules.World rulesView = new DecisionRules.World() {
-            @Override public Cluster cluster() { return cluster; }
-
-            @Override public Lifecycle.Phase phase(String jobId) { return job(jobId).phase; }
-
-            @Override public int gpus(String jobId) { return job(jobId).job.gpus(); }
-
-            @Override public String runsAlone(String jobId) { return runsAlone.get(jobId); }
-
-            @Override public List<PlacementRules.Tenant> tenantsOn(int gpu, String exceptJobId) {
-                List<JobState> occ = placements.on(gpu);
-                if (occ.isEmpty()) return List.of();
-                List<PlacementRules.Tenant> out = new ArrayList<>(occ.size());
-                for (JobState o : occ) {
-                    if (o.job.id().equals(exceptJobId)) continue;
-                    String alone = runsAlone.get(o.job.id());
-                    out.add(new PlacementRules.Tenant(o.job.id(), o.gpuList, alone == null ? null : PlacementRules.mustRunAlone(o.job.id(), alone)));
-                }
-                return out;
-            }
-        };
 
         /**
          * A job by its id, or null. The last one asked for is remembered by its id's identity: the rules and the steps ask
