@@ -144,11 +144,11 @@ public final class DecisionCarrier<K, R, P> {
         return stopping.isEmpty() ? null : stopping.get(job);
     }
 
-    /** Whether any run is being stopped. */
-    public boolean anyStopping() { return !stopping.isEmpty(); }
-
-    /** A stop the world began itself (a cancel, a time limit, a restart finding the job no longer running); a run already being stopped keeps its reason. */
-    public void stopping(K job, Stop why) {
+    /**
+     * A stop the world began itself (a cancel, a time limit, a restart finding the job no longer running); a run already
+     * being stopped keeps its reason.
+     */
+    public void beganStopping(K job, Stop why) {
         stopping.putIfAbsent(job, new Stopping(why, List.of()));
     }
 

@@ -92,7 +92,7 @@ class DecisionCarrierTest {
         decide(atOnce, instant, preempt("r"), start("w", 0));
         assertThat(instant.did).containsExactly("stop r SUSPEND", "start w on [0] (snapshot)");
         assertThat(atOnce.promised()).isEmpty();
-        assertThat(atOnce.anyStopping()).isFalse();
+        assertThat(atOnce.stopping("r")).isNull();
 
         decide(underway, live, preempt("r"), start("w", 0));
         assertThat(live.did).containsExactly("stop r SUSPEND");
@@ -167,7 +167,7 @@ class DecisionCarrierTest {
 
     @Test
     void aRunTheWorldStopsItselfIsNotThePolicysToRedirect() {
-        underway.stopping("r", DecisionCarrier.Stop.END);
+        underway.beganStopping("r", DecisionCarrier.Stop.END);
         decide(underway, live, preempt("r"), start("r", 1), migrate("r", 2));
         assertThat(live.did).isEmpty();
         assertThat(underway.stopping("r").why()).isEqualTo(DecisionCarrier.Stop.END);

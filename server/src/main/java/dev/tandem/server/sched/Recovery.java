@@ -48,7 +48,7 @@ final class Recovery {
             run.runsAlone = r.exclusive() ? OutOfMemoryRule.RUNS_ALONE : null;
             run.profileSince = now;
             if (!onGpu) {
-                ctx.carrier.stopping(r.id(), r.state() == JobState.CANCELLED ? DecisionCarrier.Stop.END : DecisionCarrier.Stop.SUSPEND);
+                ctx.carrier.beganStopping(r.id(), r.state() == JobState.CANCELLED ? DecisionCarrier.Stop.END : DecisionCarrier.Stop.SUSPEND);
                 ctx.executor.stop(r.id());
             }
             if (!ctx.runs.adopt(run, gpus)) {

@@ -395,7 +395,7 @@ public final class SchedulerLoop implements AutoCloseable {
             if (ctx.carrier.stopping(run.jobId) != null) continue;
             JobRecord r = jobs.get(run.jobId);
             if (r == null || JobState.ON_GPU.contains(r.state())) continue;
-            ctx.carrier.stopping(run.jobId, r.state() == JobState.CANCELLED || r.state() == JobState.FAILED ? DecisionCarrier.Stop.END : DecisionCarrier.Stop.SUSPEND);
+            ctx.carrier.beganStopping(run.jobId, r.state() == JobState.CANCELLED || r.state() == JobState.FAILED ? DecisionCarrier.Stop.END : DecisionCarrier.Stop.SUSPEND);
             ctx.executor.stop(run.jobId);
         }
     }
