@@ -281,6 +281,7 @@ public final class DecisionCarrier<K, R, P> {
                 if (id.equals(exceptJobId)) continue;
                 out.add(new PlacementRules.Tenant(id, world.gpusOf(r), world.busy(r)));
             }
+            if (promised.isEmpty()) return out; // always, where stops are over at once
             promised.forEach((k, p) -> {
                 String id = world.id(k);
                 if (!p.gpus().contains(gpu) || id.equals(exceptJobId)) return;
