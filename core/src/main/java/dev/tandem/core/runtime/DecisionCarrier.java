@@ -19,6 +19,7 @@ import java.util.Optional;
  * here (a job with a run is running; the runs being stopped are on no GPU; a job promised GPUs is on them); the world's
  * {@link World} then starts or stops runs. What this class keeps between decisions:
  * <ul>
+ *   <li>the GPUs the policy holds for waiting gangs ({@link #holds}: each decision's holds replace the last's);</li>
  *   <li>the runs being stopped ({@link Stopping}: why, and where a moved job goes next). A later step about such a job
  *       changes what happens once its run has left: a suspended job started again (a re-packing policy suspends a
  *       guest, then moves it back once later steps freed its partner's GPUs) is moved instead, a moved one suspended
@@ -118,6 +119,8 @@ public final class DecisionCarrier<K, R, P> {
     }
 
     private final Placements<K, R> placements;
+    /** The GPUs the policy holds for waiting gangs, as its last decision named them. */
+    private final Reservations holds = new Reservations();
     private final Map<K, Stopping> stopping = new HashMap<>();
     private final Map<K, Promise<P>> promised = new LinkedHashMap<>();
 
@@ -133,11 +136,13 @@ public final class DecisionCarrier<K, R, P> {
      * @param detail     what a promise made by this decision keeps for its start
      * @return what the decision changed in the holds
      */
-    public Reservations.Changes apply(List<Decision> decision, List<PendingJob> shownQueue, World<K, R, P> world, Reservations reservations, double now,
-                                      P detail) {
+    public Reservations.Changes apply(List<Decision> decision, List<PendingJob> shownQueue, World<K, R, P> world, double now, P detail) {
         Steps steps = new Steps(world, detail);
-        return DecisionRules.apply(decision, shownQueue, steps, reservations, now, steps);
+        return DecisionRules.apply(decision, shownQueue, steps, holds, now, steps);
     }
+
+    /** The GPUs held for waiting gangs, as the policy's last decision named them (a world shows them, and says why a job waits). */
+    public Reservations holds() { return holds; }
 
     /** Why the job's run is being stopped, or null. */
     public Stopping stopping(K job) {

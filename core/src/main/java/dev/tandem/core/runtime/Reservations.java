@@ -13,9 +13,9 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The GPUs a policy holds for waiting gangs, as a world keeps them between decisions: what {@link Decision.Reserve}
- * said at the policy's last decision. Both worlds keep one: the simulator records when a hold begins, the daemon
- * tells users which GPUs are held for whom and why a job waits for them.
+ * The GPUs a policy holds for waiting gangs, as they stay between decisions: what {@link Decision.Reserve} said at the
+ * policy's last decision. Each world's {@link DecisionCarrier} keeps them; the simulator records when a hold begins,
+ * the daemon tells users which GPUs are held for whom and why a job waits for them.
  *
  * <p>A hold lasts while the policy re-issues it: each decision replaces the holds of the previous one
  * ({@link #decided}). It also ends when its job leaves the queue ({@link #left}), between decisions.

@@ -6,9 +6,9 @@
  * a decision and the walk over its steps ({@link dev.tandem.core.runtime.DecisionRules}: the job where the step needs it, as
  * the policy was shown it and the decision's earlier steps moved it, then
  * {@link dev.tandem.core.runtime.PlacementRules} for where it may go, with the co-location limit, and
- * {@link dev.tandem.core.runtime.Reservations} for GPUs held for a waiting gang, which both worlds also keep and
- * show), how a decision is carried out and what stays underway between decisions
- * ({@link dev.tandem.core.runtime.DecisionCarrier}: the one view of a world the rules check against, the runs being
+ * {@link dev.tandem.core.runtime.Reservations} for GPUs held for a waiting gang, which both worlds show), how a
+ * decision is carried out and what stays between decisions ({@link dev.tandem.core.runtime.DecisionCarrier}: the one
+ * view of a world the rules check against, the GPUs held for waiting gangs, the runs being
  * stopped and where their jobs go next, and the GPUs promised to jobs until those runs have left; the simulator's stops
  * are over at once, the daemon's runs checkpoint and exit in their own time), who holds which GPUs ({@link dev.tandem.core.runtime.Placements}: the one ledger the simulator places its
  * jobs in and the daemon its runs, which holds the co-location limit and the idle counts and lone jobs policies read,

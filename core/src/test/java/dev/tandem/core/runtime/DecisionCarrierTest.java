@@ -78,7 +78,7 @@ class DecisionCarrierTest {
     DecisionCarrier<String, String, String> atOnce = new DecisionCarrier<>(instant.placements), underway = new DecisionCarrier<>(live.placements);
 
     void decide(DecisionCarrier<String, String, String> carrier, TestWorld world, Decision... steps) {
-        carrier.apply(List.of(steps), null, world, new Reservations(), 0, "snapshot");
+        carrier.apply(List.of(steps), null, world, 0, "snapshot");
     }
 
     static Decision start(String id, int gpu) { return new Decision.Start(id, List.of(gpu), "go"); }
@@ -171,6 +171,17 @@ class DecisionCarrierTest {
         decide(underway, live, preempt("r"), start("r", 1), migrate("r", 2));
         assertThat(live.did).isEmpty();
         assertThat(underway.stopping("r").why()).isEqualTo(DecisionCarrier.Stop.END);
+    }
+
+    @Test
+    void theHoldsOfADecisionLastUntilTheNextOneOrTheirJobStarts() {
+        decide(underway, live, new Decision.Reserve("w", List.of(1), 60, "for w"), new Decision.Reserve("x", List.of(2), 60, "for x"));
+        assertThat(underway.holds().forJob("w")).isPresent();
+        decide(underway, live, new Decision.Reserve("w", List.of(1), 60, "for w"), start("x", 3));
+        assertThat(underway.holds().forJob("w")).as("named again").isPresent();
+        assertThat(underway.holds().forJob("x")).as("its job started").isEmpty();
+        decide(underway, live);
+        assertThat(underway.holds().forJob("w")).as("not named again").isEmpty();
     }
 
     @Test

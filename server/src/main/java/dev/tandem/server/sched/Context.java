@@ -13,7 +13,6 @@ import dev.tandem.core.runtime.DecisionDue;
 import dev.tandem.core.policy.SchedulerSnapshot;
 import dev.tandem.core.runtime.DecisionCarrier;
 import dev.tandem.core.runtime.Placements;
-import dev.tandem.core.runtime.Reservations;
 import dev.tandem.server.exec.Executor;
 import dev.tandem.server.exec.JobCannotRun;
 import dev.tandem.server.exec.UnixAccount;
@@ -44,7 +43,10 @@ final class Context {
     final Cluster cluster;
     /** Who holds which GPUs: the runtime's ledger of live runs (a run stays placed until its process has ended). */
     final Placements<Long, Run> runs;
-    /** Carries out the policy's decisions on {@link #runs}, and keeps the runs being stopped and the GPUs promised meanwhile. */
+    /**
+     * Carries out the policy's decisions on {@link #runs}, and keeps what stays between them: the GPUs held for waiting
+     * gangs, the runs being stopped and the GPUs promised meanwhile.
+     */
     final DecisionCarrier<Long, Run, SchedulerSnapshot> carrier;
     final Learned learned;
     final OnlineCorrectedModel oracle;
@@ -59,8 +61,6 @@ final class Context {
     /** What the scheduler did recently, and the series the dashboard draws (memory only). */
     final DecisionLog decisions = new DecisionLog();
     final Timeline timeline = new Timeline();
-    /** GPUs the policy holds for waiting gangs, as of its last decision. */
-    final Reservations reservations = new Reservations();
     /** GPUs held by another daemon or busy with processes that are not this daemon's. */
     final UnusableGpus unusable;
     /** When the policy is asked next: something changed since it was last asked, or time alone ({@link DecisionDue}). */

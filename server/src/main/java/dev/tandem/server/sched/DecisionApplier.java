@@ -53,7 +53,7 @@ final class DecisionApplier {
     }
 
     void apply(List<Decision> decisions, SchedulerSnapshot snapshot, Map<Long, JobRecord> jobs, long now) {
-        held(ctx.carrier.apply(decisions, snapshot.queue(), new Live(jobs, now, ""), ctx.reservations, ctx.time.seconds(now), snapshot), jobs, now);
+        held(ctx.carrier.apply(decisions, snapshot.queue(), new Live(jobs, now, ""), ctx.time.seconds(now), snapshot), jobs, now);
     }
 
     /**

@@ -43,7 +43,7 @@ final class Explainer {
         List<LiveState.GpuLive> gpus = new ArrayList<>();
         for (int g = 0; g < ctx.devices.size(); g++) {
             List<Long> on = ctx.runs.on(g).stream().map(r -> r.jobId).toList();
-            LiveState.Held held = ctx.reservations.on(g).map(h -> new LiveState.Held(Long.parseLong(h.jobId()),
+            LiveState.Held held = ctx.carrier.holds().on(g).map(h -> new LiveState.Held(Long.parseLong(h.jobId()),
                     Double.isFinite(h.readyAt()) ? ctx.time.millis(h.readyAt()) : null)).orElse(null);
             gpus.add(new LiveState.GpuLive(g, ctx.devices.get(g), on, ctx.monitor.latest(ctx.devices.get(g).index()).orElse(null),
                     ctx.unusable.foreign.on(g), ctx.unusable.why(g), held));
@@ -106,7 +106,7 @@ final class Explainer {
         int total = ctx.devices.size();
         int unusable = ctx.runs.unusableCount();
         String load = busy + " of " + total + " GPU(s) busy" + (unusable == 0 ? "" : ", " + unusable + " of them with work that is not this daemon's");
-        Optional<Reservations.Hold> own = ctx.reservations.forJob(Long.toString(q.id()));
+        Optional<Reservations.Hold> own = ctx.carrier.holds().forJob(Long.toString(q.id()));
         if (own.isPresent()) {
             Reservations.Hold h = own.get();
             return "waits for GPU(s) " + ctx.describe(h.gpus()) + ", held for it by policy " + policy.name() + ": expected free "
@@ -167,7 +167,7 @@ final class Explainer {
         int most = 0;
         for (var node : ctx.cluster.nodes()) {
             int idle = 0;
-            for (var gpu : node.gpus()) if (idle(gpu.id()) && (withHeld || ctx.reservations.on(gpu.id()).isEmpty())) idle++;
+            for (var gpu : node.gpus()) if (idle(gpu.id()) && (withHeld || ctx.carrier.holds().on(gpu.id()).isEmpty())) idle++;
             most = Math.max(most, idle);
         }
         return most;
@@ -183,7 +183,7 @@ final class Explainer {
             for (var gpu : node.gpus()) {
                 if (!idle(gpu.id())) continue;
                 idle++;
-                Optional<Reservations.Hold> h = ctx.reservations.on(gpu.id());
+                Optional<Reservations.Hold> h = ctx.carrier.holds().on(gpu.id());
                 if (h.isPresent()) hold = h.get();
             }
             if (idle >= gpus && hold != null) return hold;

@@ -166,7 +166,7 @@ public final class Simulator {
          * idle counts the policies read ({@link SimOccupancy}). Its jobs are the running ones, in the order they were placed.
          */
         private final Placements<String, JobState> placements = new Placements<>(cluster, js -> js.job.id());
-        /** Carries out the policy's decisions, as in the daemon ({@link #world}). */
+        /** Carries out the policy's decisions, as in the daemon ({@link #world}), and keeps the GPUs it holds for waiting gangs. */
         private final DecisionCarrier<String, JobState, Void> carrier = new DecisionCarrier<>(placements);
         /** Which jobs started and stopped, so that policies ranking the running jobs follow them instead of viewing each every round. */
         private final RunningJournal runningJournal = new RunningJournal(1 << 16);
@@ -183,8 +183,6 @@ public final class Simulator {
         private final LengthEstimates lengthEstimates = new LengthEstimates();
         /** When the declared lengths first lost trust, NaN while they never did. */
         private double lengthsDistrustedAt = Double.NaN;
-        /** GPUs the policy holds for waiting gangs. */
-        private final Reservations reservations = new Reservations();
         /** The oracle's answers across decisions: the profiles are fixed, and the oracle learns only in reportObservation. */
         private final PredictionMemo predictionMemo = new PredictionMemo();
         private final TimeSeries series = new TimeSeries();
@@ -405,7 +403,7 @@ public final class Simulator {
             }
             newlyObserved.clear();
             // under queue rules the policy was shown the jobs they admitted; else every waiting job
-            holdsChanged(carrier.apply(decisions, admitting ? snap.queue() : null, world, reservations, clock, null));
+            holdsChanged(carrier.apply(decisions, admitting ? snap.queue() : null, world, clock, null));
             // the jobs it suspended are back in the queue by its own decision: nothing it has not seen, so no decision is
             // due for them
             due.decided(clock);
