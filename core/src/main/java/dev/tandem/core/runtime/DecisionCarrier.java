@@ -225,20 +225,36 @@ public final class DecisionCarrier<K, R, P> {
 
     /** @param withStopping false: as if the runs being stopped had left their GPUs already */
     private Optional<String> refuseStart(World<K, R, P> world, K job, List<Integer> gpus, boolean withStopping) {
-        return PlacementRules.refusal(world.gpus(job), gpus, world.cluster(), world.runsAlone(job), g -> runsOn(world, g, withStopping), world::unusable);
+        return PlacementRules.refusal(world.gpus(job), gpus, world.cluster(), world.runsAlone(job), g -> tenants(world, g, withStopping, null, false),
+                world::unusable);
     }
 
-    /** The runs on a GPU as tenants, without the promised jobs. */
-    private List<PlacementRules.Tenant> runsOn(World<K, R, P> world, int gpu, boolean withStopping) {
+    /**
+     * The jobs on a GPU as the placement rules see them: its runs (those being stopped only {@code withStopping}, busy
+     * then), without the job {@code exceptJobId} (being moved; null: none), and {@code withPromised} the jobs promised
+     * it, as they will run there.
+     */
+    private List<PlacementRules.Tenant> tenants(World<K, R, P> world, int gpu, boolean withStopping, String exceptJobId, boolean withPromised) {
         List<R> on = placements.on(gpu);
-        if (on.isEmpty()) return List.of();
-        List<PlacementRules.Tenant> out = new ArrayList<>(on.size());
-        for (R r : on) {
+        boolean promises = withPromised && !promised.isEmpty(); // never where stops are over at once
+        if (on.isEmpty() && !promises) return List.of();
+        List<PlacementRules.Tenant> out = new ArrayList<>(on.size() + 1);
+        for (int i = 0; i < on.size(); i++) { // indexed: the simulator asks this at every start
+            R r = on.get(i);
             K k = placements.keyOf(r);
-            boolean stops = stopping.containsKey(k);
+            boolean stops = !stopping.isEmpty() && stopping.containsKey(k);
             if (stops && !withStopping) continue;
             String id = world.id(k);
+            if (id.equals(exceptJobId)) continue;
             out.add(new PlacementRules.Tenant(id, world.gpusOf(r), stops ? "job " + id + " is stopping" : world.busy(r)));
+        }
+        if (promises) {
+            promised.forEach((k, p) -> {
+                String id = world.id(k);
+                if (!p.gpus().contains(gpu) || id.equals(exceptJobId)) return;
+                String alone = world.runsAlone(k); // as it will run: alone if it must
+                out.add(new PlacementRules.Tenant(id, p.gpus(), alone == null ? null : PlacementRules.mustRunAlone(id, alone)));
+            });
         }
         return out;
     }
@@ -275,25 +291,7 @@ public final class DecisionCarrier<K, R, P> {
          * alone takes no partner).
          */
         @Override public List<PlacementRules.Tenant> tenantsOn(int gpu, String exceptJobId) {
-            List<R> on = placements.on(gpu);
-            if (on.isEmpty() && promised.isEmpty()) return List.of();
-            List<PlacementRules.Tenant> out = new ArrayList<>(on.size() + 1);
-            for (int i = 0; i < on.size(); i++) { // indexed: the simulator asks this at every start
-                R r = on.get(i);
-                K k = placements.keyOf(r);
-                if (!stopping.isEmpty() && stopping.containsKey(k)) continue;
-                String id = world.id(k);
-                if (id.equals(exceptJobId)) continue;
-                out.add(new PlacementRules.Tenant(id, world.gpusOf(r), world.busy(r)));
-            }
-            if (promised.isEmpty()) return out; // always, where stops are over at once
-            promised.forEach((k, p) -> {
-                String id = world.id(k);
-                if (!p.gpus().contains(gpu) || id.equals(exceptJobId)) return;
-                String alone = world.runsAlone(k); // as it will run: alone if it must
-                out.add(new PlacementRules.Tenant(id, p.gpus(), alone == null ? null : PlacementRules.mustRunAlone(id, alone)));
-            });
-            return out;
+            return tenants(world, gpu, false, exceptJobId, true);
         }
 
         @Override public String unusable(int gpu) { return world.unusable(gpu); }
