@@ -175,12 +175,15 @@ class DecisionCarrierTest {
 
     @Test
     void theHoldsOfADecisionLastUntilTheNextOneOrTheirJobStarts() {
-        decide(underway, live, new Decision.Reserve("w", List.of(1), 60, "for w"), new Decision.Reserve("x", List.of(2), 60, "for x"));
-        assertThat(underway.holds().forJob("w")).isPresent();
-        decide(underway, live, new Decision.Reserve("w", List.of(1), 60, "for w"), start("x", 3));
-        assertThat(underway.holds().forJob("w")).as("named again").isPresent();
+        Decision holdW = new Decision.Reserve("w", List.of(1), 60, "for w");
+        Reservations.Changes first = underway.apply(List.of(holdW, new Decision.Reserve("x", List.of(2), 60, "for x")), null, live, 0, "snapshot");
+        assertThat(first.begun()).extracting(Reservations.Hold::jobId).containsExactly("w", "x");
+        Reservations.Changes second = underway.apply(List.of(holdW, start("x", 3)), null, live, 100, "snapshot");
+        assertThat(second.begun()).as("w's hold goes on, x's ended with its start").isEmpty();
+        assertThat(underway.holds().forJob("w")).as("named again: held since the first decision").get().extracting(Reservations.Hold::since).isEqualTo(0.0);
         assertThat(underway.holds().forJob("x")).as("its job started").isEmpty();
-        decide(underway, live);
+        Reservations.Changes third = underway.apply(List.of(), null, live, 200, "snapshot");
+        assertThat(third.ended()).extracting(Reservations.Hold::jobId).containsExactly("w");
         assertThat(underway.holds().forJob("w")).as("not named again").isEmpty();
     }
 
