@@ -98,7 +98,9 @@ public final class KernelRegressionModel implements CompatibilityModel {
 
     @Override public PairPrediction predict(JobProfile a, JobProfile b) {
         if (!a.hasUtilization() || !b.hasUtilization()) return PairPrediction.unknown("no utilisation in profile");
-        return cache.computeIfAbsent(new PairKey(a, b), x -> compute(a, b));
+        PairKey key = new PairKey(a, b);
+        PairPrediction known = cache.get(key); // first: a capturing lambda is made for every call that reaches computeIfAbsent
+        return known != null ? known : cache.computeIfAbsent(key, x -> compute(a, b));
     }
 
     private PairPrediction compute(JobProfile a, JobProfile b) {

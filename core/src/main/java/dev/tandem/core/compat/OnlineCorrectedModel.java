@@ -33,6 +33,7 @@ public final class OnlineCorrectedModel implements CompatibilityModel, Observati
     }
 
     @Override public PairPrediction predict(JobProfile a, JobProfile b, int gpus) {
+        if (observed.isEmpty()) return base.predict(a, b, gpus); // no key made before any pair is seen: asked for every candidate pair
         double[] o = observed.get(new WorkloadPair(a.signature(), b.signature(), gpus));
         if (o != null) return new PairPrediction(o[0], o[1], OBSERVED_UNCERTAINTY, "observed");
         return base.predict(a, b, gpus);

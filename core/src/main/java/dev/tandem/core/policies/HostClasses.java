@@ -77,14 +77,16 @@ final class HostClasses {
     HostClasses begin(SchedulerSnapshot s, ClusterView view, boolean followWorld, List<Packing.Host> placedThisRound) {
         this.snapshot = s;
         this.view = view;
-        for (int k = roundChanges.size() - 1; k >= 0; k--) {
+        SoleTenantJournal j = followWorld ? s.soleTenantJournal() : null;
+        boolean mayFollow = j != null && j == journal && estimatesUnchanged(s);
+        // the last round's own changes are taken back only for classes kept: a rebuild starts from the world anyway
+        for (int k = roundChanges.size() - 1; mayFollow && k >= 0; k--) {
             RoundChange c = roundChanges.get(k);
             if (c.addedId() != null) removeMember(c.addedId());
             else putMember(c.removed());
         }
         roundChanges.clear();
-        SoleTenantJournal j = followWorld ? s.soleTenantJournal() : null;
-        boolean followed = j != null && j == journal && estimatesUnchanged(s) && j.readSince(journalAt, (job, alone) -> {
+        boolean followed = mayFollow && j.readSince(journalAt, (job, alone) -> {
             removeMember(job.id());
             if (!alone) return;
             List<Integer> gpus = s.occupancy().gpusOf(job.id());

@@ -249,7 +249,18 @@ public final class SchedulerSnapshot {
 
     /** The oracle's prediction for two jobs, unknown when either lacks a profile. */
     public PairPrediction predict(Job a, Job b) {
-        return predictionsWith(a).predict(b);
+        // not through predictionsWith: no object per call (a packing policy asks this for every class of hosts it passes)
+        return predict(a, predictions.with(a.gpus(), a.signature()), b);
+    }
+
+    /** {@code a}'s prediction beside {@code b}, from {@code a}'s row of the memo or, the first time, the oracle. */
+    private PairPrediction predict(Job a, Map<WorkloadSignature, PairPrediction> row, Job b) {
+        PairPrediction known = row.get(b.signature());
+        if (known != null) return known;
+        Optional<JobProfile> pa = profile(a), pb = profile(b);
+        PairPrediction p = pa.isEmpty() || pb.isEmpty() ? PairPrediction.unknown("no profile") : compatibility.predict(pa.get(), pb.get(), a.gpus());
+        row.put(b.signature(), p);
+        return p;
     }
 
     /**
@@ -271,12 +282,7 @@ public final class SchedulerSnapshot {
         }
 
         public PairPrediction predict(Job b) {
-            PairPrediction known = row.get(b.signature());
-            if (known != null) return known;
-            Optional<JobProfile> pa = profile(a), pb = profile(b);
-            PairPrediction p = pa.isEmpty() || pb.isEmpty() ? PairPrediction.unknown("no profile") : compatibility.predict(pa.get(), pb.get(), a.gpus());
-            row.put(b.signature(), p);
-            return p;
+            return SchedulerSnapshot.this.predict(a, row, b);
         }
     }
 }
