@@ -375,7 +375,7 @@ public final class ClusterView {
     public long memoryCharged(int gpu) {
         long s = 0; // the occupants, without listing them: asked for every start's reason and every fit
         boolean lost = mayHaveLost(gpu);
-        // indexed: asked for the reason of every packed start, an iterator per list was a tenth of a packing decision's allocation
+        // indexed: asked for the reason of every packed start, where an iterator per list was 7% of gandiva's bytes per decision
         List<String> ids = base.jobsOn(gpu);
         for (int i = 0; i < ids.size(); i++) if (!lost || !removed.contains(ids.get(i))) s += charged(base.jobOf(ids.get(i)).orElseThrow());
         List<Job> placedHere = addedOn(gpu);
