@@ -223,9 +223,7 @@ public final class ClusterView {
 
     /** Jobs this round placed on a GPU (most views place few or none: no look-up then). */
     private List<Job> addedOn(int gpu) {
-        if (placedOn == null || !placedOn.get(gpu)) return List.of();
-        List<Job> on = added.get(gpu);
-        return on == null ? List.of() : on;
+        return placedOn == null || !placedOn.get(gpu) ? List.of() : added.get(gpu); // a GPU placed on keeps its list
     }
 
     /** Whether this round has placed, removed or held any job on a GPU: if not, the world's view of it holds. */
