@@ -206,7 +206,7 @@ public final class DecisionCarrier<K, R, P> {
 
     private boolean stillStopping(List<Integer> gpus) {
         for (int g : gpus) {
-            for (R r : placements.on(g)) if (stopping.containsKey(placements.keyOf(r))) return true;
+            for (K k : placements.keysOn(g)) if (stopping.containsKey(k)) return true;
         }
         return false;
     }
@@ -238,10 +238,11 @@ public final class DecisionCarrier<K, R, P> {
         List<R> on = placements.on(gpu);
         boolean promises = withPromised && !promised.isEmpty(); // never where stops are over at once
         if (on.isEmpty() && !promises) return List.of();
+        List<K> keys = placements.keysOn(gpu); // in on's order, kept by the ledger: no key worked out again per run
         List<PlacementRules.Tenant> out = new ArrayList<>(on.size() + 1);
         for (int i = 0; i < on.size(); i++) { // indexed: the simulator asks this at every start
             R r = on.get(i);
-            K k = placements.keyOf(r);
+            K k = keys.get(i);
             boolean stops = !stopping.isEmpty() && stopping.containsKey(k);
             if (stops && !withStopping) continue;
             String id = world.id(k);

@@ -261,9 +261,6 @@ public final class Placements<K, R> {
     /** The keys of the jobs on a GPU, in {@link #on}'s order (a view). */
     public List<K> keysOn(int gpu) { return keysOnGpuViews.get(gpu); }
 
-    /** How the world keys a job (the function it gave). */
-    public K keyOf(R job) { return key.apply(job); }
-
     /** A placed job by its key, or null. */
     public R get(K key) {
         Placed<R> p = placed.get(key);
