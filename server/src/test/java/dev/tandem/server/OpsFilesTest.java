@@ -46,12 +46,21 @@ class OpsFilesTest {
             if (line.isBlank() || line.startsWith("#")) continue;
             exported.add(line.split("[{ ]", 2)[0]);
         }
-        // what the daemon must export whatever happens: per GPU, per co-located job, the histograms, decisions by kind
+        // what the daemon must export whatever happens: per GPU, per shared GPU, the histograms, decisions by kind
         assertThat(exported).contains("tandem_gpu_utilization_ratio", "tandem_gpu_memory_used_bytes", "tandem_gpu_memory_total_bytes",
-                "tandem_gpu_tenants", "tandem_job_speed_ratio", "tandem_job_wait_seconds_bucket", "tandem_job_run_seconds_bucket",
-                "tandem_scheduling_latency_seconds_bucket", "tandem_decisions_total");
+                "tandem_gpu_tenants", "tandem_gpu_colocated_throughput_ratio", "tandem_gpu_colocated_slowest_ratio",
+                "tandem_job_wait_seconds_bucket", "tandem_job_run_seconds_bucket", "tandem_scheduling_latency_seconds_bucket", "tandem_decisions_total");
         assertThat(scrape).containsPattern("tandem_decisions_total\\{kind=\"start_paired\"[^}]*} 1\\.0")
                 .containsPattern("tandem_gpu_tenants\\{gpu=\"0\",node=\"[^\"]+\",uuid=\"GPU-[^\"]+\"[^}]*} 2\\.0");
+        // the pair's speeds by GPU: the slowest job's at most half their sum, and both within what a pair can do
+        Matcher throughput = Pattern.compile("tandem_gpu_colocated_throughput_ratio\\{gpu=\"0\"[^}]*} ([0-9.]+)").matcher(scrape);
+        Matcher slowest = Pattern.compile("tandem_gpu_colocated_slowest_ratio\\{gpu=\"0\"[^}]*} ([0-9.]+)").matcher(scrape);
+        assertThat(throughput.find() && slowest.find()).as("both series of GPU 0").isTrue();
+        assertThat(Double.parseDouble(slowest.group(1))).isPositive().isLessThanOrEqualTo(Double.parseDouble(throughput.group(1)) / 2 + 1e-9);
+        assertThat(Double.parseDouble(throughput.group(1))).isLessThanOrEqualTo(2.0 + 1e-9);
+        // answered without a token: no series may name a job or a user (the API answers another user's job as missing);
+        // nor use the label "job", which Prometheus keeps for the scrape target's name
+        assertThat(scrape).doesNotContainPattern("[{,](job|user|exported_job)=");
 
         List<String> queried = new ArrayList<>();
         JsonNode dashboard = new ObjectMapper().readTree(OPS.resolve("grafana/tandem-dashboard.json").toFile());
@@ -99,7 +108,7 @@ class OpsFilesTest {
             java.util.concurrent.atomic.AtomicReference<String> paired = new java.util.concurrent.atomic.AtomicReference<>();
             TestApi.await(Duration.ofSeconds(60), "both to have measured speeds while paired", () -> {
                 String body = api.get("/metrics", null).body();
-                boolean both = body.lines().filter(l -> l.startsWith("tandem_job_speed_ratio{")).count() == 2;
+                boolean both = body.lines().anyMatch(l -> l.startsWith("tandem_gpu_colocated_throughput_ratio{"));
                 if (both) paired.set(body);
                 return both;
             });

@@ -29,7 +29,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * <li>cluster: tandem_queue_length, tandem_jobs{state}, tandem_gpus, tandem_gpus_busy, tandem_gpus_shared;</li>
  * <li>per GPU ({gpu, node, uuid}): tandem_gpu_utilization_ratio, tandem_gpu_memory_used_bytes,
  *     tandem_gpu_memory_total_bytes, tandem_gpu_tenants;</li>
- * <li>per running co-located job ({job, user}): tandem_job_speed_ratio (measured speed relative to alone);</li>
+ * <li>per shared GPU ({gpu, node, uuid}), while every job on it has a measured speed: tandem_gpu_colocated_throughput_ratio
+ *     (their speeds relative to alone, summed: above 1, sharing gains) and tandem_gpu_colocated_slowest_ratio (the
+ *     slowest one's). No series names a job or a user: the endpoint answers without a token, while the API answers
+ *     another user's job as a missing one;</li>
  * <li>histograms: tandem_scheduling_latency_seconds (one round), tandem_scheduling_cpu_seconds (the scheduler
  *     thread's CPU time in it), tandem_job_wait_seconds (submission to first run), tandem_job_run_seconds (one run on
  *     its GPUs);</li>
@@ -62,7 +65,8 @@ public final class ServerMetrics {
     private final Counter rejectedDecisions;
     private final Timer jobWait;
     private final Timer jobRun;
-    private final MultiGauge jobSpeeds;
+    private final MultiGauge colocatedThroughput;
+    private final MultiGauge colocatedSlowest;
     private final Map<String, Counter> decisions = new ConcurrentHashMap<>();
     private final AtomicLong lengthSamples = new AtomicLong();
     private final AtomicReference<Double> lengthError = new AtomicReference<>(Double.NaN);
@@ -98,8 +102,10 @@ public final class ServerMetrics {
                 .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(100)).maximumExpectedValue(Duration.ofDays(7)).register(registry);
         jobRun = Timer.builder("tandem.job.run").description("one run of a job on its GPUs, recorded when the run ends")
                 .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(100)).maximumExpectedValue(Duration.ofDays(7)).register(registry);
-        jobSpeeds = MultiGauge.builder("tandem.job.speed.ratio")
-                .description("measured speed of a running co-located job relative to running alone (1 = no slowdown)").register(registry);
+        colocatedThroughput = MultiGauge.builder("tandem.gpu.colocated.throughput.ratio")
+                .description("measured speeds of the jobs sharing the GPU relative to running alone, summed (above 1: sharing gains)").register(registry);
+        colocatedSlowest = MultiGauge.builder("tandem.gpu.colocated.slowest.ratio")
+                .description("measured speed of the slowest job sharing the GPU relative to running alone (1 = no slowdown)").register(registry);
         predicted = DistributionSummary.builder("tandem.colocation.speed.predicted")
                 .description("predicted speed relative to solo of co-located jobs, recorded when their speed is measured").register(registry);
         observed = DistributionSummary.builder("tandem.colocation.speed.observed")
@@ -131,9 +137,12 @@ public final class ServerMetrics {
 
     /** The gauges of one GPU, set after each round. */
     public static final class GpuGauges {
+        private final Tags tags;
         private final AtomicReference<Double> utilization = new AtomicReference<>(Double.NaN);
         private final AtomicReference<Double> memoryUsed = new AtomicReference<>(Double.NaN);
         private final AtomicLong tenants = new AtomicLong();
+
+        private GpuGauges(Tags tags) { this.tags = tags; }
 
         /**
          * @param utilizationPercent the latest sample's GPU utilisation (NaN: none yet)
@@ -150,8 +159,8 @@ public final class ServerMetrics {
 
     /** Registers the gauges of one GPU. */
     public GpuGauges gpu(int index, String node, String uuid, long memoryTotalMiB) {
-        GpuGauges g = new GpuGauges();
         Tags tags = Tags.of("gpu", String.valueOf(index), "node", node, "uuid", uuid);
+        GpuGauges g = new GpuGauges(tags);
         Gauge.builder("tandem.gpu.utilization.ratio", g.utilization, AtomicReference::get).tags(tags)
                 .description("GPU utilisation of the latest sample, 0 to 1").register(registry);
         Gauge.builder("tandem.gpu.memory.used.bytes", g.memoryUsed, AtomicReference::get).tags(tags)
@@ -161,14 +170,19 @@ public final class ServerMetrics {
         return g;
     }
 
-    /** The measured speeds of the running co-located jobs, replacing the last round's. */
-    public void jobSpeeds(List<JobSpeed> speeds) {
-        List<MultiGauge.Row<?>> rows = new ArrayList<>(speeds.size());
-        for (JobSpeed s : speeds) rows.add(MultiGauge.Row.of(Tags.of("job", String.valueOf(s.jobId()), "user", s.user()), s.ratio()));
-        jobSpeeds.register(rows, true);
+    /** The measured speeds of the jobs on each shared GPU, replacing the last round's. */
+    public void colocatedSpeeds(List<SharedGpu> shared) {
+        List<MultiGauge.Row<?>> throughput = new ArrayList<>(shared.size()), slowest = new ArrayList<>(shared.size());
+        for (SharedGpu g : shared) {
+            throughput.add(MultiGauge.Row.of(g.gauges().tags, g.throughput()));
+            slowest.add(MultiGauge.Row.of(g.gauges().tags, g.slowest()));
+        }
+        colocatedThroughput.register(throughput, true);
+        colocatedSlowest.register(slowest, true);
     }
 
-    public record JobSpeed(long jobId, String user, double ratio) {}
+    /** A GPU whose jobs all have measured speeds (relative to alone): their sum and the least. */
+    public record SharedGpu(GpuGauges gauges, double throughput, double slowest) {}
 
     /** A job's first run started, {@code waitMs} after its submission. */
     public void firstStart(long waitMs) { jobWait.record(Duration.ofMillis(Math.max(0, waitMs))); }

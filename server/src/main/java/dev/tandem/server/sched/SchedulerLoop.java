@@ -323,7 +323,7 @@ public final class SchedulerLoop implements AutoCloseable {
             ctx.metrics.jobsByState(ctx.store.countByState());
         }
         LiveState next = explainer.publish(waiting, now);
-        exportGauges(next, jobs);
+        exportGauges(next);
         sampleTimeline(next, now);
         synchronized (published) {
             live = next;
@@ -347,18 +347,27 @@ public final class SchedulerLoop implements AutoCloseable {
         ctx.timeline.sample(now, ctx.runs.busyGpus(), ctx.runs.sharedGpus(), util, speeds);
     }
 
-    /** Per-GPU readings and the speeds of co-located jobs, for Prometheus. */
-    private void exportGauges(LiveState state, Map<Long, JobRecord> jobs) {
+    /**
+     * Per-GPU readings and, per shared GPU whose jobs all have measured speeds, their sum and the least, for Prometheus
+     * (by GPU, not by job: see {@link ServerMetrics}).
+     */
+    private void exportGauges(LiveState state) {
+        List<ServerMetrics.SharedGpu> shared = new java.util.ArrayList<>();
         for (LiveState.GpuLive g : state.gpus()) {
             var s = g.latest();
-            gpuGauges.get(g.clusterId()).set(s == null ? Double.NaN : s.utilGpu(), s == null ? Double.NaN : s.memoryUsedMiB(), g.jobs().size());
+            ServerMetrics.GpuGauges gauges = gpuGauges.get(g.clusterId());
+            gauges.set(s == null ? Double.NaN : s.utilGpu(), s == null ? Double.NaN : s.memoryUsedMiB(), g.jobs().size());
+            if (g.jobs().size() < 2) continue;
+            double sum = 0, least = Double.POSITIVE_INFINITY;
+            for (long id : g.jobs()) {
+                Run r = ctx.runs.get(id);
+                double speed = r == null || r.partner == null ? Double.NaN : r.observed;
+                sum += speed;
+                least = Math.min(least, speed);
+            }
+            if (Double.isFinite(sum)) shared.add(new ServerMetrics.SharedGpu(gauges, sum, least));
         }
-        List<ServerMetrics.JobSpeed> speeds = new java.util.ArrayList<>();
-        for (Run r : ctx.runs.all()) {
-            JobRecord j = jobs.get(r.jobId);
-            if (j != null && r.partner != null && Double.isFinite(r.observed)) speeds.add(new ServerMetrics.JobSpeed(r.jobId, j.owner(), r.observed));
-        }
-        ctx.metrics.jobSpeeds(speeds);
+        ctx.metrics.colocatedSpeeds(shared);
     }
 
     /**
