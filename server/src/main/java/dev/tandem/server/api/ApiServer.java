@@ -244,7 +244,7 @@ public final class ApiServer implements AutoCloseable {
                 stored.getLast().id(), first.gpus());
         loop.wake();
         ctx.status(201);
-        ObjectNode o = jobJson.job(first, null);
+        ObjectNode o = jobJson.job(first, null, user.name());
         if (first.controls().arrayJob() != null) {
             ArrayNode ids = o.putArray("array_job_ids");
             stored.forEach(r -> ids.add(r.id()));
@@ -262,7 +262,7 @@ public final class ApiServer implements AutoCloseable {
         }
         log.info("job {} {} by {}", r.id(), held ? "held" : "released", user.name());
         loop.wake();
-        send(ctx, jobJson.job(store.job(r.id()).orElseThrow(), loop.live().job(r.id())));
+        send(ctx, jobJson.job(store.job(r.id()).orElseThrow(), loop.live().job(r.id()), user.name()));
     }
 
     /**
@@ -302,13 +302,14 @@ public final class ApiServer implements AutoCloseable {
         LiveState live = loop.live();
         ObjectNode out = json.createObjectNode();
         ArrayNode jobs = out.putArray("jobs");
-        for (JobRecord r : store.jobs(owner, states, after, limit)) jobs.add(jobJson.job(r, live.job(r.id())));
+        for (JobRecord r : store.jobs(owner, states, after, limit)) jobs.add(jobJson.job(r, live.job(r.id()), user.name()));
         send(ctx, out);
     }
 
     private void show(Context ctx) {
+        User user = ctx.attribute("user");
         JobRecord r = visibleJob(ctx);
-        ObjectNode o = jobJson.job(r, loop.live().job(r.id()));
+        ObjectNode o = jobJson.job(r, loop.live().job(r.id()), user.name());
         o.set("events", jobJson.events(store.events(r.id())));
         send(ctx, o);
     }
@@ -324,7 +325,7 @@ public final class ApiServer implements AutoCloseable {
         }
         log.info("job {} cancelled by {}", r.id(), user.name());
         loop.wake();
-        send(ctx, jobJson.job(store.job(r.id()).orElseThrow(), loop.live().job(r.id())));
+        send(ctx, jobJson.job(store.job(r.id()).orElseThrow(), loop.live().job(r.id()), user.name()));
     }
 
     private void logs(Context ctx) {

@@ -21,7 +21,11 @@ final class JobJson {
         this.json = json;
     }
 
-    ObjectNode job(JobRecord r, LiveState.JobLive live) {
+    /**
+     * @param viewer who asks: the variables' values ({@code submit --env NAME}, the way to hand a job a secret) go to the
+     *               job's owner only; anyone else allowed to see the job (an admin) gets their names, each value null
+     */
+    ObjectNode job(JobRecord r, LiveState.JobLive live, String viewer) {
         ObjectNode o = json.createObjectNode();
         o.put("id", r.id());
         o.put("name", r.name());
@@ -30,7 +34,11 @@ final class JobJson {
         ArrayNode argv = o.putArray("argv");
         r.argv().forEach(argv::add);
         ObjectNode env = o.putObject("env");
-        r.env().forEach(env::put);
+        boolean owner = r.owner().equals(viewer);
+        r.env().forEach((name, value) -> {
+            if (owner) env.put(name, value);
+            else env.putNull(name);
+        });
         o.put("workdir", r.workdir());
         o.put("gpus", r.gpus());
         o.put("memory_mib", r.memoryMiB());

@@ -109,6 +109,27 @@ class ApiTest {
         assertThat(api.get("/jobs/999999", admin).status()).isEqualTo(404);
     }
 
+    /** A secret handed to a job through its environment ({@code submit --env NAME}) stays its owner's, also from an admin. */
+    @Test
+    void aJobsVariablesValuesGoToItsOwnerOnly() {
+        long id = api.submit(alice, TestApi.json(Map.of("argv", List.of("sleep", "30"), "workdir", dir.toString(), "signature", Map.of("model", "Idle"),
+                "env", Map.of("API_KEY", "s3cr3t", "MODE", "fast"))));
+        try {
+            JsonNode own = api.get("/jobs/" + id, alice).json().get("env");
+            assertThat(own.get("API_KEY").asText()).isEqualTo("s3cr3t");
+            assertThat(own.get("MODE").asText()).isEqualTo("fast");
+            JsonNode shown = api.get("/jobs/" + id, admin).json().get("env");
+            assertThat(shown.has("API_KEY") && shown.has("MODE")).as("the names, for an admin").isTrue();
+            assertThat(shown.get("API_KEY").isNull() && shown.get("MODE").isNull()).as("no values, for an admin").isTrue();
+            JsonNode listed = api.get("/jobs?user=alice", admin).json().get("jobs");
+            assertThat(listed.toString()).doesNotContain("s3cr3t");
+            assertThat(api.post("/jobs/" + id + "/hold", admin, "").body()).doesNotContain("s3cr3t");
+            assertThat(api.post("/jobs/" + id + "/cancel", admin, "").body()).doesNotContain("s3cr3t");
+        } finally {
+            api.post("/jobs/" + id + "/cancel", alice, "");
+        }
+    }
+
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', textBlock = """
             not JSON                 | {"argv": ["true"],       | 400 | not valid JSON |
