@@ -323,20 +323,29 @@ public final class SchedulerLoop implements AutoCloseable {
             ctx.metrics.jobsByState(ctx.store.countByState());
         }
         LiveState next = explainer.publish(waiting, now);
-        exportGauges(next);
-        sampleTimeline(next, now);
+        List<double[]> tenantSpeeds = tenantSpeeds();
+        exportGauges(next, tenantSpeeds);
+        sampleTimeline(next, tenantSpeeds, now);
         synchronized (published) {
             live = next;
             published.notifyAll();
         }
     }
 
-    /** The dashboard's series: GPUs busy and shared, utilisation, each running job's speed, the gain from sharing. */
-    private void sampleTimeline(LiveState state, long now) {
+    /**
+     * Per GPU, the speed relative to alone of each run on it: its measured one beside a partner (NaN until measured), 1
+     * alone. The dashboard's gain from sharing and Prometheus' co-located speeds read the same numbers.
+     */
+    private List<double[]> tenantSpeeds() {
         List<double[]> tenantSpeeds = new java.util.ArrayList<>(ctx.runs.gpuCount());
         for (int g = 0; g < ctx.runs.gpuCount(); g++) {
             tenantSpeeds.add(ctx.runs.on(g).stream().mapToDouble(r -> r.partner != null ? r.observed : 1.0).toArray());
         }
+        return tenantSpeeds;
+    }
+
+    /** The dashboard's series: GPUs busy and shared, utilisation, each running job's speed, the gain from sharing. */
+    private void sampleTimeline(LiveState state, List<double[]> tenantSpeeds, long now) {
         ctx.timeline.account(now, tenantSpeeds);
         List<Double> util = new java.util.ArrayList<>();
         for (LiveState.GpuLive g : state.gpus()) util.add(g.latest() == null ? Double.NaN : g.latest().utilGpu());
@@ -348,20 +357,19 @@ public final class SchedulerLoop implements AutoCloseable {
     }
 
     /**
-     * Per-GPU readings and, per shared GPU whose jobs all have measured speeds, their sum and the least, for Prometheus
-     * (by GPU, not by job: see {@link ServerMetrics}).
+     * Per-GPU readings and, per shared GPU whose runs all have measured speeds ({@link #tenantSpeeds}), their sum and
+     * the least, for Prometheus (by GPU, not by job: see {@link ServerMetrics}).
      */
-    private void exportGauges(LiveState state) {
+    private void exportGauges(LiveState state, List<double[]> tenantSpeeds) {
         List<ServerMetrics.SharedGpu> shared = new java.util.ArrayList<>();
         for (LiveState.GpuLive g : state.gpus()) {
             var s = g.latest();
             ServerMetrics.GpuGauges gauges = gpuGauges.get(g.clusterId());
             gauges.set(s == null ? Double.NaN : s.utilGpu(), s == null ? Double.NaN : s.memoryUsedMiB(), g.jobs().size());
-            if (g.jobs().size() < 2) continue;
+            double[] speeds = tenantSpeeds.get(g.clusterId());
+            if (speeds.length < 2) continue;
             double sum = 0, least = Double.POSITIVE_INFINITY;
-            for (long id : g.jobs()) {
-                Run r = ctx.runs.get(id);
-                double speed = r == null || r.partner == null ? Double.NaN : r.observed;
+            for (double speed : speeds) {
                 sum += speed;
                 least = Math.min(least, speed);
             }
