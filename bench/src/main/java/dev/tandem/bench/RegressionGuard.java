@@ -143,7 +143,7 @@ public final class RegressionGuard {
      * with rounds of its own (gavel-packed) keeps its allocation when asked again inside a round, so its decision here is
      * a fresh policy's, the one a round's end makes. tandem is measured twice: at a decision that reuses its plan, and at
      * one in which it plans again ({@link #TANDEM_REPLAN}, at most once per 300 s of the cluster's time, the only decision
-     * over issue 16's 1 MB: most of it is the solver's model).
+     * over issue 16's 1 MB: the LP's tableaux, the plan's pair predictions and a fresh policy's queue order).
      */
     private static Map<String, Double> allocationPerDecision() {
         Map<String, Double> out = new LinkedHashMap<>();

@@ -7,6 +7,7 @@ import org.ojalgo.optimisation.Presolvers;
 import org.ojalgo.optimisation.Variable;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,6 +31,16 @@ import java.util.Map;
  * when the whole remaining workload is done as well as possible. Work that pairs well with much else is cheap
  * (it can ride along), work that pairs with little costs a whole GPU; a configuration in the optimal mix has
  * reduced cost zero, every other one a negative reduced cost that says how much it wastes.
+ *
+ * <p>Solved by column generation: the solo configurations, the pairs the caller expects in the optimum (the last
+ * plan's) and each group's best pair first, then, as long as the duals say some pair left out would shorten the
+ * makespan (a positive reduced cost), the most profitable of those are added and the smaller programme solved again.
+ * An optimal mix uses few of the pairs, and the cost of a solve grows with its columns: on
+ * {@code PolicyDecisionBenchmark}'s world (865 pairs) a fresh tandem's decision, which plans, took 3.7 MB and 5-7 ms
+ * with the whole programme at once and takes 2.1 MB and about 4 ms so; the Philly replay's plans a median of 13.4 ms
+ * against 5.3 ms. Each programme is an ojAlgo model: its {@code LinearSolver} fed the rows directly took a third of
+ * the time and memory on small programmes, but its primal tableau chose other optimal prices, which left tandem 0.4 h
+ * (0.7%) longer on average over the demo's 16 seeds without exact lengths.
  */
 public final class ConfigurationLp {
     static {
@@ -45,9 +56,14 @@ public final class ConfigurationLp {
         ExpressionsBasedModel.addPresolver(Presolvers.ZERO_ONE_TWO);
     }
 
+    /** A pair left out enters when its reduced cost is above this share of what its GPUs cost (rounding aside). */
+    private static final double ENTER_TOLERANCE = 1e-9;
+
     private record Group(double work, int count, int gpus) {}
 
-    private record Pair(int a, int b, double rateA, double rateB) {}
+    private record Pair(int a, int b, double rateA, double rateB, boolean startWith) {
+        double combined() { return rateA + rateB; }
+    }
 
     private final int clusterGpus;
     private final List<Group> groups = new ArrayList<>();
@@ -92,10 +108,18 @@ public final class ConfigurationLp {
      * left out, as are pairs of different gang sizes. Returns whether the pair was added.
      */
     public boolean addPair(int a, int b, double rateA, double rateB) {
+        return addPair(a, b, rateA, rateB, false);
+    }
+
+    /**
+     * As {@link #addPair(int, int, double, double)}; {@code startWith}: the pair goes into the first programme the
+     * column generation solves (a pair the caller expects in the optimum, such as one the last plan ran).
+     */
+    public boolean addPair(int a, int b, double rateA, double rateB, boolean startWith) {
         Group ga = groups.get(a), gb = groups.get(b);
         if (ga.gpus != gb.gpus || (a == b && ga.count < 2)) return false;
         if (!(rateA >= 0 && rateB >= 0) || rateA + rateB <= 1.0) return false;
-        pairs.add(new Pair(a, b, rateA, rateB));
+        pairs.add(new Pair(a, b, rateA, rateB, startWith));
         return true;
     }
 
@@ -107,7 +131,8 @@ public final class ConfigurationLp {
      * (the makespan is set by a few long jobs, not by the GPUs) or the solver fails, {@link Solution#priced()}
      * is false and the prices are NaN.
      *
-     * @param pairTimes per pair added (in order), the GPU-set-seconds the optimum runs it
+     * @param pairTimes per pair added (in order), the GPU-set-seconds the optimum runs it (0 for a pair the column
+     *                  generation never needed)
      */
     public record Solution(String state, double makespanS, double[] workPrice, double[] slotPrice, double[] pairTimes, int configurations) {
         public boolean optimal() { return !Double.isNaN(makespanS); }
@@ -118,60 +143,170 @@ public final class ConfigurationLp {
     public Solution solve() {
         int n = groups.size();
         double[] work = new double[n], slot = new double[n], times = new double[pairs.size()];
-        java.util.Arrays.fill(work, Double.NaN);
-        java.util.Arrays.fill(slot, Double.NaN);
-        java.util.Arrays.fill(times, Double.NaN);
-        if (n == 0) return new Solution("EMPTY", 0, work, slot, times, 0);
-
-        ExpressionsBasedModel model = new ExpressionsBasedModel();
-        Variable m = model.addVariable("M").lower(0).weight(1);
-        Expression gpus = model.addExpression("gpus").upper(0);
-        gpus.set(m, -clusterGpus);
-        Expression[] workRows = new Expression[n], slotRows = new Expression[n];
-        for (int s = 0; s < n; s++) {
-            Group g = groups.get(s);
-            // a group with no work left has no work row, and so no work price: the row could not bind (ojAlgo's presolve
-            // dropped it when it ran; without it the solver priced such a row at an arbitrary value)
-            workRows[s] = g.work > 0 ? model.addExpression("work" + s).lower(g.work) : null;
-            slotRows[s] = model.addExpression("slots" + s).upper(0);
-            slotRows[s].set(m, -g.count);
-            Variable solo = model.addVariable("solo" + s).lower(0);
-            add(workRows[s], solo, 1.0);
-            slotRows[s].set(solo, 1.0);
-            gpus.set(solo, g.gpus);
+        Arrays.fill(work, Double.NaN);
+        Arrays.fill(slot, Double.NaN);
+        if (n == 0) {
+            Arrays.fill(times, Double.NaN);
+            return new Solution("EMPTY", 0, work, slot, times, 0);
         }
-        List<Variable> pairVars = new ArrayList<>(pairs.size());
+        Columns columns = startingPairs();
+        while (true) {
+            Restricted r = new Restricted(columns);
+            if (!r.solved()) {
+                Arrays.fill(times, Double.NaN);
+                return new Solution(r.state, Double.NaN, work, slot, times, configurations());
+            }
+            if (addEntering(r, columns)) continue;
+            for (int k = 0; k < columns.size; k++) times[columns.pairs[k]] = r.pairTimes[k];
+            if (r.mu > 1e-12) {
+                for (int s = 0; s < n; s++) {
+                    work[s] = r.workDual[s] / r.mu;
+                    slot[s] = r.slotDual[s] / r.mu;
+                }
+            }
+            return new Solution(r.state, r.makespan, work, slot, times, configurations());
+        }
+    }
+
+    /** The pairs in the programme being solved, in the order they entered, and which ones are in. */
+    private static final class Columns {
+        int[] pairs;
+        int size;
+        final boolean[] in;
+
+        Columns(int pairCount) {
+            pairs = new int[Math.min(pairCount, 64)];
+            in = new boolean[pairCount];
+        }
+
+        void add(int pair) {
+            if (size == pairs.length) pairs = Arrays.copyOf(pairs, Math.max(8, 2 * size));
+            pairs[size++] = pair;
+            in[pair] = true;
+        }
+    }
+
+    /**
+     * The pairs the first programme holds: those the caller marked (the pairs the last plan used, which mostly stay in
+     * the optimum: on the Philly replay about two plans in three then need no second round), then each group's best pair by
+     * combined throughput (the first such pair where several are as good).
+     */
+    private Columns startingPairs() {
+        Columns out = new Columns(pairs.size());
+        for (int i = 0; i < pairs.size(); i++) if (pairs.get(i).startWith()) out.add(i);
+        int[] best = new int[groups.size()];
+        Arrays.fill(best, -1);
         for (int i = 0; i < pairs.size(); i++) {
             Pair p = pairs.get(i);
-            Variable t = model.addVariable("pair" + i).lower(0);
-            pairVars.add(t);
-            gpus.set(t, groups.get(p.a).gpus);
-            if (p.a == p.b) {
-                add(workRows[p.a], t, p.rateA + p.rateB);
-                slotRows[p.a].set(t, 2.0);
-            } else {
-                add(workRows[p.a], t, p.rateA);
-                add(workRows[p.b], t, p.rateB);
-                slotRows[p.a].set(t, 1.0);
-                slotRows[p.b].set(t, 1.0);
-            }
+            if (best[p.a()] < 0 || pairs.get(best[p.a()]).combined() < p.combined()) best[p.a()] = i;
+            if (best[p.b()] < 0 || pairs.get(best[p.b()]).combined() < p.combined()) best[p.b()] = i;
         }
-        Optimisation.Result r = model.minimise();
-        if (!(r.getState().isOptimal() || r.getState().isFeasible())) {
-            return new Solution(r.getState().name(), Double.NaN, work, slot, times, configurations());
-        }
-        for (int i = 0; i < times.length; i++) times[i] = pairVars.get(i).getValue().doubleValue();
+        for (int i : best) if (i >= 0 && !out.in[i]) out.add(i);
+        return out;
+    }
 
-        Map<Object, Double> duals = new IdentityHashMap<>();
-        for (var e : r.getMatchedMultipliers()) duals.put(e.getKey().first(), Math.abs(e.getValue().doubleValue()));
-        double mu = duals.getOrDefault(gpus, 0.0);
-        if (mu > 1e-12) {
-            for (int s = 0; s < n; s++) {
-                work[s] = duals.getOrDefault(workRows[s], 0.0) / mu;
-                slot[s] = duals.getOrDefault(slotRows[s], 0.0) / mu;
+    /**
+     * Adds the pairs left out whose reduced cost under {@code r}'s duals is positive, the most profitable first and at
+     * most twice as many as there are groups (at least 8) per round; returns whether any was added (if not, {@code r} is
+     * optimal for the whole programme). Ties go to the pair added first. (Fewer per round made more rounds, more made
+     * larger programmes: both took longer on the Philly replay, measured with ojAlgo's {@code LinearSolver}.)
+     */
+    private boolean addEntering(Restricted r, Columns columns) {
+        int limit = Math.max(8, 2 * groups.size());
+        double[] profit = new double[pairs.size()];
+        int candidates = 0;
+        for (int i = 0; i < pairs.size(); i++) {
+            profit[i] = Double.NEGATIVE_INFINITY;
+            if (columns.in[i]) continue;
+            Pair pair = pairs.get(i);
+            int a = pair.a(), b = pair.b();
+            double cost = r.mu * groups.get(a).gpus;
+            double p = a == b ? r.workDual[a] * pair.combined() - 2 * r.slotDual[a]
+                    : r.workDual[a] * pair.rateA() + r.workDual[b] * pair.rateB() - r.slotDual[a] - r.slotDual[b];
+            p -= cost;
+            if (p > ENTER_TOLERANCE * Math.max(cost, 1e-3)) {
+                profit[i] = p;
+                candidates++;
             }
         }
-        return new Solution(r.getState().name(), m.getValue().doubleValue(), work, slot, times, configurations());
+        int added = 0;
+        for (; added < Math.min(limit, candidates); added++) {
+            int best = -1;
+            for (int i = 0; i < profit.length; i++) if (profit[i] > Double.NEGATIVE_INFINITY && (best < 0 || profit[i] > profit[best])) best = i;
+            columns.add(best);
+            profit[best] = Double.NEGATIVE_INFINITY;
+        }
+        return added > 0;
+    }
+
+    /** The programme over the solo configurations and the listed pairs, solved: the optimum and its duals. */
+    private final class Restricted {
+        final String state;
+        /** Each listed pair's time; null when not solved. */
+        final double[] pairTimes;
+        final double makespan, mu;
+        final double[] workDual, slotDual;
+
+        Restricted(Columns columns) {
+            int n = groups.size();
+            ExpressionsBasedModel model = new ExpressionsBasedModel();
+            Variable m = model.addVariable("M").lower(0).weight(1);
+            Expression gpus = model.addExpression("gpus").upper(0);
+            gpus.set(m, -clusterGpus);
+            Expression[] workRows = new Expression[n], slotRows = new Expression[n];
+            for (int s = 0; s < n; s++) {
+                Group g = groups.get(s);
+                // a group with no work left has no work row, and so no work price: the row could not bind (ojAlgo's
+                // presolve dropped it when it ran; without it the solver priced such a row at an arbitrary value)
+                workRows[s] = g.work > 0 ? model.addExpression("work" + s).lower(g.work) : null;
+                slotRows[s] = model.addExpression("slots" + s).upper(0);
+                slotRows[s].set(m, -g.count);
+                Variable solo = model.addVariable("solo" + s).lower(0);
+                add(workRows[s], solo, 1.0);
+                slotRows[s].set(solo, 1.0);
+                gpus.set(solo, g.gpus);
+            }
+            Variable[] pairVars = new Variable[columns.size];
+            for (int k = 0; k < columns.size; k++) {
+                int i = columns.pairs[k];
+                Pair p = pairs.get(i);
+                int a = p.a(), b = p.b();
+                Variable t = model.addVariable("pair" + i).lower(0);
+                pairVars[k] = t;
+                gpus.set(t, groups.get(a).gpus);
+                if (a == b) {
+                    add(workRows[a], t, p.combined());
+                    slotRows[a].set(t, 2.0);
+                } else {
+                    add(workRows[a], t, p.rateA());
+                    add(workRows[b], t, p.rateB());
+                    slotRows[a].set(t, 1.0);
+                    slotRows[b].set(t, 1.0);
+                }
+            }
+            Optimisation.Result r = model.minimise();
+            state = r.getState().name();
+            if (!(r.getState().isOptimal() || r.getState().isFeasible())) {
+                pairTimes = null;
+                makespan = mu = Double.NaN;
+                workDual = slotDual = null;
+                return;
+            }
+            makespan = m.getValue().doubleValue();
+            pairTimes = new double[columns.size];
+            for (int k = 0; k < pairTimes.length; k++) pairTimes[k] = pairVars[k].getValue().doubleValue();
+            Map<Object, Double> duals = new IdentityHashMap<>();
+            for (var e : r.getMatchedMultipliers()) duals.put(e.getKey().first(), Math.abs(e.getValue().doubleValue()));
+            mu = duals.getOrDefault(gpus, 0.0);
+            workDual = new double[n];
+            slotDual = new double[n];
+            for (int s = 0; s < n; s++) {
+                workDual[s] = workRows[s] == null ? 0 : duals.getOrDefault(workRows[s], 0.0);
+                slotDual[s] = duals.getOrDefault(slotRows[s], 0.0);
+            }
+        }
+
+        boolean solved() { return pairTimes != null; }
     }
 
     /** Adds {@code factor * v} to a row, unless the row was left out (null). */

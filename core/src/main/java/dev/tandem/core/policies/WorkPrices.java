@@ -10,10 +10,8 @@ import dev.tandem.core.policy.SchedulerSnapshot;
 
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.function.BiFunction;
 
 /**
@@ -75,11 +73,16 @@ final class WorkPrices {
         static Group of(Job j) { return new Group(j.signature(), j.gpus()); }
     }
 
+    /** Two groups a plan may pair, in the order the LP was given them. */
+    private record PlannedPair(Group a, Group b) {}
+
     /** The prices of one plan; {@code slot} is the price of holding one job slot of the group (its concurrency dual). */
     record Price(double work, double slot) {}
 
-    private final BiFunction<SchedulerSnapshot, Job[], Optional<double[]>> rates;
+    private final BiFunction<SchedulerSnapshot, Job[], double[]> rates;
     private Map<Group, Price> prices = Map.of();
+    /** The pairs the last plan ran (for the next plan's first programme). */
+    private final java.util.Set<PlannedPair> ranLastPlan = new java.util.HashSet<>();
     private double plannedWork = Double.NaN;
     private double plannedEnd = Double.NaN;
     private double plannedAt = Double.NEGATIVE_INFINITY;
@@ -87,10 +90,10 @@ final class WorkPrices {
     private int solves;
 
     /**
-     * @param rates for two jobs, the cautious speeds at which the policy would let them share a GPU, or empty
-     *              where it would not (memory, slowdown bound, gain, past crash)
+     * @param rates for two jobs, the cautious speeds at which the policy would let them share a GPU, or null where it
+     *              would not (memory, slowdown bound, gain, past crash)
      */
-    WorkPrices(BiFunction<SchedulerSnapshot, Job[], Optional<double[]>> rates) {
+    WorkPrices(BiFunction<SchedulerSnapshot, Job[], double[]> rates) {
         this.rates = rates;
     }
 
@@ -109,11 +112,11 @@ final class WorkPrices {
         }
         s.occupancy().readRunning(tally);
         double total = tally.total, unplanned = 0;
-        for (Map.Entry<Group, GroupWork> e : tally.work.entrySet()) if (!prices.containsKey(e.getKey())) unplanned += e.getValue().seconds;
+        for (GroupWork w : tally.groups) if (!prices.containsKey(w.group)) unplanned += w.seconds;
         boolean drifted = Double.isNaN(plannedWork) || Math.abs(total - plannedWork) > DRIFT * plannedWork
                 || unplanned > UNPLANNED_SHARE * total;
         if (drifted) {
-            prices = solve(s, tally.work);
+            prices = solve(s, tally.groups);
             plannedWork = total;
             plannedAt = s.now();
         }
@@ -141,17 +144,27 @@ final class WorkPrices {
 
     /** One group's unfinished work: solo seconds, jobs, and one of them to ask the rate function about. */
     private static final class GroupWork {
+        final Group group;
         final Job sample;
         double seconds;
         int jobs;
+        /** The group of the same workload with another gang size, if any: the tally's look-up by signature. */
+        GroupWork otherSize;
 
-        GroupWork(Job sample) { this.sample = sample; }
+        GroupWork(Job sample) {
+            this.group = Group.of(sample);
+            this.sample = sample;
+        }
     }
 
-    /** The unfinished work summed by group, queued and running jobs alike, in the order groups are first met. */
+    /**
+     * The unfinished work summed by group, queued and running jobs alike, in the order groups are first met. Looked up
+     * by signature, then gang size, so that a job already in a group makes no key (a plan sums thousands of jobs).
+     */
     private static final class Tally implements Occupancy.OccupantReader {
         private final SchedulerSnapshot s;
-        final Map<Group, GroupWork> work = new LinkedHashMap<>();
+        private final Map<WorkloadSignature, GroupWork> bySignature = new HashMap<>();
+        final List<GroupWork> groups = new ArrayList<>();
         double total;
 
         Tally(SchedulerSnapshot s) { this.s = s; }
@@ -160,10 +173,24 @@ final class WorkPrices {
             double seconds = s.knowsLength(lengthKnown) ? s.expectedSoloSeconds(job, remainingIterations, attainedGpuSeconds, lengthKnown)
                     : unknownLength(s, job);
             if (!Double.isFinite(seconds)) return; // no profile: nothing to plan with
-            GroupWork w = work.computeIfAbsent(Group.of(job), g -> new GroupWork(job));
+            GroupWork w = groupOf(job);
             w.seconds += seconds;
             w.jobs++;
             total += seconds;
+        }
+
+        private GroupWork groupOf(Job job) {
+            GroupWork first = bySignature.get(job.signature()), w = first;
+            while (w != null && w.group.gpus() != job.gpus()) w = w.otherSize;
+            if (w != null) return w;
+            w = new GroupWork(job);
+            if (first == null) bySignature.put(job.signature(), w);
+            else {
+                w.otherSize = first.otherSize;
+                first.otherSize = w;
+            }
+            groups.add(w);
+            return w;
         }
 
         /** A running job, as the world hands it over ({@link Occupancy#readRunning}). */
@@ -172,40 +199,64 @@ final class WorkPrices {
         }
     }
 
-    private Map<Group, Price> solve(SchedulerSnapshot s, Map<Group, GroupWork> work) {
+    private Map<Group, Price> solve(SchedulerSnapshot s, List<GroupWork> groups) {
         solves++;
-        List<Group> groups = new ArrayList<>(work.keySet());
         ConfigurationLp lp = new ConfigurationLp(s.cluster().gpuCount());
-        for (Group g : groups) lp.addGroup(work.get(g).seconds, work.get(g).jobs, g.gpus());
-        // with many workloads, each group's best partners only: the LP's cost grows with its columns, and an optimal
-        // mix rarely uses a weak pair (on the bundled batch workloads all pairs do leave 1% less to the bound)
-        List<List<Candidate>> best = new ArrayList<>();
-        for (int i = 0; i < groups.size(); i++) best.add(new ArrayList<>());
+        for (GroupWork g : groups) lp.addGroup(g.seconds, g.jobs, g.group.gpus());
+        // every pair that may share, in the order (a, b >= a); with many workloads, each group's best partners only: the
+        // LP's cost grows with its columns, and an optimal mix rarely uses a weak pair (on the bundled batch workloads all
+        // pairs do leave 1% less to the bound)
+        List<Candidate> all = new ArrayList<>();
+        int listings = 0; // each pair is listed for both its groups, or once where a group pairs with itself
+        Job[] pair = new Job[2];
         for (int a = 0; a < groups.size(); a++) {
             for (int b = a; b < groups.size(); b++) {
-                if (groups.get(a).gpus() != groups.get(b).gpus()) continue;
-                Optional<double[]> r = rates.apply(s, new Job[] {work.get(groups.get(a)).sample, work.get(groups.get(b)).sample});
-                if (r.isEmpty()) continue;
-                Candidate c = new Candidate(a, b, r.get()[0], r.get()[1]);
-                best.get(a).add(c);
-                if (b != a) best.get(b).add(c);
+                if (groups.get(a).group.gpus() != groups.get(b).group.gpus()) continue;
+                pair[0] = groups.get(a).sample;
+                pair[1] = groups.get(b).sample;
+                double[] r = rates.apply(s, pair);
+                if (r == null) continue;
+                all.add(new Candidate(a, b, r[0], r[1]));
+                listings += b == a ? 1 : 2;
             }
         }
-        int listed = 0; // each pair is in two lists, or in one when a group pairs with itself
-        for (List<Candidate> list : best) listed += list.size();
-        boolean all = listed <= 2 * FULL_PAIRS;
-        java.util.Set<Candidate> chosen = new java.util.LinkedHashSet<>();
-        for (List<Candidate> list : best) {
-            if (!all) list.sort(java.util.Comparator.comparingDouble(Candidate::combined).reversed());
-            chosen.addAll(all ? list : list.subList(0, Math.min(PARTNERS, list.size())));
+        // the pairs the last plan ran go into the solver's first programme: most of them run in this plan too
+        List<Candidate> added = new ArrayList<>();
+        for (Candidate c : listings <= 2 * FULL_PAIRS ? all : bestPartners(all, groups.size())) {
+            boolean ran = !ranLastPlan.isEmpty() && ranLastPlan.contains(planned(groups, c));
+            if (lp.addPair(c.a(), c.b(), c.rateA(), c.rateB(), ran)) added.add(c);
         }
-        for (Candidate c : chosen) lp.addPair(c.a(), c.b(), c.rateA(), c.rateB());
         ConfigurationLp.Solution sol = lp.solve();
+        ranLastPlan.clear();
+        for (int i = 0; i < added.size(); i++) if (sol.pairTimes()[i] > 0) ranLastPlan.add(planned(groups, added.get(i)));
         plannedEnd = s.now() + sol.makespanS();
         if (!sol.optimal() || !sol.priced()) return Map.of();
         Map<Group, Price> out = new HashMap<>();
-        for (int i = 0; i < groups.size(); i++) out.put(groups.get(i), new Price(sol.workPrice()[i], sol.slotPrice()[i]));
+        for (int i = 0; i < groups.size(); i++) out.put(groups.get(i).group, new Price(sol.workPrice()[i], sol.slotPrice()[i]));
         return out;
+    }
+
+    private static PlannedPair planned(List<GroupWork> groups, Candidate c) {
+        return new PlannedPair(groups.get(c.a()).group, groups.get(c.b()).group);
+    }
+
+    /**
+     * Each group's {@link #PARTNERS} best pairs by combined throughput (a pair best for both of its groups once), in
+     * the order of the groups, each group's by throughput.
+     */
+    private static List<Candidate> bestPartners(List<Candidate> all, int groups) {
+        List<List<Candidate>> best = new ArrayList<>(groups);
+        for (int g = 0; g < groups; g++) best.add(new ArrayList<>());
+        for (Candidate c : all) {
+            best.get(c.a()).add(c);
+            if (c.b() != c.a()) best.get(c.b()).add(c);
+        }
+        java.util.Set<Candidate> chosen = new java.util.LinkedHashSet<>();
+        for (List<Candidate> list : best) {
+            list.sort(java.util.Comparator.comparingDouble(Candidate::combined).reversed());
+            chosen.addAll(list.subList(0, Math.min(PARTNERS, list.size())));
+        }
+        return new ArrayList<>(chosen);
     }
 
     /** The cautious rates of a prediction, for {@link #WorkPrices}' rate function. */

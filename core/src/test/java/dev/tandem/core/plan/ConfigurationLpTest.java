@@ -27,7 +27,7 @@ class ConfigurationLpTest {
 
     @Test
     void aGroupWithNoWorkLeftChangesNeitherThePlanNorThePrices() {
-        // the plan of the first test, plus a group whose jobs have no work left (a row the solver meets without presolve)
+        // the plan of the first test, plus a group whose jobs have no work left (it gets no work row)
         ConfigurationLp lp = new ConfigurationLp(2);
         int a = lp.addGroup(10, 10, 1), done = lp.addGroup(0, 3, 1), b = lp.addGroup(10, 10, 1);
         lp.addPair(a, b, 0.8, 0.7);
@@ -60,6 +60,48 @@ class ConfigurationLpTest {
         assertThat(lp.configurations()).isEqualTo(4);
         lp.addPair(a, a, 0.9, 0.9);
         assertThat(lp.configurations()).isEqualTo(5);
+    }
+
+    @Test
+    void columnGenerationReachesTheOptimumOfEveryPair() {
+        // 40 groups, every pair allowed at random rates: the first programme holds each group's best pair only, so the
+        // optimum needs pairs the generation must find. Certificate: under the prices returned, no pair (in the programme
+        // or not) has a positive reduced cost, and the makespan is that of the programme solved with every pair from the
+        // start.
+        for (long seed = 1; seed <= 5; seed++) {
+            java.util.Random r = new java.util.Random(seed);
+            int n = 40;
+            double[][] rates = new double[n * n][];
+            ConfigurationLp generated = new ConfigurationLp(16), whole = new ConfigurationLp(16); // GPU-bound: priced
+            for (int g = 0; g < n; g++) {
+                double work = 3600.0 * (1 + r.nextInt(50));
+                int count = 2 + r.nextInt(30);
+                generated.addGroup(work, count, 1);
+                whole.addGroup(work, count, 1);
+            }
+            java.util.List<int[]> pairs = new java.util.ArrayList<>();
+            for (int a = 0; a < n; a++) {
+                for (int b = a; b < n; b++) {
+                    double ra = 0.3 + 0.65 * r.nextDouble(), rb = 0.3 + 0.65 * r.nextDouble();
+                    if (generated.addPair(a, b, ra, rb)) {
+                        whole.addPair(a, b, ra, rb, true);
+                        pairs.add(new int[] {a, b});
+                        rates[pairs.size() - 1] = new double[] {ra, rb};
+                    }
+                }
+            }
+            ConfigurationLp.Solution g = generated.solve(), w = whole.solve();
+            assertThat(g.priced()).isTrue();
+            assertThat(g.makespanS()).isCloseTo(w.makespanS(), within(1e-6 * w.makespanS()));
+            double[] pi = g.workPrice(), sigma = g.slotPrice();
+            for (int i = 0; i < pairs.size(); i++) {
+                int a = pairs.get(i)[0], b = pairs.get(i)[1];
+                double gain = a == b ? pi[a] * (rates[i][0] + rates[i][1]) - 2 * sigma[a] : pi[a] * rates[i][0] + pi[b] * rates[i][1] - sigma[a] - sigma[b];
+                assertThat(gain - 1).as("reduced cost of pair %d-%d, seed %d", a, b, seed).isLessThan(1e-6);
+            }
+            long used = java.util.Arrays.stream(g.pairTimes()).filter(t -> t > 0).count();
+            assertThat(used).as("pairs in the optimal mix").isGreaterThan(n / 2); // more than the first programme's best pairs could give
+        }
     }
 
     @Test

@@ -211,6 +211,22 @@ class TandemPolicyTest {
     }
 
     @Test
+    void gainsWithinABillionthAreTiesThatTheHostsOrderBreaks() {
+        // two hosts whose pairs with q differ in the thirteenth digit: rounding noise (the plan's prices differ so between
+        // solvers), not a reason to prefer b's GPU; the tie goes to the first host
+        Fixture f = new Fixture(1, 2, 24576);
+        WorkloadSignature a = f.profile("A", 40, 2000), b = f.profile("B", 40, 2000), q = f.profile("Q", 30, 2000);
+        f.running(f.job("a", a, 1, 1_000, 0), List.of(0), 1_000, 0, Double.NaN);
+        f.running(f.job("b", b, 1, 1_000, 0), List.of(1), 1_000, 0, Double.NaN);
+        f.queued(f.job("q", q, 1, 1_000, 1));
+        f.predict("Q", "A", 0.9, 0.8, 0).predict("Q", "B", 0.9, 0.8 + 1e-13, 0);
+        assertThat(Fixture.start(new TandemPolicy(cfg(0.6, 0.1, 0, 1e9)).decide(f.snapshot()), "q").gpus()).containsExactly(0);
+        // a real difference still decides
+        f.predict("Q", "B", 0.9, 0.8 + 1e-6, 0);
+        assertThat(Fixture.start(new TandemPolicy(cfg(0.6, 0.1, 0, 1e9)).decide(f.snapshot()), "q").gpus()).containsExactly(1);
+    }
+
+    @Test
     void theLongerOfTwoEquallyGoodPartnersStartsFirst() {
         // both queued jobs pair equally well with the host; the long one would end the batch alone if it started late
         Fixture f = new Fixture(1, 1, 24576);

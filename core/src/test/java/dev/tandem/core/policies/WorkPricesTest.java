@@ -4,8 +4,6 @@ import dev.tandem.core.compat.PairPrediction;
 import dev.tandem.core.model.WorkloadSignature;
 import org.junit.jupiter.api.Test;
 
-import java.util.Optional;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
@@ -13,7 +11,7 @@ class WorkPricesTest {
     private static WorkPrices prices() {
         return new WorkPrices((s, pair) -> {
             PairPrediction pr = s.predict(pair[0], pair[1]);
-            return pr.known() ? Optional.of(WorkPrices.cautiousRates(pr, 0)) : Optional.empty();
+            return pr.known() ? WorkPrices.cautiousRates(pr, 0) : null;
         });
     }
 
