@@ -56,8 +56,11 @@ public final class ConfigurationLp {
         ExpressionsBasedModel.addPresolver(Presolvers.ZERO_ONE_TWO);
     }
 
-    /** A pair left out enters when its reduced cost is above this share of what its GPUs cost (rounding aside). */
-    private static final double ENTER_TOLERANCE = 1e-9;
+    /**
+     * A pair left out enters when its reduced cost is above this share of what its GPUs cost (below it is the solver's
+     * rounding); of at least {@link #MIN_ENTER_COST}, for a programme whose GPUs are not its bottleneck (a GPU price of 0).
+     */
+    private static final double ENTER_TOLERANCE = 1e-9, MIN_ENTER_COST = 1e-3;
 
     private record Group(double work, int count, int gpus) {}
 
@@ -187,9 +190,8 @@ public final class ConfigurationLp {
     }
 
     /**
-     * The pairs the first programme holds: those the caller marked (the pairs the last plan used, which mostly stay in
-     * the optimum: on the Philly replay about two plans in three then need no second round), then each group's best pair by
-     * combined throughput (the first such pair where several are as good).
+     * The pairs the first programme holds: those the caller marked (the pairs the last plan ran, which mostly stay in the
+     * optimum), then each group's best pair by combined throughput (the first such pair where several are as good).
      */
     private Columns startingPairs() {
         Columns out = new Columns(pairs.size());
@@ -224,7 +226,7 @@ public final class ConfigurationLp {
             double p = a == b ? r.workDual[a] * pair.combined() - 2 * r.slotDual[a]
                     : r.workDual[a] * pair.rateA() + r.workDual[b] * pair.rateB() - r.slotDual[a] - r.slotDual[b];
             p -= cost;
-            if (p > ENTER_TOLERANCE * Math.max(cost, 1e-3)) {
+            if (p > ENTER_TOLERANCE * Math.max(cost, MIN_ENTER_COST)) {
                 profit[i] = p;
                 candidates++;
             }

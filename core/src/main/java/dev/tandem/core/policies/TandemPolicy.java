@@ -87,7 +87,7 @@ public final class TandemPolicy implements Policy {
      * and the order of a sum) chose between hosts of equal worth: with every price perturbed by one part in 10^12, the
      * Philly replay's mean JCT moved by up to 8% (exact lengths) and 19% (without).
      */
-    static final double WEIGHT_QUANTUM = 1e-9;
+    private static final double WEIGHT_QUANTUM = 1e-9;
     /** A critical job's edge weights are scaled below every other candidate's (weights stay positive). */
     private static final double CRITICAL_WEIGHT_SCALE = 1e-3;
     /** A job moves off a shared GPU onto an idle one only with at least this much solo work left. */
@@ -559,7 +559,7 @@ public final class TandemPolicy implements Policy {
     }
 
     /** A weight rounded to {@link #WEIGHT_QUANTUM}. */
-    static double tie(double weight) {
+    private static double tie(double weight) {
         return Math.rint(weight / WEIGHT_QUANTUM) * WEIGHT_QUANTUM;
     }
 
