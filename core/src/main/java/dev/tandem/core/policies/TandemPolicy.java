@@ -734,12 +734,8 @@ public final class TandemPolicy implements Policy {
 
     /**
      * The prediction for two jobs that could share the cluster's largest GPUs (memory, no past crash, slowdown
-     * bound and gain), or empty; judged without a particular host, for planning and opportunity costs.
+     * bound and gain), or null; judged without a particular host, for planning and opportunity costs.
      */
-    private Optional<PairPrediction> shareable(SchedulerSnapshot s, Job a, Job b) {
-        return Optional.ofNullable(shareableOrNull(s, a, b));
-    }
-
     private PairPrediction shareableOrNull(SchedulerSnapshot s, Job a, Job b) {
         return shareableOrNull(s, a, b, s.predictionsWith(a));
     }
