@@ -6,8 +6,14 @@ import java.util.List;
 /** Column updates that go with a job transition; column names are fixed here, never taken from input. */
 public final class Change {
     public enum Column {
-        ATTEMPTS, EXCLUSIVE, GPU_IDS, PID, PID_STARTED, EXIT_CODE, PROGRESS_ITER, ATTAINED_GPU_MS, PREDICTED_SPEED,
-        OBSERVED_SPEED, QUEUED_AT, STARTED_AT, FIRST_STARTED_AT, FINISHED_AT;
+        ATTEMPTS(false), EXCLUSIVE(false), GPU_IDS(false), PID(true), PID_STARTED(true), EXIT_CODE(true), PROGRESS_ITER(true),
+        ATTAINED_GPU_MS(false), PREDICTED_SPEED(true), OBSERVED_SPEED(true), QUEUED_AT(false), STARTED_AT(true),
+        FIRST_STARTED_AT(true), FINISHED_AT(true);
+
+        /** Whether the column holds a value or none (NULL) that {@link #setIfNull} can tell apart; gpu_ids' none is an empty list. */
+        final boolean nullable;
+
+        Column(boolean nullable) { this.nullable = nullable; }
 
         String sql() { return name().toLowerCase(java.util.Locale.ROOT); }
     }
@@ -37,6 +43,7 @@ public final class Change {
 
     /** Sets the column only if it has no value yet (e.g. when a job first started). */
     public Change setIfNull(Column c, Object value) {
+        if (!c.nullable) throw new IllegalArgumentException(c + " always has a value: set it");
         items.add(new Item(c, value, Mode.SET_IF_NULL));
         return this;
     }

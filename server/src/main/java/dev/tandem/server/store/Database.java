@@ -200,6 +200,19 @@ public final class Database implements AutoCloseable {
     /** Database commits so far: each holds one or more callers' transactions. */
     public long commits() { return commits.get(); }
 
+    /** Batches begun (written and read under the lock). */
+    private long batchesBegun;
+
+    /**
+     * The number of the batch that runs: for work that keeps, beside the database, what the earlier parts of its
+     * batch wrote (a part that ran successfully is undone only with its whole batch, never alone). Read only from a
+     * transaction's work.
+     */
+    public long batch() {
+        if (!lock.isHeldByCurrentThread()) throw new IllegalStateException("the running batch is known only inside a transaction");
+        return batchesBegun;
+    }
+
     /** Callers' transactions waiting for the lock (for tests). */
     int waitingTransactions() { return waiting.size(); }
 
@@ -240,6 +253,7 @@ public final class Database implements AutoCloseable {
 
     /** Runs the waiting transactions (up to {@link #MAX_BATCH}) in one database transaction. Under the lock. */
     private void runBatch() {
+        batchesBegun++;
         List<Pending<?>> batch = new ArrayList<>();
         for (Pending<?> p; batch.size() < MAX_BATCH && (p = waiting.poll()) != null; ) batch.add(p);
         if (batch.isEmpty()) return;
@@ -253,13 +267,16 @@ public final class Database implements AutoCloseable {
                     Savepoint before = batch.size() > 1 ? c.setSavepoint() : null;
                     try {
                         p.run(c);
-                        if (before != null) c.releaseSavepoint(before);
-                        ran.add(p);
                     } catch (SQLException | RuntimeException e) {
                         if (before != null) c.rollback(before);
                         else c.rollback();
                         p.fail(e);
+                        continue;
                     }
+                    // outside the part's own failure: a part that ran is undone only with the whole batch, so the parts
+                    // after it may rely on what it wrote (the store validates them against its rows in memory)
+                    if (before != null) c.releaseSavepoint(before);
+                    ran.add(p);
                 }
                 c.commit();
                 commits.incrementAndGet();

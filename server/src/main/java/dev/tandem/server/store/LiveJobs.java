@@ -10,7 +10,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * The jobs that have not finished, and how many jobs are in each state, kept in memory so that the scheduler's
- * rounds, the dashboard and the API's reads of the queue never query the database. The {@link Store} writes through
+ * rounds, the dashboard and the API's reads of the queue never query the database, and what the {@link Store} checks
+ * every write of such a job against (with the writes of the running batch not yet committed). The store writes through
  * it: after each commit that touched a job, while it still holds the store's lock, it hands over the job's row as
  * committed, so this view changes in commit order and never shows what the database does not hold. Reads take no
  * lock and see each job either before or after a change, never half of one.

@@ -29,6 +29,8 @@ import java.util.stream.Collectors;
  * written in one transaction, so the history never disagrees with the job. The unfinished jobs and the count of
  * jobs per state are also kept in memory ({@link LiveJobs}, written through after each commit), so that the
  * scheduler's rounds and the API's reads of the queue do not query the database; it is read at open, for recovery.
+ * For an unfinished job memory is what counts: a write is checked against its row there and the new row worked out
+ * there ({@link JobRows}), and the database, written in the same transaction, is the journal that recovery reads.
  */
 public final class Store implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -88,10 +90,19 @@ public final class Store implements AutoCloseable {
         return new Users(java.util.Collections.unmodifiableMap(byName), Map.copyOf(byToken));
     }
 
-    /** Runs a transaction that writes jobs; after its commit the rows it wrote replace their in-memory copies. */
+    /**
+     * Runs a transaction that writes jobs; after its commit the rows it wrote replace their in-memory copies. The work
+     * reads jobs with {@link #current} and lists each row it wrote, as worked out in memory ({@link JobRows}), in
+     * {@code written}: rows are never read back from the database.
+     */
     private <T> T writeJobs(JobWork<T> work) {
         List<Written> written = new ArrayList<>();
-        return db.tx(c -> work.run(c, written), t -> {
+        return db.tx(c -> {
+            T t = work.run(c, written);
+            Map<Long, JobRecord> mine = rowsOfThisBatch();
+            for (Written w : written) mine.put(w.row().id(), w.row());
+            return t;
+        }, t -> {
             for (Written w : written) {
                 if (w.from() == null) live.inserted(w.row());
                 else live.changed(w.from(), w.row());
@@ -99,16 +110,34 @@ public final class Store implements AutoCloseable {
         });
     }
 
-    /** Reads back, inside the transaction, a job row it wrote: {@code from} is the job's state before the write. */
-    private static void wrote(Connection c, List<Written> written, long id, JobState from) throws SQLException {
-        JobRecord row = jobRow(c, id).orElseThrow(() -> new StoreException("job " + id + " vanished while being written"));
-        written.add(new Written(from, row));
+    /**
+     * Rows written by the parts of the running batch that ran before ({@link Database#tx} may run several callers'
+     * transactions in one): not yet committed, so not yet in {@link #live}, but what a later part must be checked
+     * against (a cancel and a start of the same job in one batch). A part that ran is undone only with its whole
+     * batch, and then this map belongs to a batch that is over. Used under the database's lock only.
+     */
+    private final Map<Long, JobRecord> batchRows = new java.util.HashMap<>();
+    private long batchRowsOf = -1;
+
+    private Map<Long, JobRecord> rowsOfThisBatch() {
+        long batch = db.batch();
+        if (batch != batchRowsOf) {
+            batchRows.clear();
+            batchRowsOf = batch;
+        }
+        return batchRows;
     }
 
-    /** As {@link #wrote(Connection, List, long, JobState)} for a write that did not change the job's state. */
-    private static void wrote(Connection c, List<Written> written, long id) throws SQLException {
-        Optional<JobRecord> row = jobRow(c, id);
-        if (row.isPresent()) written.add(new Written(row.get().state(), row.get()));
+    /**
+     * A job's row as a transaction that writes jobs must see it: as an earlier part of its batch left it, else as
+     * committed (an unfinished job from memory, the state every write is validated against; a finished one from the
+     * database, where nothing changes it any more). Empty when there is no such job.
+     */
+    private Optional<JobRecord> current(Connection c, long id) throws SQLException {
+        JobRecord r = rowsOfThisBatch().get(id);
+        if (r != null) return Optional.of(r);
+        Optional<JobRecord> unfinished = live.unfinished(id);
+        return unfinished.isPresent() ? unfinished : jobRow(c, id);
     }
 
     public Database database() { return db; }
@@ -250,7 +279,8 @@ public final class Store implements AutoCloseable {
     /** Stores a submission as a pending job and records its first event. */
     public JobRecord insertJob(NewJob j, String owner, long now) {
         return writeJobs((c, written) -> {
-            wrote(c, written, insertJob(c, j, j.controls(), owner, now), null);
+            long id = insertJob(c, j, j.controls(), owner, now);
+            written.add(new Written(null, JobRows.inserted(id, j, j.controls(), owner, now)));
             return written.getFirst().row();
         });
     }
@@ -261,21 +291,20 @@ public final class Store implements AutoCloseable {
      */
     public List<JobRecord> insertArray(NewJob j, List<Integer> indices, String owner, long now) {
         return writeJobs((c, written) -> {
-            List<Long> out = new ArrayList<>();
+            Long arrayJob = null; // the first member's own id, set once it has one
             for (int index : indices) {
                 NewJob member = new NewJob(j.name() + "[" + index + "]", j.argv(), j.env(), j.workdir(), j.gpus(), j.memoryMiB(), j.iterations(),
                         j.signature(), j.timeLimitMs(), j.controls(), j.limits(), j.output());
-                Long arrayJob = out.isEmpty() ? null : out.getFirst(); // the first member's own id, set once it has one
                 long id = insertJob(c, member, j.controls().inArray(arrayJob, index), owner, now);
-                if (out.isEmpty()) {
+                if (arrayJob == null) {
+                    arrayJob = id;
                     try (PreparedStatement ps = c.prepareStatement("UPDATE jobs SET array_job = id WHERE id = ?")) {
                         ps.setLong(1, id);
                         ps.executeUpdate();
                     }
                 }
-                out.add(id);
+                written.add(new Written(null, JobRows.inserted(id, member, j.controls().inArray(arrayJob, index), owner, now)));
             }
-            for (long id : out) wrote(c, written, id, null);
             return written.stream().map(Written::row).toList();
         });
     }
@@ -324,18 +353,19 @@ public final class Store implements AutoCloseable {
      */
     public Optional<JobState> setHeld(long id, boolean held, String actor, long now) {
         return writeJobs((c, written) -> {
-            JobState state = stateOf(c, id);
-            if (state == null || !JobState.QUEUED.contains(state)) return Optional.ofNullable(state);
+            Optional<JobRecord> job = current(c, id);
+            if (job.isEmpty()) return Optional.empty();
+            JobState state = job.get().state();
+            if (!JobState.QUEUED.contains(state) || job.get().controls().held() == held) return Optional.of(state);
             try (PreparedStatement ps = c.prepareStatement("UPDATE jobs SET held = ?, updated_at = ? WHERE id = ? AND held = ?")) {
                 ps.setInt(1, held ? 1 : 0);
                 ps.setLong(2, now);
                 ps.setLong(3, id);
                 ps.setInt(4, held ? 0 : 1);
-                if (ps.executeUpdate() == 1) {
-                    insertEvent(c, id, now, state, state, actor, (held ? "held by " : "released by ") + actor);
-                    wrote(c, written, id);
-                }
+                disagreeUnlessOne(ps.executeUpdate(), id);
             }
+            insertEvent(c, id, now, state, state, actor, (held ? "held by " : "released by ") + actor);
+            written.add(new Written(state, JobRows.held(job.get(), held, now)));
             return Optional.of(state);
         });
     }
@@ -343,31 +373,29 @@ public final class Store implements AutoCloseable {
     /** Records that jobs {@code a} and {@code b} shared a GPU (each in the other's partners). */
     public void recordPartners(long a, long b, long now) {
         writeJobs((c, written) -> {
-            addPartner(c, a, b);
-            addPartner(c, b, a);
-            wrote(c, written, a);
-            wrote(c, written, b);
+            addPartner(c, written, a, b);
+            addPartner(c, written, b, a);
             return null;
         });
     }
 
-    private static void addPartner(Connection c, long id, long partner) throws SQLException {
-        String old;
-        try (PreparedStatement ps = c.prepareStatement("SELECT partners FROM jobs WHERE id = ?")) {
-            ps.setLong(1, id);
-            try (ResultSet rs = ps.executeQuery()) {
-                if (!rs.next()) return;
-                old = rs.getString(1);
-            }
-        }
-        List<Long> list = new ArrayList<>(parseIds(old));
-        if (list.contains(partner)) return;
-        list.add(partner);
+    private void addPartner(Connection c, List<Written> written, long id, long partner) throws SQLException {
+        // the other's write in this transaction is not in the batch's rows yet: look there first
+        Optional<JobRecord> job = written.stream().map(Written::row).filter(r -> r.id() == id).findFirst();
+        if (job.isEmpty()) job = current(c, id);
+        if (job.isEmpty() || job.get().partners().contains(partner)) return;
+        JobRecord next = JobRows.withPartner(job.get(), partner);
         try (PreparedStatement ps = c.prepareStatement("UPDATE jobs SET partners = ? WHERE id = ?")) {
-            ps.setString(1, ids(list));
+            ps.setString(1, ids(next.partners()));
             ps.setLong(2, id);
-            ps.executeUpdate();
+            disagreeUnlessOne(ps.executeUpdate(), id);
         }
+        written.add(new Written(next.state(), next));
+    }
+
+    /** A write that memory says changes one row must change one: otherwise memory and the database disagree, and the write is refused. */
+    private static void disagreeUnlessOne(int rowsChanged, long id) {
+        if (rowsChanged != 1) throw new StoreException("job " + id + ": the store's database does not hold the row its memory holds (" + rowsChanged + " rows changed)");
     }
 
     /**
@@ -504,8 +532,9 @@ public final class Store implements AutoCloseable {
             if (!f.canBecome(to)) throw new IllegalArgumentException("job " + id + ": no step of a job's life moves it from " + f.dbName() + " to " + to.dbName());
         }
         return writeJobs((c, written) -> {
-            JobState old = stateOf(c, id);
-            if (old == null || !from.contains(old)) return false;
+            Optional<JobRecord> job = current(c, id);
+            if (job.isEmpty() || !from.contains(job.get().state())) return false;
+            JobState old = job.get().state();
             StringBuilder sql = new StringBuilder("UPDATE jobs SET state = ?, reason = ?, updated_at = ?");
             for (Change.Item it : change.items) sql.append(", ").append(it.assignment());
             sql.append(" WHERE id = ? AND state = ?");
@@ -517,31 +546,21 @@ public final class Store implements AutoCloseable {
                 for (Change.Item it : change.items) setValue(ps, i++, it.value());
                 ps.setLong(i++, id);
                 ps.setString(i, old.dbName());
-                if (ps.executeUpdate() != 1) return false;
+                disagreeUnlessOne(ps.executeUpdate(), id);
             }
             insertEvent(c, id, now, old, to, actor, reason);
-            wrote(c, written, id, old);
+            written.add(new Written(old, JobRows.changed(job.get(), to, reason, now, change)));
             return true;
         });
     }
 
     /** Records an event in the job's history without changing its state (e.g. a refused decision). */
     public void note(long id, String actor, String reason, long now) {
-        db.tx(c -> {
-            JobState state = stateOf(c, id);
-            if (state != null) insertEvent(c, id, now, state, state, actor, reason);
+        writeJobs((c, written) -> {
+            Optional<JobRecord> job = current(c, id);
+            if (job.isPresent()) insertEvent(c, id, now, job.get().state(), job.get().state(), actor, reason);
             return null;
         });
-    }
-
-    /** A job's state inside a transaction, or null when there is no such job. */
-    private static JobState stateOf(Connection c, long id) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SELECT state FROM jobs WHERE id = ?")) {
-            ps.setLong(1, id);
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? JobState.parse(rs.getString(1)) : null;
-            }
-        }
     }
 
     /** Updates columns without a state change (no event). */
@@ -551,14 +570,17 @@ public final class Store implements AutoCloseable {
         for (Change.Item it : change.items) sql.append(", ").append(it.assignment());
         sql.append(" WHERE id = ?");
         writeJobs((c, written) -> {
+            Optional<JobRecord> job = current(c, id);
+            if (job.isEmpty()) return null;
             try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
                 int i = 1;
                 ps.setLong(i++, now);
                 for (Change.Item it : change.items) setValue(ps, i++, it.value());
                 ps.setLong(i, id);
-                ps.executeUpdate();
+                disagreeUnlessOne(ps.executeUpdate(), id);
             }
-            wrote(c, written, id);
+            JobRecord r = job.get();
+            written.add(new Written(r.state(), JobRows.changed(r, r.state(), r.reason(), now, change)));
             return null;
         });
     }
@@ -616,9 +638,7 @@ public final class Store implements AutoCloseable {
     }
 
     private static JobRecord mapJob(ResultSet rs) throws SQLException {
-        String gpuIds = rs.getString("gpu_ids");
-        List<Integer> gpus = gpuIds == null || gpuIds.isBlank() ? List.of()
-                : Arrays.stream(gpuIds.split(",")).map(String::trim).map(Integer::valueOf).toList();
+        List<Integer> gpus = JobRows.gpuIds(rs.getString("gpu_ids"));
         return new JobRecord(rs.getLong("id"), rs.getString("owner"), rs.getString("name"),
                 fromJson(rs.getString("argv"), new TypeReference<List<String>>() {}),
                 fromJson(rs.getString("env"), new TypeReference<LinkedHashMap<String, String>>() {}),

@@ -53,6 +53,7 @@ class StoreTest {
         PostgresScratch.reset(System.getenv("TANDEM_TEST_POSTGRES_URL"), dir);
         try (Store s = new Store(Database.open(System.getenv("TANDEM_TEST_POSTGRES_URL"), dir))) {
             exercise(s, () -> Database.open(System.getenv("TANDEM_TEST_POSTGRES_URL"), dir));
+            everyColumn(s, () -> Database.open(System.getenv("TANDEM_TEST_POSTGRES_URL"), dir));
         }
     }
 
@@ -219,6 +220,92 @@ class StoreTest {
         assertMemoryIsTheDatabase(s, sameDatabase); // partners, holds, an array, a finished job
         for (JobRecord r : array) s.transition(r.id(), JobState.QUEUED, JobState.CANCELLED, "test", "tidy", Change.none(), 7000);
         s.transition(c.id(), JobState.QUEUED, JobState.CANCELLED, "test", "tidy", Change.none(), 7000);
+    }
+
+    /**
+     * The store works out each row it writes in memory, never reading it back: every column a change can set, add to
+     * or set once, in the values callers hand (a NaN speed, an int for a long column, no GPUs), comes out as the
+     * database stores it.
+     */
+    @Test
+    void everyColumnAChangeWritesIsWorkedOutInMemoryAsTheDatabaseStoresIt() {
+        try (Store s = new Store(Database.open(null, dir))) {
+            everyColumn(s, () -> Database.open(null, dir));
+        }
+    }
+
+    static void everyColumn(Store s, Supplier<Database> sameDatabase) {
+        NewJob nj = new NewJob("cols", List.of("python", "t.py"), Map.of("A", "1", "B", "2"), "/tmp", 2, 1024, 10L, SIG, null,
+                new JobControls(3, List.of(), false, null, null), new RunLimits(2048L, 16), "/tmp/out");
+        s.createUser("alice", Role.USER, "a".repeat(64), null, "test", 1);
+        JobRecord j = s.insertJob(nj, "alice", 100);
+        assertThat(s.transition(j.id(), JobState.QUEUED, JobState.PAIRED, "scheduler", "paired", new Change()
+                .add(Change.Column.ATTEMPTS, 1).set(Change.Column.GPU_IDS, "3,1").set(Change.Column.PID, 77)
+                .set(Change.Column.PID_STARTED, 12345L).set(Change.Column.PREDICTED_SPEED, 0.75).set(Change.Column.OBSERVED_SPEED, Double.NaN)
+                .set(Change.Column.STARTED_AT, 200L).setIfNull(Change.Column.FIRST_STARTED_AT, 200L).set(Change.Column.EXCLUSIVE, true), 200)).isTrue();
+        s.update(j.id(), new Change().set(Change.Column.PROGRESS_ITER, 5).set(Change.Column.OBSERVED_SPEED, 0.5)
+                .setIfNull(Change.Column.FIRST_STARTED_AT, 999L).add(Change.Column.ATTAINED_GPU_MS, 40), 250);
+        assertThat(s.transition(j.id(), JobState.ON_GPU, JobState.SUSPENDED, "scheduler", "made room", new Change()
+                .add(Change.Column.ATTAINED_GPU_MS, 1000L).set(Change.Column.EXIT_CODE, 137).set(Change.Column.PID, null)
+                .set(Change.Column.PID_STARTED, null).set(Change.Column.GPU_IDS, null).set(Change.Column.QUEUED_AT, 300L)
+                .set(Change.Column.EXCLUSIVE, false).add(Change.Column.ATTEMPTS, -1), 300)).isTrue();
+        JobRecord r = s.job(j.id()).orElseThrow();
+        assertThat(r.attempts()).isZero();
+        assertThat(r.attainedGpuMs()).isEqualTo(1040);
+        assertThat(r.gpuIds()).isEmpty();
+        assertThat(r.observedSpeed()).isEqualTo(0.5);
+        assertThat(r.firstStartedAt()).isEqualTo(200L);
+        assertThat(r.exitCode()).isEqualTo(137);
+        assertThat(r.reason()).isEqualTo("made room");
+        assertThat(r.updatedAt()).isEqualTo(300);
+        s.recordPartners(j.id(), j.id() + 1, 310);
+        assertMemoryIsTheDatabase(s, sameDatabase);
+        assertThatThrownBy(() -> new Change().setIfNull(Change.Column.ATTEMPTS, 1)).as("no NULL to tell apart")
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    /**
+     * Writes asked for together run in one database transaction, each checked against what the earlier ones wrote, not
+     * only against what was committed: a job cancelled by one cannot be started by the next, and that one is refused as
+     * any late start is (false), not failed.
+     */
+    @Test
+    void aWriteIsCheckedAgainstTheEarlierWritesOfItsBatch() throws Exception {
+        try (Store s = new Store(Database.open(null, dir))) {
+            NewJob nj = new NewJob("race", List.of("true"), Map.of(), "/tmp", 1, 0, null, SIG, null, JobControls.NONE);
+            s.createUser("alice", Role.USER, "a".repeat(64), null, "test", 1);
+            long id = s.insertJob(nj, "alice", 1).id();
+            java.util.concurrent.CountDownLatch holding = new java.util.concurrent.CountDownLatch(1), release = new java.util.concurrent.CountDownLatch(1);
+            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(3);
+            try {
+                var holder = pool.submit(() -> s.database().tx(c -> {
+                    holding.countDown();
+                    try {
+                        release.await();
+                    } catch (InterruptedException e) {
+                        throw new IllegalStateException(e);
+                    }
+                    return null;
+                }));
+                holding.await();
+                var cancel = pool.submit(() -> s.transition(id, JobState.QUEUED, JobState.CANCELLED, "alice", "cancelled", Change.none(), 2));
+                while (s.database().waitingTransactions() < 1) Thread.sleep(1);
+                var start = pool.submit(() -> s.transition(id, JobState.QUEUED, JobState.RUNNING, "scheduler", "idle GPU",
+                        new Change().set(Change.Column.GPU_IDS, "0"), 2));
+                while (s.database().waitingTransactions() < 2) Thread.sleep(1);
+                long commits = s.database().commits();
+                release.countDown();
+                holder.get(10, java.util.concurrent.TimeUnit.SECONDS);
+                assertThat(cancel.get(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+                assertThat(start.get(10, java.util.concurrent.TimeUnit.SECONDS)).isFalse();
+                assertThat(s.database().commits() - commits).as("the two shared a commit").isEqualTo(2);
+            } finally {
+                pool.shutdownNow();
+            }
+            assertThat(s.job(id).orElseThrow().state()).isEqualTo(JobState.CANCELLED);
+            assertThat(s.events(id)).extracting(JobEvent::to).containsExactly(JobState.PENDING, JobState.CANCELLED);
+            assertMemoryIsTheDatabase(s, () -> Database.open(null, dir));
+        }
     }
 
     @Test
