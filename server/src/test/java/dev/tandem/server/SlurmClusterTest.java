@@ -317,6 +317,36 @@ class SlurmClusterTest {
         assertThat(refused.json().get("error").asText()).contains("Slurm sets no limit on the number of a job's processes");
     }
 
+    /**
+     * A node Slurm drains takes no new runs: the daemon asks Slurm for its nodes' states every few seconds, marks the
+     * node's GPUs unusable with Slurm's word for why ({@code /gpus}), and starts jobs on the other node only; once the
+     * node is resumed its GPU takes runs again. (Before, a drained node's GPUs were given jobs that then sat pending in
+     * Slurm while GPUs of other nodes idled.)
+     */
+    @Test
+    void aDrainedNodeTakesNoNewRunsUntilItIsResumed() throws Exception {
+        start("fifo", new SlurmSettings(null, List.of("node1", "node2"), 1, 81_920), true);
+        scontrol("update", "nodename=node1", "state=drain", "reason=tandem-test");
+        TestApi.await(LONG, "the daemon to see node1 drained",
+                () -> api.get("/gpus", admin).json().get("gpus").get(0).get("unavailable").asText().startsWith("Slurm node node1 is "));
+        assertThat(api.get("/gpus", admin).json().get("gpus").get(0).get("unavailable").asText()).contains("DRAIN");
+        assertThat(api.get("/gpus", admin).json().get("gpus").get(1).get("unavailable").isNull()).isTrue();
+        long a = submit(List.of(host.trainScript(), "1000", "0.1"), Map.of("model", "First"));
+        long b = submit(List.of(host.trainScript(), "1000", "0.1"), Map.of("model", "Second"));
+        TestApi.await(LONG, "job " + a + " to run in Slurm", () -> slurmJob(a, 1).contains("JobState=RUNNING"));
+        assertThat(slurmJob(a, 1)).contains("NodeList=node2");
+        Thread.sleep(3000); // rounds pass: the second job is not put on the drained node's idle GPU
+        assertThat(api.state(admin, b)).isEqualTo("pending");
+        assertThat(slurmJob(b, 1)).isEmpty();
+
+        scontrol("update", "nodename=node1", "state=resume");
+        TestApi.await(LONG, "job " + b + " to run on node1 once it is back", () -> slurmJob(b, 1).contains("JobState=RUNNING"));
+        assertThat(slurmJob(b, 1)).contains("NodeList=node1");
+        assertThat(api.get("/gpus", admin).json().get("gpus").get(0).get("unavailable").isNull()).isTrue();
+        api.post("/jobs/" + a + "/cancel", admin, "");
+        api.post("/jobs/" + b + "/cancel", admin, "");
+    }
+
     @Test
     void aNodeFailureRequeuesTheJobWhichRunsAgain() throws Exception {
         start();

@@ -29,6 +29,18 @@ public interface Executor extends AutoCloseable {
     default boolean ready() { return true; }
 
     /**
+     * Why a GPU ({@link GpuDevice#index()}) may take no new run now as the executor's cluster tells it (Slurm: its node
+     * is down, drained or not responding), or null where it may. Runs already on it are the cluster's to end.
+     */
+    default String unavailable(int gpu) { return null; }
+
+    /**
+     * Asks the cluster again what {@link #unavailable} says, at most every so often ({@code nowMs} is the daemon's
+     * clock); returns whether it changed for any GPU. Called every tick by the scheduler loop.
+     */
+    default boolean refreshAvailability(long nowMs) { return false; }
+
+    /**
      * Solo seconds of work a stopped run repeats when it resumes (what resuming from its last checkpoint loses), as
      * far as this executor knows it: the simulated executor charges a fixed overhead, as the simulator does; real
      * runs report it only by their progress once resumed (0 here).

@@ -81,7 +81,7 @@ final class Context {
         this.learned = new Learned(store, knownProfiles, executor.hardwareProfiles());
         this.oracle = oracle;
         this.monitor = monitor;
-        this.unusable = new UnusableGpus(this.devices, this.runs, new ForeignProcesses(this.devices, monitor == null ? List::of : monitor::computeApps, executor::owns));
+        this.unusable = new UnusableGpus(this.devices, this.runs, new ForeignProcesses(this.devices, monitor == null ? List::of : monitor::computeApps, executor::owns), executor);
         this.metrics = metrics;
         metrics.lengthEstimates(learned.lengths()); // as judged again from the store, until the next job succeeds
         this.cfg = cfg;

@@ -1,15 +1,17 @@
 package dev.tandem.server.sched;
 
 import dev.tandem.core.runtime.Placements;
+import dev.tandem.server.exec.Executor;
 import dev.tandem.server.exec.GpuDevice;
 import dev.tandem.server.exec.GpuLocks;
 
 import java.util.List;
 
 /**
- * The GPUs of this machine the policy may not place on now, and why: held by another tandem serve ({@link GpuLocks},
- * tried again every {@link #LOCK_RETRY_MS} so that a GPU another daemon lets go is taken), or busy with processes that
- * are not tandem's ({@link ForeignProcesses}). They are marked in the runtime's ledger ({@link Placements#setUsable}),
+ * The GPUs the policy may not place on now, and why: held by another tandem serve ({@link GpuLocks}, tried again every
+ * {@link #LOCK_RETRY_MS} so that a GPU another daemon lets go is taken), busy with processes that are not tandem's
+ * ({@link ForeignProcesses}), or on a node the executor's cluster has taken out ({@link Executor#unavailable}: a Slurm
+ * node down or drained, asked again every few seconds). They are marked in the runtime's ledger ({@link Placements#setUsable}),
  * whose counts every policy reads, the placement rules refuse them with the reason, and {@code tandem gpus} shows it.
  */
 final class UnusableGpus {
@@ -18,14 +20,17 @@ final class UnusableGpus {
     private final List<GpuDevice> devices;
     private final Placements<?, ?> ledger;
     final ForeignProcesses foreign;
+    private final Executor executor;
     /** This daemon's GPU locks, or null where no other daemon competes for the GPUs (Slurm, simulated). */
     private GpuLocks locks;
     private long nextRetry;
 
-    UnusableGpus(List<GpuDevice> devices, Placements<?, ?> ledger, ForeignProcesses foreign) {
+    UnusableGpus(List<GpuDevice> devices, Placements<?, ?> ledger, ForeignProcesses foreign, Executor executor) {
         this.devices = devices;
         this.ledger = ledger;
         this.foreign = foreign;
+        this.executor = executor;
+        recompute(); // a node the cluster had taken out before the daemon started
     }
 
     void useLocks(GpuLocks locks) {
@@ -33,9 +38,10 @@ final class UnusableGpus {
         recompute();
     }
 
-    /** Looks again (processes every round, locks every few seconds); returns whether the set changed. */
+    /** Looks again (processes every round, locks and the cluster's nodes every few seconds); returns whether the set changed. */
     boolean refresh(long now) {
         boolean changed = foreign.refresh();
+        if (executor.refreshAvailability(now)) changed = true;
         if (locks != null && now >= nextRetry) {
             nextRetry = now + LOCK_RETRY_MS;
             if (!locks.retry().isEmpty()) changed = true;
@@ -51,6 +57,8 @@ final class UnusableGpus {
     /** Why a GPU may not be used now, or null where it may. */
     String why(int gpu) {
         String locked = locks == null ? null : locks.why(devices.get(gpu));
-        return locked != null ? locked : foreign.why(gpu);
+        if (locked != null) return locked;
+        String foreignWhy = foreign.why(gpu);
+        return foreignWhy != null ? foreignWhy : executor.unavailable(devices.get(gpu).index());
     }
 }

@@ -49,6 +49,8 @@ import java.util.stream.Collectors;
 public final class SlurmExecutor implements Executor {
     private static final Logger log = LoggerFactory.getLogger(SlurmExecutor.class);
     private static final long PROBE_MS = 2000;
+    /** How often the nodes' states are asked again ({@link #refreshAvailability}): a drained node is seen within this. */
+    static final long NODE_STATES_MS = 5000;
 
     private final Path stateDir;
     private final SlurmCli cli;
@@ -66,6 +68,9 @@ public final class SlurmExecutor implements Executor {
     /** When a Slurm client last failed to reach slurmctld (0: it answers), and when it was last pinged since. */
     private long unreachableSince;
     private long lastProbe;
+    /** The used nodes Slurm lists as down, drained, failing or not responding, with the state it gives; when asked next. */
+    private Map<String, String> unavailableNodes = Map.of();
+    private long nodeStatesDue;
 
     /** tandem's GPU id -> Slurm node and the GPU's index on that node. */
     record SlurmGpu(String node, int local) {}
@@ -133,8 +138,7 @@ public final class SlurmExecutor implements Executor {
         gpus.clear();
         shardsPerGpu.clear();
         for (SlurmNode n : nodes) {
-            if (!settings.nodes().isEmpty() && !settings.nodes().contains(n.name())) continue;
-            if (settings.partition() != null && !n.partitions().contains(settings.partition())) continue;
+            if (!used(n)) continue;
             if (settings.shardAccounting() && n.gpus() > 0) shardsPerGpu.put(n.name(), shardsPerGpu(n));
             int count = settings.gpusPerNode() > 0 ? Math.min(settings.gpusPerNode(), n.gpus()) : n.gpus();
             for (int i = 0; i < count; i++) {
@@ -142,10 +146,49 @@ public final class SlurmExecutor implements Executor {
                 gpus.put(id, new SlurmGpu(n.name(), i));
                 out.add(new GpuDevice(id, n.name(), "slurm:" + n.name() + ":" + i, "Slurm " + n.name() + " gpu " + i, settings.gpuMemoryMiB()));
             }
-            if (n.unavailable()) log.warn("Slurm node {} is {}: jobs placed on its GPUs wait until it is back", n.name(), n.state());
         }
         if (out.isEmpty()) throw new ExecException("Slurm lists no node with gpu GRES" + (settings.partition() != null ? " in partition " + settings.partition() : ""));
+        followNodeStates(nodes);
         return out;
+    }
+
+    private boolean used(SlurmNode n) {
+        return (settings.nodes().isEmpty() || settings.nodes().contains(n.name())) && (settings.partition() == null || n.partitions().contains(settings.partition()));
+    }
+
+    /**
+     * Takes the used nodes' states from a listing; returns whether the set of unavailable ones changed. GPUs stay as
+     * discovered: a node added to the cluster or given more GPUs counts after the daemon's next start.
+     */
+    private boolean followNodeStates(List<SlurmNode> nodes) {
+        Map<String, String> now = new java.util.TreeMap<>();
+        for (SlurmNode n : nodes) if (used(n) && n.gpus() > 0 && n.unavailable()) now.put(n.name(), n.state());
+        if (now.equals(unavailableNodes)) return false;
+        for (var e : now.entrySet()) {
+            if (!e.getValue().equals(unavailableNodes.get(e.getKey()))) log.warn("Slurm node {} is {}: its GPUs take no new runs until it is back", e.getKey(), e.getValue());
+        }
+        for (String back : unavailableNodes.keySet()) if (!now.containsKey(back)) log.info("Slurm node {} is back: its GPUs take runs again", back);
+        boolean changed = !now.keySet().equals(unavailableNodes.keySet());
+        unavailableNodes = Map.copyOf(now);
+        return changed;
+    }
+
+    @Override public String unavailable(int gpu) {
+        SlurmGpu g = gpus.get(gpu);
+        String state = g == null ? null : unavailableNodes.get(g.node());
+        return state == null ? null : "Slurm node " + g.node() + " is " + state;
+    }
+
+    /** Every {@link #NODE_STATES_MS}, while slurmctld answers: one {@code scontrol show node -o} for all nodes. */
+    @Override public boolean refreshAvailability(long nowMs) {
+        if (nowMs < nodeStatesDue || unreachableSince != 0) return false;
+        nodeStatesDue = nowMs + NODE_STATES_MS;
+        SlurmCli.Result r = cli.tryRun("scontrol", List.of("show", "node", "-o"));
+        if (r.code() != 0) {
+            log.warn("cannot ask Slurm about its nodes (again in {} s): {}", NODE_STATES_MS / 1000, r.err().strip());
+            return false;
+        }
+        return followNodeStates(SlurmNode.parseAll(r.out()));
     }
 
     /** Slurm 22.05 spreads a node's shards evenly over its GPUs and takes one job's shards from one GPU. */
