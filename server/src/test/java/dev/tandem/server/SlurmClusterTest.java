@@ -347,6 +347,29 @@ class SlurmClusterTest {
         api.post("/jobs/" + b + "/cancel", admin, "");
     }
 
+    /**
+     * A working directory the node does not have (here: removed after submission): Slurm would run the job in /tmp,
+     * saying so only in its output; tandem's batch script refuses to run it, and the daemon says why in the job's
+     * reason and counts the attempt, until the job fails with that reason. It never runs anywhere else.
+     */
+    @Test
+    void aJobWhoseWorkingDirectoryIsGoneOnTheNodeDoesNotRunInTmp() throws Exception {
+        start("fifo", new SlurmSettings(null, List.of("node1"), 1, 81_920), true);
+        Path work = Files.createDirectories(dir.resolve("work"));
+        String marker = "tandem-nodir-" + System.nanoTime();
+        long id = api.submit(admin, TestApi.json(Map.of("argv", List.of("/usr/bin/touch", marker), "workdir", work.toString(),
+                "signature", Map.of("model", "Homeless"), "hold", true)));
+        Files.delete(work);
+        api.post("/jobs/" + id + "/release", admin, "");
+        TestApi.await(LONG, "job " + id + " to fail", () -> api.state(admin, id).equals("failed"));
+        assertThat(api.job(admin, id).get("reason").asText()).contains("cannot enter the job's working directory " + work + " on Slurm node node1");
+        List<String> reasons = new ArrayList<>();
+        for (JsonNode e : api.job(admin, id).get("events")) reasons.add(e.get("reason").asText());
+        assertThat(reasons).anySatisfy(r -> assertThat(r).contains("the job did not run").contains("attempt 1 of 3, requeued"));
+        assertThat(Path.of("/tmp", marker)).as("Slurm's fallback directory").doesNotExist();
+        assertThat(api.get("/jobs/" + id + "/logs", admin).json().get("data").asText()).contains("[tandem] cannot enter the job's working directory");
+    }
+
     @Test
     void aNodeFailureRequeuesTheJobWhichRunsAgain() throws Exception {
         start();

@@ -41,6 +41,21 @@ final class JobFiles {
         return out;
     }
 
+    /**
+     * The file the batch script leaves, with why, when it could not enter the job's working directory on the node
+     * ({@code nodir-ATTEMPT}): Slurm itself would have run the job in /tmp, saying so only in its output.
+     */
+    static final String NO_WORKDIR = "nodir-";
+
+    /** A small text file the batch script wrote, stripped; null when it is not there or cannot be read. */
+    static String readText(Path f) {
+        try {
+            return Files.exists(f) ? Files.readString(f).strip() : null;
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
     static Integer readExit(Path f) {
         try {
             return Files.exists(f) ? Integer.valueOf(Files.readString(f).strip()) : null;

@@ -231,6 +231,8 @@ public final class SlurmExecutor implements Executor {
                 return Binding.done(new Launched(earlier.id(), System.currentTimeMillis()));
             }
             Files.deleteIfExists(dir.resolve("exit-" + l.attempt()));
+            Files.deleteIfExists(dir.resolve(JobFiles.NO_WORKDIR + l.attempt()));
+            Files.write(dir.resolve("workdir-" + l.attempt()), JobFiles.nulSeparated(List.of(l.workdir())));
             Files.write(dir.resolve("argv-" + l.attempt()), JobFiles.nulSeparated(l.argv()));
             Files.write(dir.resolve("env-" + l.attempt()), JobFiles.nulSeparated(JobFiles.env(l, placed)));
             StepSampling.prepare(dir, l.attempt(), l.profileMs(), settings);
@@ -387,8 +389,10 @@ public final class SlurmExecutor implements Executor {
                 if (now >= t.stopAt) cli.tryRun("scancel", List.of("--signal=KILL", "--full", String.valueOf(t.slurmId)));
                 continue;
             }
-            Integer code = exitCode(t, j);
-            String lost = code == null ? lost(t, j) : null;
+            // a run that could not enter its working directory on the node did not run: no exit status of the job's
+            String noWorkdir = JobFiles.readText(LocalExecutor.jobDir(stateDir, t.jobId).resolve(JobFiles.NO_WORKDIR + t.attempt));
+            Integer code = noWorkdir != null ? null : exitCode(t, j);
+            String lost = noWorkdir != null ? noWorkdir : code == null ? lost(t, j) : null;
             if (lost != null) log.info("job {}: {}", t.jobId, lost);
             // over its host memory: Slurm's OUT_OF_MEMORY (a cgroup's limit), or its step daemon's word where accounting
             // killed it (the job then ends FAILED, by signal 9)

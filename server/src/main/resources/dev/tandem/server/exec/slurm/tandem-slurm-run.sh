@@ -7,6 +7,16 @@
 dir=$1
 attempt=$2
 
+# The job runs in the working directory its owner gave or not at all: Slurm runs a job whose --chdir is missing on
+# the node in /tmp, saying so only in the job's output. nodir-ATTEMPT tells the daemon why this run did not run.
+mapfile -d '' -t workdir < "$dir/workdir-$attempt"
+if ! cd -- "${workdir[0]}" 2>/dev/null; then
+  why="cannot enter the job's working directory ${workdir[0]} on Slurm node ${SLURMD_NODENAME:-$(hostname)} (is it on a file system the node shares?); the job did not run"
+  echo "[tandem] $why" >&2
+  echo "$why" > "$dir/nodir-$attempt.tmp" && mv "$dir/nodir-$attempt.tmp" "$dir/nodir-$attempt"
+  exit 1
+fi
+
 # A profiling run (the daemon wrote profile-ATTEMPT: the window in seconds) samples the node's GPUs beside the job
 # with the argv the daemon wrote to nvidia-smi-argv-ATTEMPT and dcgmi-argv-ATTEMPT (dcgmi only where the node has
 # it), each into TOOL-ATTEMPT.out, for the window or until the job ends, whichever is first; samples-ATTEMPT.done

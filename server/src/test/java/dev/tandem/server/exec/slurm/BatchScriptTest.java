@@ -35,8 +35,10 @@ class BatchScriptTest {
         }
         Path out = dir.resolve("out");
         // the "job" prints each argument NUL-terminated, then the variable
-        List<String> argv = new java.util.ArrayList<>(List.of("/bin/bash", "-c", "printf '%s\\0' \"$@\" > \"$OUT\"; printf '%s' \"$MY_VAR\" >> \"$OUT\"; exit 7", "job"));
+        List<String> argv = new java.util.ArrayList<>(List.of("/bin/bash", "-c", "printf '%s\\0' \"$@\" > \"$OUT\"; printf '%s' \"$MY_VAR\" >> \"$OUT\"; pwd > \"$OUT.pwd\"; exit 7", "job"));
         argv.addAll(NASTY);
+        Path workdir = Files.createDirectories(dir.resolve("work dir; $(x)"));
+        Files.write(dir.resolve("workdir-2"), JobFiles.nulSeparated(List.of(workdir.toString())));
         Files.write(dir.resolve("argv-2"), JobFiles.nulSeparated(argv));
         Files.write(dir.resolve("env-2"), JobFiles.nulSeparated(List.of("OUT=" + out, "MY_VAR=x y \"z\" $(no)\n;")));
         Process p = new ProcessBuilder("/bin/bash", script.toString(), dir.toString(), "2").directory(dir.toFile()).inheritIO().start();
@@ -44,8 +46,34 @@ class BatchScriptTest {
         String got = Files.readString(out, StandardCharsets.UTF_8);
         assertThat(got).isEqualTo(String.join("\0", NASTY) + "\0" + "x y \"z\" $(no)\n;");
         assertThat(Files.readString(dir.resolve("exit-2")).strip()).isEqualTo("7");
+        assertThat(Files.readString(dir.resolve("out.pwd")).strip()).as("it runs in its working directory").isEqualTo(workdir.toString());
         assertThat(dir.resolve("pwned")).doesNotExist();
         assertThat(dir.resolve("pwned2")).doesNotExist();
+    }
+
+    /**
+     * A working directory the node does not have: the job does not run (Slurm would have run it in /tmp), the script
+     * says why in the job's output and in nodir-ATTEMPT, which the executor reports as a run that did not run, and
+     * leaves no exit status of the job's.
+     */
+    @Test
+    void aJobWhoseWorkingDirectoryIsMissingDoesNotRunElsewhere() throws Exception {
+        Path script = dir.resolve("run.sh");
+        try (InputStream in = SlurmExecutor.class.getResourceAsStream("tandem-slurm-run.sh")) {
+            Files.write(script, in.readAllBytes());
+        }
+        Path ran = dir.resolve("ran");
+        Files.write(dir.resolve("workdir-1"), JobFiles.nulSeparated(List.of(dir.resolve("gone").toString())));
+        Files.write(dir.resolve("argv-1"), JobFiles.nulSeparated(List.of("/usr/bin/touch", ran.toString())));
+        Files.write(dir.resolve("env-1"), JobFiles.nulSeparated(List.of()));
+        Process p = new ProcessBuilder("/bin/bash", script.toString(), dir.toString(), "1").directory(dir.toFile()).redirectErrorStream(true).start();
+        String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor()).isEqualTo(1);
+        assertThat(ran).doesNotExist();
+        assertThat(dir.resolve("exit-1")).doesNotExist();
+        assertThat(JobFiles.readText(dir.resolve(JobFiles.NO_WORKDIR + "1"))).startsWith("cannot enter the job's working directory " + dir.resolve("gone"))
+                .endsWith("the job did not run");
+        assertThat(output).contains("[tandem] cannot enter the job's working directory");
     }
 
     /** Runs the script on a profiling run of {@code jobSeconds} with a window of {@code windowMs}, with the fake GPU tools. */
@@ -56,6 +84,7 @@ class BatchScriptTest {
         }
         FakeGpuHost host = FakeGpuHost.install(dir.resolve("host"), "h100x2", dcgm, false);
         Path job = Files.createDirectories(dir.resolve("job"));
+        Files.write(job.resolve("workdir-1"), JobFiles.nulSeparated(List.of(job.toString())));
         Files.write(job.resolve("argv-1"), JobFiles.nulSeparated(List.of("/bin/sleep", String.valueOf(jobSeconds))));
         Files.write(job.resolve("env-1"), JobFiles.nulSeparated(List.of()));
         // dcgmi by absolute path only when asked: otherwise a name no node has, which the script must skip quietly
