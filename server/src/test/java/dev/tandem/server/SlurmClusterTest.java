@@ -318,6 +318,48 @@ class SlurmClusterTest {
     }
 
     /**
+     * The cluster's settings are read again while the daemon runs: once an operator turns memory enforcement off
+     * ({@code scontrol reconfigure} without OverMemoryKill), a submission with a host memory limit is refused, naming
+     * what the cluster lists, instead of being taken and run unenforced; once it is back, such submissions are taken.
+     */
+    @Test
+    void aHostMemoryLimitIsRefusedOnceTheClusterStopsEnforcingIt() throws Exception {
+        start();
+        Path conf = Path.of(System.getenv("SLURM_CONF"));
+        String original = Files.readString(conf);
+        // held: the probes that are taken wait, and never start
+        java.util.function.Supplier<TestApi.Response> limited = () -> api.post("/jobs", admin, TestApi.json(Map.of("argv", List.of("true"),
+                "workdir", dir.toString(), "signature", Map.of("model", "Limited"), "limits", Map.of("host_memory_mib", 1024), "hold", true)));
+        assertThat(limited.get().status()).isEqualTo(201);
+        try {
+            Files.writeString(conf, original.replace("JobAcctGatherParams=OverMemoryKill", "#JobAcctGatherParams=OverMemoryKill"));
+            scontrol("reconfigure");
+            TestApi.await(LONG, "the daemon to refuse a host memory limit", () -> {
+                sleep(500);
+                return limited.get().status() == 400;
+            });
+            TestApi.Response refused = limited.get();
+            assertThat(refused.json().get("field").asText()).isEqualTo("limits");
+            assertThat(refused.json().get("error").asText()).contains("does not enforce a job's memory").contains("JobAcctGatherParams=(null)");
+        } finally {
+            Files.writeString(conf, original);
+            scontrol("reconfigure");
+        }
+        TestApi.await(LONG, "the daemon to take a host memory limit again", () -> {
+            sleep(500);
+            return limited.get().status() == 201;
+        });
+    }
+
+    static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
      * A node Slurm drains takes no new runs: the daemon asks Slurm for its nodes' states every few seconds, marks the
      * node's GPUs unusable with Slurm's word for why ({@code /gpus}), and starts jobs on the other node only; once the
      * node is resumed its GPU takes runs again. (Before, a drained node's GPUs were given jobs that then sat pending in

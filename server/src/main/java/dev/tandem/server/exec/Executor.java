@@ -35,10 +35,11 @@ public interface Executor extends AutoCloseable {
     default String unavailable(int gpu) { return null; }
 
     /**
-     * Asks the cluster again what {@link #unavailable} says, at most every so often ({@code nowMs} is the daemon's
-     * clock); returns whether it changed for any GPU. Called every tick by the scheduler loop.
+     * Asks the executor's cluster again, at most every so often ({@code nowMs} is the daemon's clock), what may change
+     * while the daemon runs: which GPUs are {@link #unavailable} and what the cluster enforces ({@link #cannotEnforce}).
+     * Returns whether {@link #unavailable} changed for any GPU. Called every tick by the scheduler loop.
      */
-    default boolean refreshAvailability(long nowMs) { return false; }
+    default boolean refreshCluster(long nowMs) { return false; }
 
     /**
      * Solo seconds of work a stopped run repeats when it resumes (what resuming from its last checkpoint loses), as

@@ -41,7 +41,7 @@ final class UnusableGpus {
     /** Looks again (processes every round, locks and the cluster's nodes every few seconds); returns whether the set changed. */
     boolean refresh(long now) {
         boolean changed = foreign.refresh();
-        if (executor.refreshAvailability(now)) changed = true;
+        if (executor.refreshCluster(now)) changed = true;
         if (locks != null && now >= nextRetry) {
             nextRetry = now + LOCK_RETRY_MS;
             if (!locks.retry().isEmpty()) changed = true;

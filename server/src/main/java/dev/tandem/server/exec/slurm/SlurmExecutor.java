@@ -49,8 +49,11 @@ import java.util.stream.Collectors;
 public final class SlurmExecutor implements Executor {
     private static final Logger log = LoggerFactory.getLogger(SlurmExecutor.class);
     private static final long PROBE_MS = 2000;
-    /** How often the nodes' states are asked again ({@link #refreshAvailability}): a drained node is seen within this. */
-    static final long NODE_STATES_MS = 5000;
+    /**
+     * How often the nodes' states and the cluster's settings are asked again ({@link #refreshCluster}): a drained node,
+     * or memory no longer enforced, is seen within this.
+     */
+    static final long REFRESH_MS = 5000;
 
     private final Path stateDir;
     private final SlurmCli cli;
@@ -70,7 +73,7 @@ public final class SlurmExecutor implements Executor {
     private long lastProbe;
     /** The used nodes Slurm lists as down, drained, failing or not responding, with the state it gives; when asked next. */
     private Map<String, String> unavailableNodes = Map.of();
-    private long nodeStatesDue;
+    private long refreshDue;
 
     /** tandem's GPU id -> Slurm node and the GPU's index on that node. */
     record SlurmGpu(String node, int local) {}
@@ -179,16 +182,30 @@ public final class SlurmExecutor implements Executor {
         return state == null ? null : "Slurm node " + g.node() + " is " + state;
     }
 
-    /** Every {@link #NODE_STATES_MS}, while slurmctld answers: one {@code scontrol show node -o} for all nodes. */
-    @Override public boolean refreshAvailability(long nowMs) {
-        if (nowMs < nodeStatesDue || unreachableSince != 0) return false;
-        nodeStatesDue = nowMs + NODE_STATES_MS;
+    /**
+     * Every {@link #REFRESH_MS}, while slurmctld answers: one {@code scontrol show node -o} for all nodes, and
+     * {@code scontrol show config} (an operator may turn memory enforcement off or on with {@code scontrol reconfigure};
+     * submissions with a host memory limit are then refused or taken from the next refresh on).
+     */
+    @Override public boolean refreshCluster(long nowMs) {
+        if (nowMs < refreshDue || unreachableSince != 0) return false;
+        refreshDue = nowMs + REFRESH_MS;
+        SlurmCli.Result settings = cli.tryRun("scontrol", List.of("show", "config"));
+        if (settings.code() == 0) followConfig(SlurmConfig.parse(settings.out()));
         SlurmCli.Result r = cli.tryRun("scontrol", List.of("show", "node", "-o"));
-        if (r.code() != 0) {
-            log.warn("cannot ask Slurm about its nodes (again in {} s): {}", NODE_STATES_MS / 1000, r.err().strip());
-            return false;
+        if (r.code() != 0 || settings.code() != 0) {
+            log.warn("cannot ask Slurm about its nodes and settings (again in {} s): {}", REFRESH_MS / 1000,
+                    (r.code() != 0 ? r.err() : settings.err()).strip());
+            if (r.code() != 0) return false;
         }
         return followNodeStates(SlurmNode.parseAll(r.out()));
+    }
+
+    private void followConfig(SlurmConfig now) {
+        Optional<String> was = config == null ? Optional.empty() : config.memoryNotEnforced(), is = now.memoryNotEnforced();
+        if (was.isEmpty() && is.isPresent()) log.warn("Slurm no longer enforces a job's memory: submissions with a host memory limit are refused from now on ({})", is.get());
+        if (was.isPresent() && is.isEmpty()) log.info("Slurm enforces a job's memory again: submissions with a host memory limit are taken");
+        config = now;
     }
 
     /** Slurm 22.05 spreads a node's shards evenly over its GPUs and takes one job's shards from one GPU. */
