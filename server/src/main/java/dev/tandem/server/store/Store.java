@@ -380,7 +380,7 @@ public final class Store implements AutoCloseable {
     }
 
     private void addPartner(Connection c, List<Written> written, long id, long partner) throws SQLException {
-        // the other's write in this transaction is not in the batch's rows yet: look there first
+        // a row this transaction already wrote (a job named twice) reaches the batch's rows only when the transaction ends
         Optional<JobRecord> job = written.stream().map(Written::row).filter(r -> r.id() == id).findFirst();
         if (job.isEmpty()) job = current(c, id);
         if (job.isEmpty() || job.get().partners().contains(partner)) return;
