@@ -40,7 +40,7 @@ import java.util.stream.Collectors;
  * Hands each run tandem decided to Slurm as a batch job pinned to the chosen node ({@code --nodelist}) and bound to
  * the chosen GPU(s) by CUDA_VISIBLE_DEVICES. tandem keeps the queue, the placement and the pairing; Slurm only
  * executes. No gpu GRES is requested: Slurm 22.05 cannot be told which GPU index to give, and two jobs that tandem
- * pairs on one GPU must really land on the same device, so the GPUs tandem uses must be left to it (a partition,
+ * pairs on one GPU must really land on the same device, so the GPUs tandem uses should be left to it (a partition,
  * {@code --slurm-nodes} or {@code --slurm-gpus-per-node}). Output goes to {@code STATE_DIR/jobs/ID/output.log}, which
  * the state directory must therefore be on a file system the nodes share. While slurmctld cannot be reached the
  * executor is not {@link #ready()}: nothing is submitted, jobs are not polled, and a ping every few seconds tells
@@ -71,8 +71,10 @@ public final class SlurmExecutor implements Executor {
     /** When a Slurm client last failed to reach slurmctld (0: it answers), and when it was last pinged since. */
     private long unreachableSince;
     private long lastProbe;
-    /** The used nodes Slurm lists as down, drained, failing or not responding, with the state it gives; when asked next. */
+    /** The used nodes Slurm lists as down, drained, failing or not responding, with the state it gives. */
     private Map<String, String> unavailableNodes = Map.of();
+    /** The GPUs of used nodes that other Slurm jobs hold as gpu GRES (node -> node-local indices). */
+    private Map<String, Set<Integer>> heldBySlurm = Map.of();
     private long refreshDue;
 
     /** tandem's GPU id -> Slurm node and the GPU's index on that node. */
@@ -152,6 +154,8 @@ public final class SlurmExecutor implements Executor {
         }
         if (out.isEmpty()) throw new ExecException("Slurm lists no node with gpu GRES" + (settings.partition() != null ? " in partition " + settings.partition() : ""));
         followNodeStates(nodes);
+        SlurmCli.Result jobs = cli.tryRun("scontrol", List.of("show", "job", "-d", "-o"));
+        if (jobs.code() == 0) followHeldGpus(GpusHeld.parse(jobs.out()));
         return out;
     }
 
@@ -176,29 +180,46 @@ public final class SlurmExecutor implements Executor {
         return changed;
     }
 
+    /** Takes the GPUs other Slurm jobs hold on the used nodes ({@link GpusHeld}); returns whether they changed. */
+    private boolean followHeldGpus(Map<String, Set<Integer>> all) {
+        Set<String> usedNodes = new java.util.HashSet<>();
+        for (SlurmGpu g : gpus.values()) usedNodes.add(g.node());
+        Map<String, Set<Integer>> held = new java.util.TreeMap<>(all);
+        held.keySet().retainAll(usedNodes);
+        if (held.equals(heldBySlurm)) return false;
+        log.info("GPUs other Slurm jobs hold as gpu GRES, which take no tandem run: {}", held.isEmpty() ? "none" : held);
+        heldBySlurm = Map.copyOf(held);
+        return true;
+    }
+
     @Override public String unavailable(int gpu) {
         SlurmGpu g = gpus.get(gpu);
-        String state = g == null ? null : unavailableNodes.get(g.node());
-        return state == null ? null : "Slurm node " + g.node() + " is " + state;
+        if (g == null) return null;
+        String state = unavailableNodes.get(g.node());
+        if (state != null) return "Slurm node " + g.node() + " is " + state;
+        Set<Integer> held = heldBySlurm.get(g.node());
+        return held != null && held.contains(g.local()) ? "GPU " + g.local() + " of Slurm node " + g.node() + " is held by another Slurm job (gpu GRES)" : null;
     }
 
     /**
-     * Every {@link #REFRESH_MS}, while slurmctld answers: one {@code scontrol show node -o} for all nodes, and
-     * {@code scontrol show config} (an operator may turn memory enforcement off or on with {@code scontrol reconfigure};
-     * submissions with a host memory limit are then refused or taken from the next refresh on).
+     * Every {@link #REFRESH_MS}, while slurmctld answers: {@code scontrol show node -o} for the nodes' states,
+     * {@code scontrol show job -d -o} for the GPUs other jobs hold ({@link GpusHeld}), and {@code scontrol show config}
+     * (an operator may turn memory enforcement off or on with {@code scontrol reconfigure}; submissions with a host
+     * memory limit are then refused or taken from the next refresh on).
      */
     @Override public boolean refreshCluster(long nowMs) {
         if (nowMs < refreshDue || unreachableSince != 0) return false;
         refreshDue = nowMs + REFRESH_MS;
+        boolean changed = false;
         SlurmCli.Result settings = cli.tryRun("scontrol", List.of("show", "config"));
         if (settings.code() == 0) followConfig(SlurmConfig.parse(settings.out()));
-        SlurmCli.Result r = cli.tryRun("scontrol", List.of("show", "node", "-o"));
-        if (r.code() != 0 || settings.code() != 0) {
-            log.warn("cannot ask Slurm about its nodes and settings (again in {} s): {}", REFRESH_MS / 1000,
-                    (r.code() != 0 ? r.err() : settings.err()).strip());
-            if (r.code() != 0) return false;
-        }
-        return followNodeStates(SlurmNode.parseAll(r.out()));
+        SlurmCli.Result nodes = cli.tryRun("scontrol", List.of("show", "node", "-o"));
+        if (nodes.code() == 0) changed |= followNodeStates(SlurmNode.parseAll(nodes.out()));
+        SlurmCli.Result jobs = cli.tryRun("scontrol", List.of("show", "job", "-d", "-o"));
+        if (jobs.code() == 0) changed |= followHeldGpus(GpusHeld.parse(jobs.out()));
+        List.of(settings, nodes, jobs).stream().filter(r -> r.code() != 0).findFirst().ifPresent(r ->
+                log.warn("cannot ask Slurm about its nodes, jobs or settings (again in {} s): {}", REFRESH_MS / 1000, r.err().strip()));
+        return changed;
     }
 
     private void followConfig(SlurmConfig now) {

@@ -1,6 +1,8 @@
 package dev.tandem.server.exec.slurm;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -16,17 +18,25 @@ final class SlurmText {
 
     private SlurmText() {}
 
+    /** The fields of a line by key; a key that comes again ({@code -d}'s per-node details) keeps its first value. */
     static Map<String, String> fields(String line) {
         Map<String, String> out = new LinkedHashMap<>();
+        for (Map.Entry<String, String> e : pairs(line)) out.putIfAbsent(e.getKey(), e.getValue());
+        return out;
+    }
+
+    /** Every field of a line in order, a key that comes again each time (Nodes=, GRES= per node of a job). */
+    static List<Map.Entry<String, String>> pairs(String line) {
+        List<Map.Entry<String, String>> out = new ArrayList<>();
         Matcher m = KEY.matcher(line);
         String key = null;
         int valueStart = 0;
         while (m.find()) {
-            if (key != null) out.putIfAbsent(key, line.substring(valueStart, m.start()).strip());
+            if (key != null) out.add(Map.entry(key, line.substring(valueStart, m.start()).strip()));
             key = m.group(1);
             valueStart = m.end();
         }
-        if (key != null) out.putIfAbsent(key, line.substring(valueStart).strip());
+        if (key != null) out.add(Map.entry(key, line.substring(valueStart).strip()));
         return out;
     }
 }

@@ -52,6 +52,22 @@ class SlurmParsersTest {
         assertThat(SlurmNode.parse(Map.of("NodeName", "n", "State", "MIXED")).unavailable()).isFalse();
     }
 
+    /**
+     * The GPUs other jobs hold as gpu GRES, from {@code scontrol show job -d -o} recorded with two cancelled jobs, a
+     * running job without GRES (as tandem's are), one holding node2's GPUs 0-1 and one on two nodes holding GPU 0 of
+     * node1 and GPU 2 of node2.
+     */
+    @Test
+    void gpusOtherJobsHoldAsGres() throws IOException {
+        assertThat(GpusHeld.parse(resource("scontrol-show-job-details.txt"))).isEqualTo(Map.of("node1", java.util.Set.of(0), "node2", java.util.Set.of(0, 1, 2)));
+        assertThat(GpusHeld.indices("gpu:a100:3(IDX:0-1,3)")).containsExactly(0, 1, 3);
+        assertThat(GpusHeld.indices("shard:2(2/4,0/4),gpu:1(IDX:1)")).containsExactly(1);
+        assertThat(GpusHeld.indices("gpu:0(IDX:N/A)")).isEmpty();
+        assertThat(GpusHeld.indices("")).isEmpty();
+        assertThat(GpusHeld.hostnames("node[1-2,4]")).containsExactly("node1", "node2", "node4");
+        assertThat(GpusHeld.hostnames("a1,gpu[08-10]x,b")).containsExactly("a1", "gpu08x", "gpu09x", "gpu10x", "b");
+    }
+
     @Test
     void shardAccountingNeedsShardsSpreadEvenlyOverTheGpus() {
         assertThat(SlurmExecutor.shardsPerGpu(new SlurmNode("n", 4, 16, "IDLE", List.of()))).isEqualTo(4);
