@@ -50,8 +50,8 @@ public final class SlurmExecutor implements Executor {
     private static final Logger log = LoggerFactory.getLogger(SlurmExecutor.class);
     private static final long PROBE_MS = 2000;
     /**
-     * How often the nodes' states and the cluster's settings are asked again ({@link #refreshCluster}): a drained node,
-     * or memory no longer enforced, is seen within this.
+     * How often the nodes' states, the GPUs other jobs hold and the cluster's settings are asked again
+     * ({@link #refreshCluster}): a drained node, a GPU taken, or memory no longer enforced, is seen within this.
      */
     static final long REFRESH_MS = 5000;
 
