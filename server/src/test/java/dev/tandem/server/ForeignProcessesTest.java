@@ -53,6 +53,8 @@ class ForeignProcessesTest {
             assertThat(foreign(api, admin, 1)).as("the job's own process").isEmpty();
             assertThat(api.state(admin, b)).isEqualTo("pending");
             assertThat(api.job(admin, b).get("reason").asText()).contains("2 of 2 GPU(s) busy, 1 of them with work that is not this daemon's");
+            // for the operator's alert on jobs waiting beside idle GPUs: GPU 0 runs none of tandem's jobs, but is not idle for it
+            assertThat(api.get("/metrics", null).body()).contains("tandem_gpus_unusable 1.0").contains("tandem_gpus_busy 1.0");
 
             notebook.destroy();
             notebook.waitFor(5, TimeUnit.SECONDS);

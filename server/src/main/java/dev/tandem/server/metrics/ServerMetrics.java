@@ -26,7 +26,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * _bytes, _ratio). Gauges are set by the scheduler loop after each round; counters and distributions are recorded where
  * things happen. As scraped:
  * <ul>
- * <li>cluster: tandem_queue_length, tandem_jobs{state}, tandem_gpus, tandem_gpus_busy, tandem_gpus_shared;</li>
+ * <li>cluster: tandem_queue_length, tandem_jobs{state}, tandem_gpus, tandem_gpus_busy, tandem_gpus_shared,
+ * tandem_gpus_unusable (idle but not to be used now: tandem_gpus - busy - unusable are the GPUs idle for tandem);</li>
  * <li>per GPU ({gpu, node, uuid}): tandem_gpu_utilization_ratio, tandem_gpu_memory_used_bytes,
  *     tandem_gpu_memory_total_bytes, tandem_gpu_tenants;</li>
  * <li>per shared GPU ({gpu, node, uuid}), while every job on it has a measured speed: tandem_gpu_colocated_throughput_ratio
@@ -52,6 +53,7 @@ public final class ServerMetrics {
     private final AtomicLong queueLength = new AtomicLong();
     private final AtomicLong gpus = new AtomicLong();
     private final AtomicLong gpusBusy = new AtomicLong();
+    private final AtomicLong gpusUnusable = new AtomicLong();
     private final AtomicLong gpusShared = new AtomicLong();
     private final Map<JobState, AtomicLong> jobsByState = new EnumMap<>(JobState.class);
     private final Timer schedulingLatency;
@@ -85,6 +87,9 @@ public final class ServerMetrics {
                 .description("1 while policies take declared lengths as given; 0 once the squared error passed a third of their variance").register(registry);
         Gauge.builder("tandem.gpus", gpus, AtomicLong::get).description("GPUs the daemon schedules").register(registry);
         Gauge.builder("tandem.gpus.busy", gpusBusy, AtomicLong::get).description("GPUs running at least one job").register(registry);
+        Gauge.builder("tandem.gpus.unusable", gpusUnusable, AtomicLong::get)
+                .description("GPUs running no job that may take none now: another daemon's, busy with processes that are not tandem's, "
+                        + "on a Slurm node down or drained, or held by another Slurm job").register(registry);
         Gauge.builder("tandem.gpus.shared", gpusShared, AtomicLong::get).description("GPUs running two co-located jobs").register(registry);
         for (JobState s : JobState.values()) {
             AtomicLong v = new AtomicLong();
@@ -200,13 +205,14 @@ public final class ServerMetrics {
      * @param nanos    the round's wall-clock time
      * @param cpuNanos the scheduler thread's CPU time in it, or negative where the JVM cannot measure it
      */
-    public void round(long nanos, long cpuNanos, int queue, int gpuCount, int busy, int shared) {
+    public void round(long nanos, long cpuNanos, int queue, int gpuCount, int busy, int shared, int unusable) {
         schedulingLatency.record(Duration.ofNanos(nanos));
         if (cpuNanos >= 0) schedulingCpu.record(Duration.ofNanos(cpuNanos));
         queueLength.set(queue);
         gpus.set(gpuCount);
         gpusBusy.set(busy);
         gpusShared.set(shared);
+        gpusUnusable.set(unusable);
     }
 
     public void jobsByState(Map<JobState, Long> counts) {

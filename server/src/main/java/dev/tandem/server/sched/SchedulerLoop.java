@@ -319,7 +319,8 @@ public final class SchedulerLoop implements AutoCloseable {
             long cpu1 = ThreadCpu.nanos(); // first: the CPU interval lies within the wall-clock one
             lastDecisionEnd = System.nanoTime();
             lastDecisionNanos = lastDecisionEnd - t0;
-            ctx.metrics.round(lastDecisionNanos, cpu0 < 0 || cpu1 < 0 ? -1 : cpu1 - cpu0, queued.size(), ctx.devices.size(), ctx.runs.busyGpus(), ctx.runs.sharedGpus());
+            ctx.metrics.round(lastDecisionNanos, cpu0 < 0 || cpu1 < 0 ? -1 : cpu1 - cpu0, queued.size(), ctx.devices.size(), ctx.runs.busyGpus(), ctx.runs.sharedGpus(),
+                    ctx.unusable.idleUnusable());
             ctx.metrics.jobsByState(ctx.store.countByState());
         }
         LiveState next = explainer.publish(waiting, now);

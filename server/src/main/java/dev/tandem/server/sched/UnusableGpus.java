@@ -54,6 +54,13 @@ final class UnusableGpus {
         for (int g = 0; g < devices.size(); g++) ledger.setUsable(g, why(g) == null);
     }
 
+    /** The GPUs that run no job of the daemon's and may take none now (for the metrics: idle, but not for tandem). */
+    int idleUnusable() {
+        int n = 0;
+        for (int g = 0; g < devices.size(); g++) if (!ledger.usable(g) && ledger.on(g).isEmpty()) n++;
+        return n;
+    }
+
     /** Why a GPU may not be used now, or null where it may. */
     String why(int gpu) {
         String locked = locks == null ? null : locks.why(devices.get(gpu));
