@@ -90,7 +90,7 @@ class OpsFilesTest {
         Path promtool = ToolPath.fromEnvironment().find("promtool").orElse(null);
         Assumptions.assumeTrue(promtool != null, "promtool not installed (Debian package prometheus; .ci/run installs it)");
         Path rules = OPS.resolve("prometheus");
-        assertThat(run(List.of(promtool.toString(), "check", "rules", rules.resolve("tandem-alerts.yml").toString()), null)).contains("SUCCESS: 7 rules found");
+        assertThat(run(List.of(promtool.toString(), "check", "rules", rules.resolve("tandem-alerts.yml").toString()), null)).contains("SUCCESS: 8 rules found");
         assertThat(run(List.of(promtool.toString(), "test", "rules", rules.resolve("tandem-alerts.test.yml").toString()), null)).contains("SUCCESS");
     }
 
