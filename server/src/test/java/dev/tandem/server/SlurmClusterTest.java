@@ -319,14 +319,14 @@ class SlurmClusterTest {
 
     /**
      * A GPU another Slurm job holds takes no tandem run: tandem asks Slurm for no gpu GRES, so a job that holds one is
-     * someone else's, and the node's {@code GresUsed} (read every few seconds) names the GPU. The daemon marks it
+     * someone else's, and the job's details ({@code scontrol show job -d}, read every few seconds) name the GPU. The daemon marks it
      * unusable with why, starts its jobs on the node's other GPU, and uses the GPU again once that job has ended.
      * (Before, tandem placed its runs on such a GPU beside the other job.)
      */
     @Test
     void aGpuAnotherSlurmJobHoldsTakesNoTandemRun() throws Exception {
         start("fifo", new SlurmSettings(null, List.of("node1"), 2, 81_920), true);
-        String foreign = slurm("sbatch", "--parsable", "--gres=gpu:1", "--nodelist=node1", "--output=/dev/null", "--wrap", "sleep 300").strip();
+        String foreign = sh("sbatch", "--parsable", "--gres=gpu:1", "--nodelist=node1", "--output=/dev/null", "--wrap", "sleep 300").strip();
         long b;
         try {
             TestApi.await(LONG, "the daemon to see the other job's GPU", () -> !api.get("/gpus", admin).json().get("gpus").get(0).get("unavailable").isNull());
@@ -340,22 +340,10 @@ class SlurmClusterTest {
             Thread.sleep(3000); // rounds pass: the second job is not put on the other job's GPU
             assertThat(api.state(admin, b)).isEqualTo("pending");
         } finally {
-            slurm("scancel", foreign);
+            sh("scancel", foreign);
         }
         TestApi.await(LONG, "the waiting job to run on the freed GPU", () -> slurmJob(b, 1).contains("JobState=RUNNING"));
         assertThat(gpuIds(b)).containsExactly(0);
-    }
-
-    /** Runs a Slurm client command (the test's own, as another user of the cluster would) and returns its output. */
-    static String slurm(String... cmd) {
-        try {
-            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            assertThat(p.waitFor()).as(String.join(" ", cmd) + ": " + out).isZero();
-            return out;
-        } catch (Exception e) {
-            throw new RuntimeException(e);
-        }
     }
 
     /**
@@ -544,10 +532,12 @@ class SlurmClusterTest {
         return "";
     }
 
-    static void sh(String... cmd) throws Exception {
+    /** Runs a command (a Slurm client as another user of the cluster would, a script), fails unless it succeeds, returns its output. */
+    static String sh(String... cmd) throws Exception {
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor()).as(String.join(" ", cmd) + ": " + out).isZero();
+        return out;
     }
 
     @Test

@@ -30,7 +30,6 @@ final class UnusableGpus {
         this.ledger = ledger;
         this.foreign = foreign;
         this.executor = executor;
-        recompute(); // a node the cluster had taken out before the daemon started
     }
 
     void useLocks(GpuLocks locks) {

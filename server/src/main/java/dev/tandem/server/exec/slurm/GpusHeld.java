@@ -30,7 +30,7 @@ final class GpusHeld {
             if (!line.startsWith("JobId=")) continue;
             List<Map.Entry<String, String>> pairs = SlurmText.pairs(line);
             String state = pairs.stream().filter(e -> e.getKey().equals("JobState")).map(Map.Entry::getValue).findFirst().orElse("");
-            if (!HOLDING.contains(state.replaceAll("[^A-Z_].*$", ""))) continue;
+            if (!HOLDING.contains(SlurmJob.baseState(state))) continue;
             List<String> nodes = List.of();
             for (Map.Entry<String, String> e : pairs) {
                 if (e.getKey().equals("Nodes")) nodes = hostnames(e.getValue());

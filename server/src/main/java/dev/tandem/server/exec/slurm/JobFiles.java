@@ -57,9 +57,10 @@ final class JobFiles {
     }
 
     static Integer readExit(Path f) {
+        String code = readText(f);
         try {
-            return Files.exists(f) ? Integer.valueOf(Files.readString(f).strip()) : null;
-        } catch (IOException | NumberFormatException e) {
+            return code == null ? null : Integer.valueOf(code);
+        } catch (NumberFormatException e) {
             return null;
         }
     }

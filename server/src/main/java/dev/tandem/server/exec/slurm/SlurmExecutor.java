@@ -153,9 +153,7 @@ public final class SlurmExecutor implements Executor {
             }
         }
         if (out.isEmpty()) throw new ExecException("Slurm lists no node with gpu GRES" + (settings.partition() != null ? " in partition " + settings.partition() : ""));
-        followNodeStates(nodes);
-        SlurmCli.Result jobs = cli.tryRun("scontrol", List.of("show", "job", "-d", "-o"));
-        if (jobs.code() == 0) followHeldGpus(GpusHeld.parse(jobs.out()));
+        // which nodes are out and which GPUs other jobs hold: the first tick's refreshCluster, before the first decision
         return out;
     }
 

@@ -27,9 +27,14 @@ public record SlurmJob(long id, String name, String state, String reason, int ex
 
     static SlurmJob parse(Map<String, String> f) {
         String[] ec = f.getOrDefault("ExitCode", "0:0").split(":");
-        String state = f.getOrDefault("JobState", "UNKNOWN").replaceAll("[^A-Z_].*$", "");
+        String state = baseState(f.getOrDefault("JobState", "UNKNOWN"));
         return new SlurmJob(Long.parseLong(f.get("JobId")), f.getOrDefault("JobName", ""), state, f.getOrDefault("Reason", ""),
                 intOr(ec[0], 0), ec.length > 1 ? intOr(ec[1], 0) : 0, nullToEmpty(f.get("Comment")), nullToEmpty(f.get("NodeList")));
+    }
+
+    /** A {@code JobState} without what Slurm appends to it ({@code CANCELLED by 0}, {@code RUNNING+...}). */
+    static String baseState(String jobState) {
+        return jobState.replaceAll("[^A-Z_].*$", "");
     }
 
     private static int intOr(String s, int dflt) {
