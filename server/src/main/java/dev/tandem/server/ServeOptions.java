@@ -112,6 +112,9 @@ public final class ServeOptions {
     @Option(names = "--slurm-dcgmi", defaultValue = "dcgmi", paramLabel = "PATH", description = "with --executor slurm: the dcgmi profiling runs start on their node where it exists (default: ${DEFAULT-VALUE} from the node's PATH)")
     String slurmDcgmi;
 
+    @Option(names = "--slurm-pending-limit", defaultValue = "2m", converter = DurationConverter.class, paramLabel = "DURATION", description = "with --executor slurm: a run Slurm keeps waiting (PENDING) this long is cancelled there and its job goes back to tandem's queue, as a run that did not run (default: ${DEFAULT-VALUE})")
+    long slurmPendingLimitMs;
+
     @Option(names = "--slurm-gres", defaultValue = "none", paramLabel = "none|shard", description = "with --executor slurm: shard also requests each job's share of its GPU's shard GRES, for Slurm's accounting (default: ${DEFAULT-VALUE})")
     String slurmGres;
 
@@ -128,7 +131,7 @@ public final class ServeOptions {
                 StorePassword.apply(store, storePasswordFile, System.getenv(StorePassword.ENV)), policy,
                 Sharing.parse(sharing), mpsThreadPercentage, new SchedulerConfig(tickMs, roundMs, profileMs, observeMs, maxAttempts, scheduling.memoryMarginMiB(), scheduling.tandem(), scheduling.model(), maxGpusPerUser, knownProfiles, scheduling.online()),
                 stopGraceMs, maxBodyBytes, stopJobsOnShutdown, ToolPath.fromEnvironment(),
-                executor, new SlurmSettings(slurmPartition, slurmNodes, slurmGpusPerNode, slurmGpuMemoryMiB, slurmNvidiaSmi, slurmDcgmi, slurmGres),
+                executor, new SlurmSettings(slurmPartition, slurmNodes, slurmGpusPerNode, slurmGpuMemoryMiB, slurmNvidiaSmi, slurmDcgmi, slurmGres, slurmPendingLimitMs),
                 new SimulatedSettings(simulatedCluster, timeScale), Containment.parse(containment), unixSocket);
     }
 }

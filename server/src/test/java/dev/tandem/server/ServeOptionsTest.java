@@ -46,7 +46,8 @@ class ServeOptionsTest {
         assertThat(err.toString()).contains("'soon' is not a duration");
         for (String[] bad : new String[][] {{"--tandem-starvation", "0s", "--tandem-starvation must be positive, got 0.0 s"},
                 {"--tandem-min-speed", "2", "--tandem-min-speed must be within 0..1, got 2.0"}, {"--tandem-window", "0", "--tandem-window must be at least 1, got 0"},
-                {"--tandem-urgency", "-1", "--tandem-urgency must be at least 0, got -1.0"}}) {
+                {"--tandem-urgency", "-1", "--tandem-urgency must be at least 0, got -1.0"},
+                {"--slurm-pending-limit", "0s", "--slurm-pending-limit must be positive"}}) {
             StringWriter out = new StringWriter();
             int exit;
             try (PrintWriter w = new PrintWriter(out, true)) {
@@ -95,6 +96,7 @@ class ServeOptionsTest {
                 objective: jct
                 stop-jobs-on-shutdown: true
                 slurm-nodes: [gpu1, gpu2]
+                slurm-pending-limit: 45s
                 executor: simulated
                 """);
         ServerConfig fromFile = parse(Map.of(), "--config", yaml.toString());
@@ -105,6 +107,8 @@ class ServeOptionsTest {
         assertThat(fromFile.scheduler().tandem().objective()).isEqualTo(Objective.JCT);
         assertThat(fromFile.stopJobsOnShutdown()).isTrue();
         assertThat(fromFile.slurm().nodes()).containsExactly("gpu1", "gpu2");
+        assertThat(fromFile.slurm().pendingLimitMs()).isEqualTo(45_000);
+        assertThat(parse(Map.of()).slurm().pendingLimitMs()).isEqualTo(dev.tandem.server.exec.slurm.SlurmSettings.DEFAULT_PENDING_LIMIT_MS);
         assertThat(fromFile.executor()).isEqualTo("simulated");
 
         ServerConfig envWins = parse(Map.of("TANDEM_PORT", "9200", "TANDEM_MAX_GPUS_PER_USER", "2"), "--config", yaml.toString());

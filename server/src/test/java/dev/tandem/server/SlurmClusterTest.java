@@ -419,6 +419,63 @@ class SlurmClusterTest {
     }
 
     /**
+     * A node whose CPUs other Slurm jobs hold takes no new runs: the daemon reads each node's free CPUs and memory with
+     * its state, marks its GPUs unusable with why, and starts jobs on the other node; once Slurm frees them, the node's
+     * GPU takes runs again. (Before, tandem handed node1 a job that sat PENDING in Slurm beside an idle GPU, and counted
+     * it as running.)
+     */
+    @Test
+    void aNodeWhoseCpusOtherSlurmJobsHoldTakesNoNewRunsUntilSlurmFreesThem() throws Exception {
+        start("fifo", new SlurmSettings(null, List.of("node1", "node2"), 1, 81_920), true);
+        String foreign = sh("sbatch", "--parsable", "--nodelist=node1", "--cpus-per-task=16", "--output=/dev/null", "--wrap", "sleep 300").strip();
+        long a, b;
+        try {
+            TestApi.await(LONG, "the daemon to see node1's CPUs taken", () -> !api.get("/gpus", admin).json().get("gpus").get(0).get("unavailable").isNull());
+            assertThat(api.get("/gpus", admin).json().get("gpus").get(0).get("unavailable").asText())
+                    .isEqualTo("Slurm node node1 has no free CPU (16 of 16 allocated to Slurm jobs)");
+            a = submit(List.of(host.trainScript(), "1000", "0.1"), Map.of("model", "First"));
+            b = submit(List.of(host.trainScript(), "1000", "0.1"), Map.of("model", "Second"));
+            long first = a;
+            TestApi.await(LONG, "job " + a + " to run in Slurm", () -> slurmJob(first, 1).contains("JobState=RUNNING"));
+            assertThat(slurmJob(a, 1)).contains("NodeList=node2");
+            Thread.sleep(3000); // rounds pass: the second job is not handed to node1, where Slurm would keep it waiting
+            assertThat(api.state(admin, b)).isEqualTo("pending");
+            assertThat(slurmJob(b, 1)).isEmpty();
+        } finally {
+            sh("scancel", foreign);
+        }
+        long second = b;
+        TestApi.await(LONG, "job " + b + " to run on node1 once its CPUs are free", () -> slurmJob(second, 1).contains("JobState=RUNNING"));
+        assertThat(slurmJob(b, 1)).contains("NodeList=node1");
+        api.post("/jobs/" + a + "/cancel", admin, "");
+        api.post("/jobs/" + b + "/cancel", admin, "");
+    }
+
+    /**
+     * A run Slurm keeps waiting for a reason tandem does not read (here a reservation of node1 for another user) is
+     * cancelled there after {@code --slurm-pending-limit}, and its job goes back to tandem's queue with Slurm's reason,
+     * as a run that did not run; once the node is free again a later attempt runs. (Before, the job stayed PENDING in
+     * Slurm for as long as the reservation lasted, counted by tandem as running on node1's GPU.)
+     */
+    @Test
+    void aRunSlurmKeepsWaitingIsCancelledThereAndItsJobRequeued() throws Exception {
+        start("fifo", new SlurmSettings(null, List.of("node1"), 1, 81_920).withPendingLimitMs(4000), true);
+        sh("scontrol", "create", "reservation", "reservationname=tandem-test", "starttime=now", "duration=10", "nodes=node1", "users=nobody");
+        long id;
+        try {
+            id = submit(List.of(host.trainScript(), "5", "0.1"), Map.of("model", "Kept"));
+            TestApi.await(LONG, "the daemon to give the waiting run up", () -> !reasonOfFirst(id, "pending").isEmpty());
+            assertThat(reasonOfFirst(id, "pending")).contains("waiting (PENDING (ReqNodeNotAvail").contains("cancelled there, it did not run")
+                    .contains("attempt 1 of 3, requeued");
+            TestApi.await(LONG, "Slurm to end the cancelled run", () -> slurmJob(id, 1).contains("JobState=CANCELLED"));
+        } finally {
+            scontrol("delete", "reservation=tandem-test");
+        }
+        TestApi.await(LONG, "the job to run once node1 is free", () -> api.state(admin, id).equals("succeeded"));
+        assertThat(api.job(admin, id).get("attempts").asInt()).isGreaterThanOrEqualTo(2);
+    }
+
+    /**
      * A working directory the node does not have (here: removed after submission): Slurm would run the job in /tmp,
      * saying so only in its output; tandem's batch script refuses to run it, and the daemon says why in the job's
      * reason and counts the attempt, until the job fails with that reason. It never runs anywhere else.

@@ -23,6 +23,31 @@ record SlurmConfig(Map<String, String> values) {
     String get(String key) { return values.getOrDefault(key, "(null)"); }
 
     /**
+     * The memory (MB) a job of one CPU on one node gets without {@code --mem}: {@code DefMemPerNode}, else
+     * {@code DefMemPerCPU}; 0 where neither is set (UNLIMITED) or Slurm does not count memory.
+     */
+    long defaultJobMemoryMb() {
+        long perNode = megabytes(get("DefMemPerNode"));
+        return perNode > 0 ? perNode : Math.max(0, megabytes(get("DefMemPerCPU")));
+    }
+
+    /** A size as {@code scontrol show config} prints it ({@code 1000}, {@code 1000M}, {@code 2G}), in MB; -1 otherwise. */
+    private static long megabytes(String value) {
+        String v = value.strip().toUpperCase(Locale.ROOT);
+        long unit = 1;
+        if (v.endsWith("M")) v = v.substring(0, v.length() - 1);
+        else if (v.endsWith("G")) {
+            v = v.substring(0, v.length() - 1);
+            unit = 1024;
+        }
+        try {
+            return Long.parseLong(v) * unit;
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    /**
      * Why a job's {@code --mem} would not be enforced on this cluster, or empty where it is: Slurm kills a job over its
      * memory only when its accounting plugin polls for it ({@code JobAcctGatherParams=OverMemoryKill}) or its task
      * plugin confines jobs to cgroups that limit memory ({@code TaskPlugin=task/cgroup} with cgroup.conf's

@@ -71,7 +71,10 @@ public final class SlurmExecutor implements Executor {
     /** When a Slurm client last failed to reach slurmctld (0: it answers), and when it was last pinged since. */
     private long unreachableSince;
     private long lastProbe;
-    /** The used nodes Slurm lists as down, drained, failing or not responding, with the state it gives. */
+    /**
+     * The used nodes that can take no new run, with why: Slurm lists them as down, drained, failing or not responding,
+     * or their CPUs or memory are all given to Slurm jobs ({@link SlurmNode#full}).
+     */
     private Map<String, String> unavailableNodes = Map.of();
     /** The GPUs of used nodes that other Slurm jobs hold as gpu GRES (node -> node-local indices). */
     private Map<String, Set<Integer>> heldBySlurm = Map.of();
@@ -88,6 +91,10 @@ public final class SlurmExecutor implements Executor {
         boolean stopRequested;
         boolean cancelSent;
         long stopAt = Long.MAX_VALUE;
+        /** When this daemon began to track it (its submission, or its adoption after a restart): how long it may be PENDING. */
+        final long trackedSince = System.currentTimeMillis();
+        /** Why it was cancelled while Slurm still kept it waiting ({@link #giveUp}), or null. */
+        String gaveUp;
 
         Tracked(long jobId, int attempt, long slurmId, LogScanner scanner) {
             this.jobId = jobId;
@@ -162,17 +169,27 @@ public final class SlurmExecutor implements Executor {
     }
 
     /**
-     * Takes the used nodes' states from a listing; returns whether the set of unavailable ones changed. GPUs stay as
-     * discovered: a node added to the cluster or given more GPUs counts after the daemon's next start.
+     * Takes the used nodes' states and free CPUs and memory from a listing; returns whether the set of unavailable ones
+     * changed. GPUs stay as discovered: a node added to the cluster or given more GPUs counts after the daemon's next
+     * start. A node whose CPUs other jobs took would have kept each run tandem put there PENDING while the node's GPU
+     * sat idle and tandem counted the job as running.
      */
     private boolean followNodeStates(List<SlurmNode> nodes) {
+        long defaultMemory = config == null ? 0 : config.defaultJobMemoryMb();
         Map<String, String> now = new java.util.TreeMap<>();
-        for (SlurmNode n : nodes) if (used(n) && n.gpus() > 0 && n.unavailable()) now.put(n.name(), n.state());
+        for (SlurmNode n : nodes) {
+            if (!used(n) || n.gpus() == 0) continue;
+            String full = n.full(defaultMemory);
+            if (n.unavailable()) now.put(n.name(), "is " + n.state());
+            else if (full != null) now.put(n.name(), full);
+        }
         if (now.equals(unavailableNodes)) return false;
         for (var e : now.entrySet()) {
-            if (!e.getValue().equals(unavailableNodes.get(e.getKey()))) log.warn("Slurm node {} is {}: its GPUs take no new runs until it is back", e.getKey(), e.getValue());
+            if (e.getValue().equals(unavailableNodes.get(e.getKey()))) continue;
+            if (e.getValue().startsWith("is ")) log.warn("Slurm node {} {}: its GPUs take no new runs until it is back", e.getKey(), e.getValue());
+            else log.info("Slurm node {} {}: its GPUs take no new runs until Slurm frees some", e.getKey(), e.getValue());
         }
-        for (String back : unavailableNodes.keySet()) if (!now.containsKey(back)) log.info("Slurm node {} is back: its GPUs take runs again", back);
+        for (String back : unavailableNodes.keySet()) if (!now.containsKey(back)) log.info("Slurm node {} can take runs again", back);
         boolean changed = !now.keySet().equals(unavailableNodes.keySet());
         unavailableNodes = Map.copyOf(now);
         return changed;
@@ -193,8 +210,8 @@ public final class SlurmExecutor implements Executor {
     @Override public String unavailable(int gpu) {
         SlurmGpu g = gpus.get(gpu);
         if (g == null) return null;
-        String state = unavailableNodes.get(g.node());
-        if (state != null) return "Slurm node " + g.node() + " is " + state;
+        String why = unavailableNodes.get(g.node());
+        if (why != null) return "Slurm node " + g.node() + " " + why;
         Set<Integer> held = heldBySlurm.get(g.node());
         return held != null && held.contains(g.local()) ? "GPU " + g.local() + " of Slurm node " + g.node() + " is held by another Slurm job (gpu GRES)" : null;
     }
@@ -421,14 +438,17 @@ public final class SlurmExecutor implements Executor {
             List<Long> progress = ended ? t.scanner.finish() : t.scanner.scan();
             for (long iter : progress) events.add(new ExecEvent.Progress(t.jobId, iter, now));
             if (!ended) {
+                if (j.state().equals("PENDING") && t.gaveUp == null && now - t.trackedSince >= settings.pendingLimitMs()) giveUp(t, j, now);
                 if (t.stopRequested && !t.cancelSent) cancel(t);
                 if (now >= t.stopAt) cli.tryRun("scancel", List.of("--signal=KILL", "--full", String.valueOf(t.slurmId)));
                 continue;
             }
-            // a run that could not enter its working directory on the node did not run: no exit status of the job's
+            // a run that could not enter its working directory on the node, or that Slurm kept waiting until it was
+            // cancelled, did not run: no exit status of the job's
             String noWorkdir = JobFiles.readText(LocalExecutor.jobDir(stateDir, t.jobId).resolve(JobFiles.NO_WORKDIR + t.attempt));
-            Integer code = noWorkdir != null ? null : exitCode(t, j);
-            String lost = noWorkdir != null ? noWorkdir : code == null ? lost(t, j) : null;
+            String didNotRun = noWorkdir != null ? noWorkdir : t.gaveUp;
+            Integer code = didNotRun != null ? null : exitCode(t, j);
+            String lost = didNotRun != null ? didNotRun : code == null ? lost(t, j) : null;
             if (lost != null) log.info("job {}: {}", t.jobId, lost);
             // over its host memory: Slurm's OUT_OF_MEMORY (a cgroup's limit), or its step daemon's word where accounting
             // killed it (the job then ends FAILED, by signal 9)
@@ -437,6 +457,23 @@ public final class SlurmExecutor implements Executor {
             it.remove();
         }
         return events;
+    }
+
+    /**
+     * Cancels a run Slurm has kept waiting for {@link SlurmSettings#pendingLimitMs}: its node lacks what the job asks for
+     * (CPUs or memory other jobs took since tandem last looked, more memory than is free), a reservation or a hold keeps
+     * it, or a limit of its account. Its GPU would otherwise stay booked for a job that does not run while tandem counts
+     * it as running; once Slurm says it has ended, the job goes back to tandem's queue as a run that did not run, with
+     * Slurm's reason.
+     */
+    private void giveUp(Tracked t, SlurmJob j, long now) {
+        String reason = j.reason().isBlank() || j.reason().equals("None") ? "" : " (" + j.reason().replace('_', ' ') + ")";
+        t.gaveUp = "Slurm kept Slurm job " + j.id() + " waiting (PENDING" + reason + ") for " + (now - t.trackedSince) / 1000
+                + " s; cancelled there, it did not run";
+        log.info("job {}: {}", t.jobId, t.gaveUp);
+        t.stopRequested = true;
+        t.stopAt = now + stopGraceMs;
+        cancel(t);
     }
 
     /** Why a run has no exit status, in Slurm's words: NODE_FAIL on which node, PREEMPTED, or forgotten by Slurm. */

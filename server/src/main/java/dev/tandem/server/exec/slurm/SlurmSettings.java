@@ -13,9 +13,14 @@ import java.util.List;
  * @param dcgmi         the dcgmi a profiling run starts on its node where it exists there (optional, as locally)
  * @param gres          none, or shard: each job also asks Slurm for its share of a GPU's shards, so that Slurm's
  *                      accounting sees tandem's use where others share the nodes (the binding stays tandem's)
+ * @param pendingLimitMs how long a run may wait in Slurm's queue (PENDING) before tandem cancels it and takes the job
+ *                       back into its own queue, as a run that did not run
  */
 public record SlurmSettings(String partition, List<String> nodes, int gpusPerNode, long gpuMemoryMiB, String nvidiaSmi, String dcgmi,
-                            String gres) {
+                            String gres, long pendingLimitMs) {
+    /** Slurm starts a job on a node with room at once and its backfill pass looks every 30 s by default: a few of those. */
+    public static final long DEFAULT_PENDING_LIMIT_MS = 120_000;
+
     public SlurmSettings {
         nodes = nodes == null ? List.of() : List.copyOf(nodes);
         if (gpusPerNode < 0) throw new IllegalArgumentException("--slurm-gpus-per-node must not be negative");
@@ -24,10 +29,20 @@ public record SlurmSettings(String partition, List<String> nodes, int gpusPerNod
         dcgmi = tool(dcgmi, "dcgmi", "--slurm-dcgmi");
         if (gres == null) gres = "none";
         if (!gres.equals("none") && !gres.equals("shard")) throw new IllegalArgumentException("--slurm-gres must be none or shard, not '" + gres + "'");
+        if (pendingLimitMs <= 0) throw new IllegalArgumentException("--slurm-pending-limit must be positive");
+    }
+
+    public SlurmSettings(String partition, List<String> nodes, int gpusPerNode, long gpuMemoryMiB, String nvidiaSmi, String dcgmi, String gres) {
+        this(partition, nodes, gpusPerNode, gpuMemoryMiB, nvidiaSmi, dcgmi, gres, DEFAULT_PENDING_LIMIT_MS);
     }
 
     public SlurmSettings(String partition, List<String> nodes, int gpusPerNode, long gpuMemoryMiB, String nvidiaSmi, String dcgmi) {
         this(partition, nodes, gpusPerNode, gpuMemoryMiB, nvidiaSmi, dcgmi, null);
+    }
+
+    /** The same with another {@link #pendingLimitMs}. */
+    public SlurmSettings withPendingLimitMs(long ms) {
+        return new SlurmSettings(partition, nodes, gpusPerNode, gpuMemoryMiB, nvidiaSmi, dcgmi, gres, ms);
     }
 
     public boolean shardAccounting() { return gres.equals("shard"); }

@@ -38,6 +38,31 @@ class SlurmParsersTest {
         assertThat(down.get(1).unavailable()).isTrue();
     }
 
+    /**
+     * Recorded while another user's jobs held all 16 CPUs of node1 and 63,500 of node2's 64,000 MB: neither can start
+     * a job of tandem's (one CPU and, with the CI cluster's DefMemPerCPU, 1,000 MB) until Slurm frees some.
+     */
+    @Test
+    void nodesWhoseCpusOrMemoryOtherJobsHold() throws IOException {
+        List<SlurmNode> nodes = SlurmNode.parseAll(resource("scontrol-show-node-full.txt"));
+        assertThat(nodes).extracting(SlurmNode::cpus).containsExactly(16, 16);
+        assertThat(nodes).extracting(SlurmNode::cpusAllocated).containsExactly(16, 2);
+        assertThat(nodes).extracting(SlurmNode::memoryAllocatedMb).containsExactly(16_000L, 63_500L);
+        assertThat(nodes).allMatch(n -> !n.unavailable());
+        long asked = SlurmConfig.parse(resource("scontrol-show-config.txt")).defaultJobMemoryMb();
+        assertThat(asked).isEqualTo(1000);
+        assertThat(nodes.get(0).full(asked)).isEqualTo("has no free CPU (16 of 16 allocated to Slurm jobs)");
+        assertThat(nodes.get(1).full(asked)).isEqualTo("has 500 MB of memory free, less than a job asks for (1000 MB)");
+        assertThat(nodes.get(1).full(0)).as("no default memory: memory is not looked at").isNull();
+        assertThat(SlurmNode.parseAll(resource("scontrol-show-node.txt"))).allMatch(n -> n.full(asked) == null);
+        // what other clusters may print, and a listing without the counts
+        Function<String, Long> defaults = text -> SlurmConfig.parse(text).defaultJobMemoryMb();
+        assertThat(defaults.apply("DefMemPerNode = UNLIMITED\nDefMemPerCPU = UNLIMITED\n")).isZero();
+        assertThat(defaults.apply("DefMemPerNode = 2G\nDefMemPerCPU = 1000\n")).isEqualTo(2048);
+        assertThat(defaults.apply("DefMemPerCPU = 512M\n")).isEqualTo(512);
+        assertThat(SlurmNode.parse(Map.of("NodeName", "n", "CPUAlloc", "16")).full(1000)).isNull();
+    }
+
     @Test
     void gresVariantsOfOtherClusters() {
         Function<String, Integer> gpus = g -> SlurmNode.parse(Map.of("NodeName", "n", "Gres", g)).gpus();
@@ -70,14 +95,16 @@ class SlurmParsersTest {
 
     @Test
     void shardAccountingNeedsShardsSpreadEvenlyOverTheGpus() {
-        assertThat(SlurmExecutor.shardsPerGpu(new SlurmNode("n", 4, 16, "IDLE", List.of()))).isEqualTo(4);
-        assertThatThrownBy(() -> SlurmExecutor.shardsPerGpu(new SlurmNode("n", 4, 0, "IDLE", List.of())))
+        assertThat(SlurmExecutor.shardsPerGpu(new SlurmNode("n", 4, 16, "IDLE", List.of(), 16, 0, 64_000, 0))).isEqualTo(4);
+        assertThatThrownBy(() -> SlurmExecutor.shardsPerGpu(new SlurmNode("n", 4, 0, "IDLE", List.of(), 16, 0, 64_000, 0)))
                 .isInstanceOf(ExecException.class).hasMessageContaining("node n has 4 gpu and 0 shard");
-        assertThatThrownBy(() -> SlurmExecutor.shardsPerGpu(new SlurmNode("n", 4, 10, "IDLE", List.of()))).isInstanceOf(ExecException.class);
+        assertThatThrownBy(() -> SlurmExecutor.shardsPerGpu(new SlurmNode("n", 4, 10, "IDLE", List.of(), 16, 0, 64_000, 0))).isInstanceOf(ExecException.class);
         assertThatThrownBy(() -> new SlurmSettings(null, List.of(), 0, 1, null, null, "mps"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--slurm-gres must be none or shard");
         assertThatThrownBy(() -> new SlurmSettings(null, List.of(), 0, 1, "--help", null))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--slurm-nvidia-smi");
+        assertThatThrownBy(() -> SlurmSettings.defaults().withPendingLimitMs(0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--slurm-pending-limit must be positive");
     }
 
     @Test
