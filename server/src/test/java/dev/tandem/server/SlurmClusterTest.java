@@ -86,8 +86,8 @@ class SlurmClusterTest {
 
     /** Slurm's own record of the job tandem submitted for this run, by its comment. */
     String slurmJob(long jobId, int attempt) {
-        String prefix = "Comment=tandem:" + jobId + ":" + attempt + ":" + read(dir.resolve("state/slurm-instance"));
-        return scontrol("show", "job", "-o").lines().filter(l -> l.contains(prefix + " ")).reduce((a, b) -> b).orElse("");
+        String prefix = "Comment=tandem:" + jobId + ":" + attempt + ":" + read(dir.resolve("state/slurm-instance")) + ":";
+        return scontrol("show", "job", "-o").lines().filter(l -> l.contains(prefix)).reduce((a, b) -> b).orElse("");
     }
 
     static String read(Path p) {
@@ -452,6 +452,42 @@ class SlurmClusterTest {
     }
 
     /**
+     * Two tandem daemons scheduling the same node, each with its own state directory: each sees the other's runs by
+     * their Slurm comment, which names their GPUs, and puts none of its own beside them; once the other's run has
+     * ended, the GPU takes its runs again. (Before, both put their runs on node1's one GPU, each unaware of the other.)
+     */
+    @Test
+    void twoTandemDaemonsOnOneNodeDoNotShareItsGpuUnawares() throws Exception {
+        SlurmSettings node1 = new SlurmSettings(null, List.of("node1"), 1, 81_920);
+        start("fifo", node1, true);
+        ServerConfig c = host.config(dir.resolve("state2"), "fifo", Sharing.TIME_SLICING);
+        try (TandemServer other = TandemServer.start(new ServerConfig(c.stateDir(), c.host(), 0, null, c.policy(), c.sharing(), c.mpsThreadPercentage(),
+                c.scheduler(), c.stopGraceMs(), c.maxBodyBytes(), true, c.tools(), "slurm", node1))) {
+            TestApi otherApi = new TestApi(other.url());
+            String otherAdmin = Files.readString(other.adminTokenFile()).strip();
+            String otherInstance = read(dir.resolve("state2/slurm-instance"));
+            long mine = submit(List.of(host.trainScript(), "1000", "0.1"), Map.of("model", "Mine"));
+            TestApi.await(LONG, "this daemon's job to run in Slurm", () -> slurmJob(mine, 1).contains("JobState=RUNNING"));
+            String slurmId = slurmJob(mine, 1).replaceAll("^JobId=(\\d+) .*", "$1");
+            TestApi.await(LONG, "the other daemon to see GPU 0 taken", () -> !otherApi.get("/gpus", otherAdmin).json().get("gpus").get(0).get("unavailable").isNull());
+            assertThat(otherApi.get("/gpus", otherAdmin).json().get("gpus").get(0).get("unavailable").asText())
+                    .isEqualTo("GPU 0 of Slurm node node1 is held by Slurm job " + slurmId + " of another tandem daemon (" + read(dir.resolve("state/slurm-instance")) + ")");
+            long theirs = otherApi.submit(otherAdmin, TestApi.json(Map.of("argv", List.of(host.trainScript(), "5", "0.1"), "workdir", dir.toString(),
+                    "signature", Map.of("model", "Theirs"), "memory_mib", 4096)));
+            java.util.function.Supplier<String> theirSlurmJob = () -> scontrol("show", "job", "-o").lines()
+                    .filter(l -> l.contains("Comment=tandem:" + theirs + ":1:" + otherInstance + ":")).findFirst().orElse("");
+            Thread.sleep(3000); // rounds pass: the other daemon does not put its job beside this one's
+            assertThat(otherApi.state(otherAdmin, theirs)).isEqualTo("pending");
+            assertThat(theirSlurmJob.get()).isEmpty();
+            assertThat(api.get("/gpus", admin).json().get("gpus").get(0).get("unavailable").isNull()).as("this daemon's own run is not someone else's").isTrue();
+
+            api.post("/jobs/" + mine + "/cancel", admin, "");
+            TestApi.await(LONG, "the other daemon's job to run once the GPU is free", () -> otherApi.state(otherAdmin, theirs).equals("succeeded"));
+            assertThat(theirSlurmJob.get()).contains("NodeList=node1").contains("Comment=tandem:" + theirs + ":1:" + otherInstance + ":0 ");
+        }
+    }
+
+    /**
      * A run Slurm keeps waiting for a reason tandem does not read (here a reservation of node1 for another user) is
      * cancelled there after {@code --slurm-pending-limit}, and its job goes back to tandem's queue with Slurm's reason,
      * as a run that did not run; once the node is free again a later attempt runs. (Before, the job stayed PENDING in
@@ -577,7 +613,7 @@ class SlurmClusterTest {
         assertThat(api.job(admin, id).get("attempts").asInt()).as("attempts of job " + id).isEqualTo(1);
         assertThat(slurmJob(id, 1)).contains("JobState=COMPLETED");
         String instance = read(dir.resolve("state/slurm-instance"));
-        assertThat(scontrol("show", "job", "-o").lines().filter(l -> l.matches(".* Comment=tandem:" + id + ":\\d+:" + instance + " .*")).count())
+        assertThat(scontrol("show", "job", "-o").lines().filter(l -> l.matches(".* Comment=tandem:" + id + ":\\d+:" + instance + ":[0-9,]* .*")).count())
                 .as("Slurm jobs submitted for job " + id).isEqualTo(1);
     }
 

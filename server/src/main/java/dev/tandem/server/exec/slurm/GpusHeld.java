@@ -3,17 +3,22 @@ package dev.tandem.server.exec.slurm;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The GPUs Slurm jobs hold as gpu GRES, by node and node-local index, from {@code scontrol show job -d -o}: each job's
- * details name its nodes and, per node, {@code GRES=gpu[:type]:N(IDX:0-1,3)}. tandem asks Slurm for no gpu GRES, so
- * every such GPU is another job's. (The node's own {@code GresUsed} does not say which GPUs in Slurm 22.05: it prints
- * {@code gpu:1} with no index.)
+ * The GPUs other Slurm jobs hold, by node and node-local index, with who holds each, from {@code scontrol show job -d -o}:
+ * <ul>
+ *   <li>a job's gpu GRES: its details name its nodes and, per node, {@code GRES=gpu[:type]:N(IDX:0-1,3)}. tandem asks
+ *       Slurm for no gpu GRES, so every such GPU is another job's. (The node's own {@code GresUsed} does not say which
+ *       GPUs in Slurm 22.05: it prints {@code gpu:1} with no index.)</li>
+ *   <li>the runs of another tandem daemon scheduling the same nodes: their comment names the GPUs ({@link TandemComment}),
+ *       on the node they asked for ({@code ReqNodeList}), from the moment they are submitted, as that daemon counts
+ *       them. Without it two daemons put their runs on one GPU, each unaware of the other's.</li>
+ * </ul>
  */
 final class GpusHeld {
     /** Job states in which a job holds its allocation. */
@@ -24,19 +29,35 @@ final class GpusHeld {
 
     private GpusHeld() {}
 
-    static Map<String, Set<Integer>> parse(String text) {
-        Map<String, Set<Integer>> held = new TreeMap<>();
+    /**
+     * @param ownInstance this daemon's instance ({@link TandemComment#instance}): its own runs are not someone else's
+     * @return node -> GPU index -> who holds it
+     */
+    static Map<String, Map<Integer, String>> parse(String text, String ownInstance) {
+        Map<String, Map<Integer, String>> held = new TreeMap<>();
         for (String line : text.split("\n")) {
             if (!line.startsWith("JobId=")) continue;
             List<Map.Entry<String, String>> pairs = SlurmText.pairs(line);
-            String state = pairs.stream().filter(e -> e.getKey().equals("JobState")).map(Map.Entry::getValue).findFirst().orElse("");
-            if (!HOLDING.contains(SlurmJob.baseState(state))) continue;
+            Map<String, String> first = SlurmText.fields(line);
+            String state = SlurmJob.baseState(first.getOrDefault("JobState", ""));
+            Optional<TandemComment> tandem = TandemComment.parse(first.get("Comment"));
+            if (tandem.isPresent()) {
+                TandemComment c = tandem.get();
+                // a run submitted is as good as placed for the daemon that submitted it
+                if (c.instance().equals(ownInstance) || !(HOLDING.contains(state) || state.equals("PENDING"))) continue;
+                String who = "Slurm job " + first.get("JobId") + " of another tandem daemon (" + c.instance() + ")";
+                for (String n : hostnames(first.getOrDefault("ReqNodeList", ""))) {
+                    for (int g : c.gpus()) held.computeIfAbsent(n, k -> new TreeMap<>()).putIfAbsent(g, who);
+                }
+                continue;
+            }
+            if (!HOLDING.contains(state)) continue;
             List<String> nodes = List.of();
             for (Map.Entry<String, String> e : pairs) {
                 if (e.getKey().equals("Nodes")) nodes = hostnames(e.getValue());
                 else if (e.getKey().equals("GRES")) {
                     List<Integer> gpus = indices(e.getValue());
-                    for (String n : nodes) if (!gpus.isEmpty()) held.computeIfAbsent(n, k -> new TreeSet<>()).addAll(gpus);
+                    for (String n : nodes) for (int g : gpus) held.computeIfAbsent(n, k -> new TreeMap<>()).putIfAbsent(g, "another Slurm job (gpu GRES)");
                 }
             }
         }

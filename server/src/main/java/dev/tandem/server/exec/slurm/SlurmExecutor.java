@@ -76,8 +76,11 @@ public final class SlurmExecutor implements Executor {
      * or their CPUs or memory are all given to Slurm jobs ({@link SlurmNode#full}).
      */
     private Map<String, String> unavailableNodes = Map.of();
-    /** The GPUs of used nodes that other Slurm jobs hold as gpu GRES (node -> node-local indices). */
-    private Map<String, Set<Integer>> heldBySlurm = Map.of();
+    /**
+     * The GPUs of used nodes that other Slurm jobs hold, as gpu GRES or as another tandem daemon's runs
+     * (node -> node-local index -> who holds it).
+     */
+    private Map<String, Map<Integer, String>> heldBySlurm = Map.of();
     private long refreshDue;
 
     /** tandem's GPU id -> Slurm node and the GPU's index on that node. */
@@ -140,7 +143,6 @@ public final class SlurmExecutor implements Executor {
         }
     }
 
-    String comment(long jobId, int attempt) { return "tandem:" + jobId + ":" + attempt + ":" + instance; }
 
     /** Nodes in slurm.conf order, GPUs numbered across them, so the ids stay the same across restarts. */
     @Override public List<GpuDevice> discoverGpus() {
@@ -196,13 +198,13 @@ public final class SlurmExecutor implements Executor {
     }
 
     /** Takes the GPUs other Slurm jobs hold on the used nodes ({@link GpusHeld}); returns whether they changed. */
-    private boolean followHeldGpus(Map<String, Set<Integer>> all) {
+    private boolean followHeldGpus(Map<String, Map<Integer, String>> all) {
         Set<String> usedNodes = new java.util.HashSet<>();
         for (SlurmGpu g : gpus.values()) usedNodes.add(g.node());
-        Map<String, Set<Integer>> held = new java.util.TreeMap<>(all);
+        Map<String, Map<Integer, String>> held = new java.util.TreeMap<>(all);
         held.keySet().retainAll(usedNodes);
         if (held.equals(heldBySlurm)) return false;
-        log.info("GPUs other Slurm jobs hold as gpu GRES, which take no tandem run: {}", held.isEmpty() ? "none" : held);
+        log.info("GPUs other Slurm jobs hold (gpu GRES, or another tandem daemon's runs), which take no run of this daemon: {}", held.isEmpty() ? "none" : held);
         heldBySlurm = Map.copyOf(held);
         return true;
     }
@@ -212,8 +214,12 @@ public final class SlurmExecutor implements Executor {
         if (g == null) return null;
         String why = unavailableNodes.get(g.node());
         if (why != null) return "Slurm node " + g.node() + " " + why;
-        Set<Integer> held = heldBySlurm.get(g.node());
-        return held != null && held.contains(g.local()) ? "GPU " + g.local() + " of Slurm node " + g.node() + " is held by another Slurm job (gpu GRES)" : null;
+        String holder = heldBySlurm.getOrDefault(g.node(), Map.of()).get(g.local());
+        return holder != null ? heldBy(g, holder) : null;
+    }
+
+    private static String heldBy(SlurmGpu g, String holder) {
+        return "GPU " + g.local() + " of Slurm node " + g.node() + " is held by " + holder;
     }
 
     /**
@@ -231,7 +237,7 @@ public final class SlurmExecutor implements Executor {
         SlurmCli.Result nodes = cli.tryRun("scontrol", List.of("show", "node", "-o"));
         if (nodes.code() == 0) changed |= followNodeStates(SlurmNode.parseAll(nodes.out()));
         SlurmCli.Result jobs = cli.tryRun("scontrol", List.of("show", "job", "-d", "-o"));
-        if (jobs.code() == 0) changed |= followHeldGpus(GpusHeld.parse(jobs.out()));
+        if (jobs.code() == 0) changed |= followHeldGpus(GpusHeld.parse(jobs.out(), instance));
         List.of(settings, nodes, jobs).stream().filter(r -> r.code() != 0).findFirst().ifPresent(r ->
                 log.warn("cannot ask Slurm about its nodes, jobs or settings (again in {} s): {}", REFRESH_MS / 1000, r.err().strip()));
         return changed;
@@ -276,7 +282,9 @@ public final class SlurmExecutor implements Executor {
         Path dir = LocalExecutor.jobDir(stateDir, l.jobId());
         Path logFile = dir.resolve("output.log");
         // a daemon that crashed between sbatch and recording the Slurm id left the job submitted: take it over
-        SlurmJob earlier = find(l.jobId(), l.attempt());
+        String listing = run("scontrol", List.of("show", "job", "-d", "-o"));
+        SlurmJob earlier = find(SlurmJob.parseAll(listing), l.jobId(), l.attempt());
+        if (earlier == null || earlier.finished()) notTakenSinceLastLook(node, placed, listing);
         try {
             Files.createDirectories(dir);
             if (earlier != null && !earlier.finished()) {
@@ -294,7 +302,7 @@ public final class SlurmExecutor implements Executor {
                     placed.stream().map(g -> String.valueOf(g.local())).collect(Collectors.joining(",")), Instant.now());
             Files.writeString(logFile, header, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
             long offset = Files.size(logFile);
-            List<String> args = sbatchArgs(l, node, dir, logFile);
+            List<String> args = sbatchArgs(l, node, placed, dir, logFile);
             return new Binding<String>() {
                 // sbatch is not retried here: if it timed out after submitting, the next try of this attempt finds that job above
                 @Override public String call() { return cli.run("sbatch", args); }
@@ -320,10 +328,34 @@ public final class SlurmExecutor implements Executor {
         }
     }
 
+    /**
+     * Refuses for now a start on GPUs that another tandem daemon's run took since this one last looked ({@link #REFRESH_MS}):
+     * both saw the GPU idle. The job goes back to the queue without using an attempt, and the GPU counts as held from
+     * now on. (Two daemons that submit within the same second can still both miss the other.)
+     */
+    private void notTakenSinceLastLook(String node, List<SlurmGpu> placed, String listing) {
+        Map<String, Map<Integer, String>> held = GpusHeld.parse(listing, instance);
+        String taken = taken(held, node, placed);
+        if (taken == null) return;
+        followHeldGpus(held);
+        throw new ExecutorUnavailable(taken);
+    }
+
+    /** Why one of the GPUs {@code placed} on {@code node} is someone else's now, or null. */
+    static String taken(Map<String, Map<Integer, String>> held, String node, List<SlurmGpu> placed) {
+        Map<Integer, String> onNode = held.getOrDefault(node, Map.of());
+        for (SlurmGpu g : placed) {
+            String holder = onNode.get(g.local());
+            if (holder != null) return heldBy(g, holder);
+        }
+        return null;
+    }
+
     /** Every value is its own argv element of sbatch: the workdir needs no quoting and the job's argv is not here at all. */
-    List<String> sbatchArgs(Launch l, String node, Path dir, Path logFile) {
+    List<String> sbatchArgs(Launch l, String node, List<SlurmGpu> placed, Path dir, Path logFile) {
+        String comment = new TandemComment(l.jobId(), l.attempt(), instance, placed.stream().map(SlurmGpu::local).toList()).text();
         List<String> a = new ArrayList<>(List.of("--parsable", "--no-requeue", "--nodelist=" + node,
-                "--job-name=tandem-" + l.jobId() + "-" + l.attempt(), "--comment=" + comment(l.jobId(), l.attempt()),
+                "--job-name=tandem-" + l.jobId() + "-" + l.attempt(), "--comment=" + comment,
                 "--output=" + logFile, "--open-mode=append", "--chdir=" + l.workdir()));
         if (settings.partition() != null) a.add("--partition=" + settings.partition());
         if (l.limits().hostMemoryMiB() != null) a.add("--mem=" + l.limits().hostMemoryMiB() + "M"); // per node: a job has one
@@ -393,7 +425,7 @@ public final class SlurmExecutor implements Executor {
     @Override public boolean adopt(long jobId, int attempt, Long pid, Long pidStarted) {
         Path dir = LocalExecutor.jobDir(stateDir, jobId);
         Path logFile = dir.resolve("output.log");
-        SlurmJob j = find(jobId, attempt);
+        SlurmJob j = find(jobs().values(), jobId, attempt);
         if (j != null) {
             long from = j.finished() ? Math.max(0, size(logFile) - (256 << 10)) : size(logFile);
             tracked.put(jobId, new Tracked(jobId, attempt, j.id(), new LogScanner(logFile, from)));
@@ -408,9 +440,12 @@ public final class SlurmExecutor implements Executor {
     }
 
     /** The Slurm job of this run, by its comment (the job id tandem recorded may be missing after a crash). */
-    private SlurmJob find(long jobId, int attempt) {
-        String c = comment(jobId, attempt);
-        return jobs().values().stream().filter(j -> j.comment().equals(c)).reduce((a, b) -> b).orElse(null);
+    private SlurmJob find(java.util.Collection<SlurmJob> jobs, long jobId, int attempt) {
+        SlurmJob found = null;
+        for (SlurmJob j : jobs) {
+            if (TandemComment.parse(j.comment()).filter(c -> c.names(jobId, attempt, instance)).isPresent() && (found == null || j.id() > found.id())) found = j;
+        }
+        return found;
     }
 
     private Map<Long, SlurmJob> jobs() {

@@ -84,13 +84,47 @@ class SlurmParsersTest {
      */
     @Test
     void gpusOtherJobsHoldAsGres() throws IOException {
-        assertThat(GpusHeld.parse(resource("scontrol-show-job-details.txt"))).isEqualTo(Map.of("node1", java.util.Set.of(0), "node2", java.util.Set.of(0, 1, 2)));
+        String gres = "another Slurm job (gpu GRES)";
+        assertThat(GpusHeld.parse(resource("scontrol-show-job-details.txt"), "mine00ab"))
+                .isEqualTo(Map.of("node1", Map.of(0, gres), "node2", Map.of(0, gres, 1, gres, 2, gres)));
         assertThat(GpusHeld.indices("gpu:a100:3(IDX:0-1,3)")).containsExactly(0, 1, 3);
         assertThat(GpusHeld.indices("shard:2(2/4,0/4),gpu:1(IDX:1)")).containsExactly(1);
         assertThat(GpusHeld.indices("gpu:0(IDX:N/A)")).isEmpty();
         assertThat(GpusHeld.indices("")).isEmpty();
         assertThat(GpusHeld.hostnames("node[1-2,4]")).containsExactly("node1", "node2", "node4");
         assertThat(GpusHeld.hostnames("a1,gpu[08-10]x,b")).containsExactly("a1", "gpu08x", "gpu09x", "gpu10x", "b");
+    }
+
+    /**
+     * Recorded with four jobs commented as tandem's and one holding GPU 0 of node2 as gpu GRES: another daemon's running
+     * run on GPU 0 of node1 and its run PENDING for GPUs 1-2 there (no NodeList yet: the node it asked for counts),
+     * this daemon's own run on GPU 3, and a run of an earlier version, whose comment names no GPU.
+     */
+    @Test
+    void gpusAnotherTandemDaemonsRunsHold() throws IOException {
+        String text = resource("scontrol-show-job-tandem-daemons.txt");
+        assertThat(GpusHeld.parse(text, "mine00ab")).isEqualTo(Map.of(
+                "node1", Map.of(0, "Slurm job 51 of another tandem daemon (otherone)", 1, "Slurm job 52 of another tandem daemon (otherone)",
+                        2, "Slurm job 52 of another tandem daemon (otherone)"),
+                "node2", Map.of(0, "another Slurm job (gpu GRES)")));
+        assertThat(GpusHeld.parse(text, "otherone").get("node1")).as("the other daemon sees this one's run").isEqualTo(
+                Map.of(3, "Slurm job 53 of another tandem daemon (mine00ab)"));
+        // a start on such a GPU, decided before the daemon's last look saw it taken, is refused at submission
+        Map<String, Map<Integer, String>> held = GpusHeld.parse(text, "mine00ab");
+        assertThat(SlurmExecutor.taken(held, "node1", List.of(new SlurmExecutor.SlurmGpu("node1", 3), new SlurmExecutor.SlurmGpu("node1", 2))))
+                .isEqualTo("GPU 2 of Slurm node node1 is held by Slurm job 52 of another tandem daemon (otherone)");
+        assertThat(SlurmExecutor.taken(held, "node1", List.of(new SlurmExecutor.SlurmGpu("node1", 3)))).isNull();
+        assertThat(SlurmExecutor.taken(held, "node2", List.of(new SlurmExecutor.SlurmGpu("node2", 1)))).isNull();
+
+        TandemComment c = new TandemComment(7, 2, "mine00ab", List.of(0, 3));
+        assertThat(c.text()).isEqualTo("tandem:7:2:mine00ab:0,3");
+        assertThat(TandemComment.parse(c.text())).contains(c);
+        assertThat(TandemComment.parse("tandem:8:1:otherone")).contains(new TandemComment(8, 1, "otherone", List.of()));
+        assertThat(TandemComment.parse("tandem:7:2:mine00ab:")).hasValueSatisfying(t -> assertThat(t.names(7, 2, "mine00ab")).isTrue());
+        for (String other : new String[] {"tandem:1:1", "tandem:x:1:a:0", "tandem:1:1:a:0,x", "tandem:1:1::0", "tandem:1:1:a:0:9", "nightly build", ""}) {
+            assertThat(TandemComment.parse(other)).as(other).isEmpty();
+        }
+        assertThat(TandemComment.parse(null)).isEmpty();
     }
 
     @Test
