@@ -57,6 +57,30 @@ class LauncherTest {
         assertThat(builds.get(1)).isEqualTo("end " + builds.get(0).substring("start ".length()));
     }
 
+    /** The daemon runs with a short GC pause goal (its rounds fall between collections), every other command without. */
+    @Test
+    void theDaemonRunsWithAShortGcPauseGoal() throws Exception {
+        Path launcher = root.resolve("tandem");
+        Files.copy(Path.of("..", "tandem"), launcher, StandardCopyOption.COPY_ATTRIBUTES);
+        Path jdk = root.resolve("jdk");
+        Files.createDirectories(jdk.resolve("bin"));
+        Files.writeString(jdk.resolve("release"), "JAVA_VERSION=\"25.0.1\"\n");
+        script(jdk.resolve("bin/java"), "echo \"java $*\"");
+        Path jar = root.resolve("cli/target/tandem.jar");
+        Files.createDirectories(jar.getParent());
+        Files.writeString(jar, ""); // newer than every source: no build
+        for (var c : java.util.Map.of("serve", "java -XX:MaxGCPauseMillis=10 -jar " + jar + " serve --port 1",
+                "simulate", "java -jar " + jar + " simulate --port 1").entrySet()) {
+            ProcessBuilder pb = new ProcessBuilder("bash", launcher.toString(), c.getKey(), "--port", "1").redirectErrorStream(true);
+            pb.environment().put("JAVA_HOME", jdk.toString());
+            pb.environment().put("TANDEM_NO_AOT", "1");
+            Process p = pb.start();
+            assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+            String out = new String(p.getInputStream().readAllBytes()).strip();
+            assertThat(out).as(c.getKey()).isEqualTo(c.getValue());
+        }
+    }
+
     private static void script(Path file, String body) throws IOException {
         Files.writeString(file, "#!/bin/sh\n" + body + "\n");
         Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rwxr-xr-x"));
