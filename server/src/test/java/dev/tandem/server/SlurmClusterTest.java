@@ -501,7 +501,7 @@ class SlurmClusterTest {
         try {
             id = submit(List.of(host.trainScript(), "5", "0.1"), Map.of("model", "Kept"));
             TestApi.await(LONG, "the daemon to give the waiting run up", () -> !reasonOfFirst(id, "pending").isEmpty());
-            assertThat(reasonOfFirst(id, "pending")).contains("waiting (PENDING (ReqNodeNotAvail").contains("cancelled there, it did not run")
+            assertThat(reasonOfFirst(id, "pending")).containsPattern("PENDING for \\d+ s \\(ReqNodeNotAvail").contains("cancelled there, it did not run")
                     .contains("attempt 1 of 3, requeued");
             TestApi.await(LONG, "Slurm to end the cancelled run", () -> slurmJob(id, 1).contains("JobState=CANCELLED"));
         } finally {

@@ -143,7 +143,6 @@ public final class SlurmExecutor implements Executor {
         }
     }
 
-
     /** Nodes in slurm.conf order, GPUs numbered across them, so the ids stay the same across restarts. */
     @Override public List<GpuDevice> discoverGpus() {
         List<SlurmNode> nodes = SlurmNode.parseAll(cli.run("scontrol", List.of("show", "node", "-o")));
@@ -330,14 +329,14 @@ public final class SlurmExecutor implements Executor {
 
     /**
      * Refuses for now a start on GPUs that another tandem daemon's run took since this one last looked ({@link #REFRESH_MS}):
-     * both saw the GPU idle. The job goes back to the queue without using an attempt, and the GPU counts as held from
-     * now on. (Two daemons that submit within the same second can still both miss the other.)
+     * both saw the GPU idle. The job goes back to the queue without using an attempt, and the cluster is looked at again
+     * at the next tick, before the next decision, which then sees the GPU held. (Two daemons that submit within the same
+     * second can still both miss the other.)
      */
     private void notTakenSinceLastLook(String node, List<SlurmGpu> placed, String listing) {
-        Map<String, Map<Integer, String>> held = GpusHeld.parse(listing, instance);
-        String taken = taken(held, node, placed);
+        String taken = taken(GpusHeld.parse(listing, instance), node, placed);
         if (taken == null) return;
-        followHeldGpus(held);
+        refreshDue = 0; // not taken in here: the look tells the scheduler that the usable GPUs changed
         throw new ExecutorUnavailable(taken);
     }
 
@@ -503,12 +502,9 @@ public final class SlurmExecutor implements Executor {
      */
     private void giveUp(Tracked t, SlurmJob j, long now) {
         String reason = j.reason().isBlank() || j.reason().equals("None") ? "" : " (" + j.reason().replace('_', ' ') + ")";
-        t.gaveUp = "Slurm kept Slurm job " + j.id() + " waiting (PENDING" + reason + ") for " + (now - t.trackedSince) / 1000
-                + " s; cancelled there, it did not run";
+        t.gaveUp = "Slurm kept Slurm job " + j.id() + " PENDING for " + (now - t.trackedSince) / 1000 + " s" + reason + "; cancelled there, it did not run";
         log.info("job {}: {}", t.jobId, t.gaveUp);
-        t.stopRequested = true;
-        t.stopAt = now + stopGraceMs;
-        cancel(t);
+        stop(t.jobId);
     }
 
     /** Why a run has no exit status, in Slurm's words: NODE_FAIL on which node, PREEMPTED, or forgotten by Slurm. */
