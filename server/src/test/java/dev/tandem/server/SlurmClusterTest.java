@@ -490,7 +490,8 @@ class SlurmClusterTest {
     /**
      * A run Slurm keeps waiting for a reason tandem does not read (here a reservation of node1 for another user) is
      * cancelled there after {@code --slurm-pending-limit}, and its job goes back to tandem's queue with Slurm's reason,
-     * as a run that did not run; once the node is free again a later attempt runs. (Before, the job stayed PENDING in
+     * as a run that did not run (its history said why it made no progress before); once the node is free again a later
+     * attempt runs. (Before, the job stayed PENDING in
      * Slurm for as long as the reservation lasted, counted by tandem as running on node1's GPU.)
      */
     @Test
@@ -504,6 +505,10 @@ class SlurmClusterTest {
             assertThat(reasonOfFirst(id, "pending")).containsPattern("PENDING for \\d+ s \\(ReqNodeNotAvail").contains("cancelled there, it did not run")
                     .contains("attempt 1 of 3, requeued");
             TestApi.await(LONG, "Slurm to end the cancelled run", () -> slurmJob(id, 1).contains("JobState=CANCELLED"));
+            List<String> reasons = new ArrayList<>();
+            for (JsonNode e : api.job(admin, id).get("events")) reasons.add(e.get("reason").asText());
+            assertThat(reasons).as("the job's history says why its run makes no progress, before it is given up").anySatisfy(r ->
+                    assertThat(r).startsWith("Slurm keeps its run waiting: Slurm job ").contains("PENDING (ReqNodeNotAvail").endsWith("if it has not started after 4 s"));
         } finally {
             scontrol("delete", "reservation=tandem-test");
         }

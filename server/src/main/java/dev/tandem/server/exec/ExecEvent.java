@@ -8,6 +8,13 @@ public sealed interface ExecEvent {
     record Progress(long jobId, long iteration, long at) implements ExecEvent {}
 
     /**
+     * The run has not started yet: the executor's cluster keeps it waiting ({@code why}: Slurm's PENDING and its reason).
+     * Said once per run, when it has waited longer than a start normally takes; the job's history notes it, so that a
+     * job counted as running but making no progress says why.
+     */
+    record Waiting(long jobId, String why) implements ExecEvent {}
+
+    /**
      * The job's process ended. {@code exitCode} is null when it left no status: it ended while no daemon watched it,
      * or the executor lost it (a Slurm node failed); {@code lost} then says what happened where the executor knows.
      * {@code oomInLog} tells whether this run's output had a CUDA out-of-memory message; {@code leftovers}, when not

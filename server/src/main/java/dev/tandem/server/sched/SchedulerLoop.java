@@ -283,6 +283,7 @@ public final class SchedulerLoop implements AutoCloseable {
                     Run r = ctx.runs.get(p.jobId());
                     if (r != null) r.meter.add(p.at(), p.iteration());
                 }
+                case ExecEvent.Waiting w -> ctx.store.note(w.jobId(), Context.ACTOR, w.why(), now);
                 case ExecEvent.Exited x -> exits.exited(x, now).ifPresent(gpus -> migrate(x.jobId(), gpus, now));
             }
         }

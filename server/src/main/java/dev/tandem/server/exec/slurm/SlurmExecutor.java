@@ -98,6 +98,8 @@ public final class SlurmExecutor implements Executor {
         final long trackedSince = System.currentTimeMillis();
         /** Why it was cancelled while Slurm still kept it waiting ({@link #giveUp}), or null. */
         String gaveUp;
+        /** Whether its job was told that Slurm keeps it waiting ({@link ExecEvent.Waiting}). */
+        boolean waitingSaid;
 
         Tracked(long jobId, int attempt, long slurmId, LogScanner scanner) {
             this.jobId = jobId;
@@ -472,7 +474,7 @@ public final class SlurmExecutor implements Executor {
             List<Long> progress = ended ? t.scanner.finish() : t.scanner.scan();
             for (long iter : progress) events.add(new ExecEvent.Progress(t.jobId, iter, now));
             if (!ended) {
-                if (j.state().equals("PENDING") && t.gaveUp == null && now - t.trackedSince >= settings.pendingLimitMs()) giveUp(t, j, now);
+                if (j.state().equals("PENDING")) waiting(t, j, now, events);
                 if (t.stopRequested && !t.cancelSent) cancel(t);
                 if (now >= t.stopAt) cli.tryRun("scancel", List.of("--signal=KILL", "--full", String.valueOf(t.slurmId)));
                 continue;
@@ -494,6 +496,25 @@ public final class SlurmExecutor implements Executor {
     }
 
     /**
+     * A run Slurm keeps PENDING: its job is told why once it has waited longer than a start takes (Slurm starts a job on a
+     * node with room within a second or two), and the run is given up after {@link SlurmSettings#pendingLimitMs}.
+     */
+    private void waiting(Tracked t, SlurmJob j, long now, List<ExecEvent> events) {
+        long waited = now - t.trackedSince;
+        if (!t.waitingSaid && waited >= Math.min(15_000, settings.pendingLimitMs() / 2)) {
+            t.waitingSaid = true;
+            events.add(new ExecEvent.Waiting(t.jobId, "Slurm keeps its run waiting: Slurm job " + j.id() + " PENDING" + slurmReason(j)
+                    + "; cancelled there if it has not started after " + settings.pendingLimitMs() / 1000 + " s"));
+        }
+        if (t.gaveUp == null && waited >= settings.pendingLimitMs()) giveUp(t, j, now);
+    }
+
+    /** Slurm's reason for a job's state, as " (REASON)", or nothing where it gives none. */
+    private static String slurmReason(SlurmJob j) {
+        return j.reason().isBlank() || j.reason().equals("None") ? "" : " (" + j.reason().replace('_', ' ') + ")";
+    }
+
+    /**
      * Cancels a run Slurm has kept waiting for {@link SlurmSettings#pendingLimitMs}: its node lacks what the job asks for
      * (CPUs or memory other jobs took since tandem last looked, more memory than is free), a reservation or a hold keeps
      * it, or a limit of its account. Its GPU would otherwise stay booked for a job that does not run while tandem counts
@@ -501,8 +522,7 @@ public final class SlurmExecutor implements Executor {
      * Slurm's reason.
      */
     private void giveUp(Tracked t, SlurmJob j, long now) {
-        String reason = j.reason().isBlank() || j.reason().equals("None") ? "" : " (" + j.reason().replace('_', ' ') + ")";
-        t.gaveUp = "Slurm kept Slurm job " + j.id() + " PENDING for " + (now - t.trackedSince) / 1000 + " s" + reason + "; cancelled there, it did not run";
+        t.gaveUp = "Slurm kept Slurm job " + j.id() + " PENDING for " + (now - t.trackedSince) / 1000 + " s" + slurmReason(j) + "; cancelled there, it did not run";
         log.info("job {}: {}", t.jobId, t.gaveUp);
         stop(t.jobId);
     }
