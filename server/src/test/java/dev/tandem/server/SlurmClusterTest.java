@@ -86,7 +86,12 @@ class SlurmClusterTest {
 
     /** Slurm's own record of the job tandem submitted for this run, by its comment. */
     String slurmJob(long jobId, int attempt) {
-        String prefix = "Comment=tandem:" + jobId + ":" + attempt + ":" + read(dir.resolve("state/slurm-instance")) + ":";
+        return slurmJob(dir.resolve("state"), jobId, attempt);
+    }
+
+    /** The same for the daemon with this state directory. */
+    static String slurmJob(Path state, long jobId, int attempt) {
+        String prefix = "Comment=tandem:" + jobId + ":" + attempt + ":" + read(state.resolve("slurm-instance")) + ":";
         return scontrol("show", "job", "-o").lines().filter(l -> l.contains(prefix)).reduce((a, b) -> b).orElse("");
     }
 
@@ -465,7 +470,6 @@ class SlurmClusterTest {
                 c.scheduler(), c.stopGraceMs(), c.maxBodyBytes(), true, c.tools(), "slurm", node1))) {
             TestApi otherApi = new TestApi(other.url());
             String otherAdmin = Files.readString(other.adminTokenFile()).strip();
-            String otherInstance = read(dir.resolve("state2/slurm-instance"));
             long mine = submit(List.of(host.trainScript(), "1000", "0.1"), Map.of("model", "Mine"));
             TestApi.await(LONG, "this daemon's job to run in Slurm", () -> slurmJob(mine, 1).contains("JobState=RUNNING"));
             String slurmId = slurmJob(mine, 1).replaceAll("^JobId=(\\d+) .*", "$1");
@@ -474,16 +478,15 @@ class SlurmClusterTest {
                     .isEqualTo("GPU 0 of Slurm node node1 is held by Slurm job " + slurmId + " of another tandem daemon (" + read(dir.resolve("state/slurm-instance")) + ")");
             long theirs = otherApi.submit(otherAdmin, TestApi.json(Map.of("argv", List.of(host.trainScript(), "5", "0.1"), "workdir", dir.toString(),
                     "signature", Map.of("model", "Theirs"), "memory_mib", 4096)));
-            java.util.function.Supplier<String> theirSlurmJob = () -> scontrol("show", "job", "-o").lines()
-                    .filter(l -> l.contains("Comment=tandem:" + theirs + ":1:" + otherInstance + ":")).findFirst().orElse("");
             Thread.sleep(3000); // rounds pass: the other daemon does not put its job beside this one's
             assertThat(otherApi.state(otherAdmin, theirs)).isEqualTo("pending");
-            assertThat(theirSlurmJob.get()).isEmpty();
+            assertThat(slurmJob(dir.resolve("state2"), theirs, 1)).isEmpty();
             assertThat(api.get("/gpus", admin).json().get("gpus").get(0).get("unavailable").isNull()).as("this daemon's own run is not someone else's").isTrue();
 
             api.post("/jobs/" + mine + "/cancel", admin, "");
             TestApi.await(LONG, "the other daemon's job to run once the GPU is free", () -> otherApi.state(otherAdmin, theirs).equals("succeeded"));
-            assertThat(theirSlurmJob.get()).contains("NodeList=node1").contains("Comment=tandem:" + theirs + ":1:" + otherInstance + ":0 ");
+            assertThat(slurmJob(dir.resolve("state2"), theirs, 1)).contains("NodeList=node1")
+                    .contains("Comment=tandem:" + theirs + ":1:" + read(dir.resolve("state2/slurm-instance")) + ":0 "); // its comment names GPU 0
         }
     }
 

@@ -38,7 +38,7 @@ final class GpusHeld {
         for (String line : text.split("\n")) {
             if (!line.startsWith("JobId=")) continue;
             List<Map.Entry<String, String>> pairs = SlurmText.pairs(line);
-            Map<String, String> first = SlurmText.fields(line);
+            Map<String, String> first = SlurmText.fields(pairs);
             String state = SlurmJob.baseState(first.getOrDefault("JobState", ""));
             Optional<TandemComment> tandem = TandemComment.parse(first.get("Comment"));
             if (tandem.isPresent()) {

@@ -530,8 +530,7 @@ public final class SlurmExecutor implements Executor {
     /** Why a run has no exit status, in Slurm's words: NODE_FAIL on which node, PREEMPTED, or forgotten by Slurm. */
     private static String lost(Tracked t, SlurmJob j) {
         if (j == null) return "Slurm job " + t.slurmId + " is no longer known to Slurm and left no exit status";
-        String reason = j.reason().isBlank() || j.reason().equals("None") ? "" : " (" + j.reason() + ")";
-        return "Slurm job " + j.id() + " ended " + j.state() + (j.nodeList().isBlank() ? "" : " on node " + j.nodeList()) + reason
+        return "Slurm job " + j.id() + " ended " + j.state() + (j.nodeList().isBlank() ? "" : " on node " + j.nodeList()) + slurmReason(j)
                 + " and left no exit status";
     }
 

@@ -20,8 +20,13 @@ final class SlurmText {
 
     /** The fields of a line by key; a key that comes again ({@code -d}'s per-node details) keeps its first value. */
     static Map<String, String> fields(String line) {
+        return fields(pairs(line));
+    }
+
+    /** {@link #fields(String)} of a line already split into its {@link #pairs}. */
+    static Map<String, String> fields(List<Map.Entry<String, String>> pairs) {
         Map<String, String> out = new LinkedHashMap<>();
-        for (Map.Entry<String, String> e : pairs(line)) out.putIfAbsent(e.getKey(), e.getValue());
+        for (Map.Entry<String, String> e : pairs) out.putIfAbsent(e.getKey(), e.getValue());
         return out;
     }
 
