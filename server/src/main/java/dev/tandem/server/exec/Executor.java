@@ -30,7 +30,8 @@ public interface Executor extends AutoCloseable {
 
     /**
      * Why a GPU ({@link GpuDevice#index()}) may take no new run now as the executor's cluster tells it (Slurm: its node
-     * is down, drained or not responding, or another Slurm job holds the GPU), or null where it may. Runs already on it
+     * is down, drained or not responding, or has no CPU or memory free, or another Slurm job or tandem daemon holds the
+     * GPU), or null where it may. Runs already on it
      * are the cluster's to end.
      */
     default String unavailable(int gpu) { return null; }

@@ -89,7 +89,7 @@ public final class ServerMetrics {
         Gauge.builder("tandem.gpus.busy", gpusBusy, AtomicLong::get).description("GPUs running at least one job").register(registry);
         Gauge.builder("tandem.gpus.unusable", gpusUnusable, AtomicLong::get)
                 .description("GPUs running no job that may take none now: another daemon's, busy with processes that are not tandem's, "
-                        + "on a Slurm node down or drained, or held by another Slurm job").register(registry);
+                        + "on a Slurm node down, drained or with no CPU or memory free, or held by another Slurm job or tandem daemon").register(registry);
         Gauge.builder("tandem.gpus.shared", gpusShared, AtomicLong::get).description("GPUs running two co-located jobs").register(registry);
         for (JobState s : JobState.values()) {
             AtomicLong v = new AtomicLong();

@@ -10,8 +10,8 @@ import java.util.List;
 /**
  * The GPUs the policy may not place on now, and why: held by another tandem serve ({@link GpuLocks}, tried again every
  * {@link #LOCK_RETRY_MS} so that a GPU another daemon lets go is taken), busy with processes that are not tandem's
- * ({@link ForeignProcesses}), or on a node the executor's cluster has taken out ({@link Executor#unavailable}: a Slurm
- * node down or drained, asked again every few seconds). They are marked in the runtime's ledger ({@link Placements#setUsable}),
+ * ({@link ForeignProcesses}), or taken out by the executor's cluster ({@link Executor#unavailable}: a Slurm node down,
+ * drained or with no CPU or memory free, a GPU another Slurm job or tandem daemon holds; asked again every few seconds). They are marked in the runtime's ledger ({@link Placements#setUsable}),
  * whose counts every policy reads, the placement rules refuse them with the reason, and {@code tandem gpus} shows it.
  */
 final class UnusableGpus {
